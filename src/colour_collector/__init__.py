@@ -1,0 +1,1 @@
+"""Colour Collector: an interactive instant win game."""

@@ -1,0 +1,1 @@
+"""Commands of audit_cmd (not written yet)."""

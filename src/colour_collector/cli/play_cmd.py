@@ -1,0 +1,1 @@
+"""Commands of play_cmd (not written yet)."""

@@ -1,0 +1,1 @@
+"""Commands of prizes_cmd (not written yet)."""

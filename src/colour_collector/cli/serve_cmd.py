@@ -1,0 +1,1 @@
+"""Commands of serve_cmd (not written yet)."""

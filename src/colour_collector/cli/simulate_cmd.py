@@ -1,0 +1,1 @@
+"""Commands of simulate_cmd (not written yet)."""

@@ -1,0 +1,1 @@
+"""Commands of verify_cmd (not written yet)."""
