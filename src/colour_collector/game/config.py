@@ -114,6 +114,10 @@ class GameConfig:
     """Money amounts that can appear on the Prize Game grid, ascending."""
     max_level: int
     """Highest Prize Table boost level."""
+    item_weights: tuple[int, ...]
+    """Generator only: weight of each grid item in a natural fill."""
+    prize_amount_weights: tuple[int, ...]
+    """Generator only: weight of each Prize Game amount on squares a play does not collect."""
 
     @property
     def grid_size(self) -> int:
@@ -273,6 +277,9 @@ def parse_config(text: str) -> GameConfig:
         raise ConfigError(
             f"key 'prize_game.amounts_pence' must be distinct and ascending, not {list(amounts)!r}"
         )
+    generator = top.table("generator")
+    item_weights = generator.ints("item_weights", length=len(rows) + 2)
+    prize_amount_weights = generator.ints("prize_amount_weights", length=len(amounts))
     config = GameConfig(
         price=top.integer("price_pence", minimum=1),
         starting_spins=top.integer("starting_spins", minimum=1),
@@ -292,6 +299,8 @@ def parse_config(text: str) -> GameConfig:
         prize_grid_rows=prize_game.integer("rows", minimum=1),
         prize_amounts=amounts,
         max_level=max_level,
+        item_weights=item_weights,
+        prize_amount_weights=prize_amount_weights,
     )
     if config.reel_max <= config.reel_min:
         raise ConfigError(

@@ -311,16 +311,19 @@ class Game:
                     f"rows {bonus_round.rows!r} given for a round that adds no symbols",
                 )
             return
-        if len(bonus_round.rows) != prize.value:
-            raise RuleError(
-                i,
-                "symbol-rows",
-                f"{prize.value} symbols won but {len(bonus_round.rows)} rows given",
-            )
         pending = list(self.filled)
         for award in self.awards:
             for row in award.rows:
                 pending[row] += 1
+        free = sum(row.boxes - n for row, n in zip(cfg.prize_table, pending, strict=True))
+        placed = min(prize.value, free)
+        if len(bonus_round.rows) != placed:
+            raise RuleError(
+                i,
+                "symbol-rows",
+                f"{prize.value} symbols won and {free} boxes free, so {placed} rows are expected, "
+                f"but {len(bonus_round.rows)} are given",
+            )
         for row in bonus_round.rows:
             if not isinstance(row, int) or not 0 <= row < cfg.shapes:
                 raise RuleError(i, "symbol-rows", f"row {row!r} is not on the Prize Table")
