@@ -1,0 +1,153 @@
+"""What the player sees: the board after a number of revealed steps, as JSON-ready data.
+
+Views are always built from the stored play by applying the revealed steps through the rules, and
+they carry nothing the player has not reached: no future wheel stop, no future bonus round, no
+Prize Game grid before the Prize Game starts, no prize before the play is over.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from colour_collector.game.config import GameConfig, load_config
+from colour_collector.game.progress import expected_step
+from colour_collector.game.record import (
+    WIN,
+    WIN_X2,
+    BonusRound,
+    Item,
+    MainSpin,
+    PlayRecord,
+    PrizeSpin,
+)
+from colour_collector.game.replay import result_of
+from colour_collector.game.rules import Game, Phase
+
+_PRIZE_SYMBOLS = {WIN: "win", WIN_X2: "win_x2"}
+
+
+def _prize_item(item: Item) -> int | str:
+    return _PRIZE_SYMBOLS.get(item, item)
+
+
+def state_after(record: PlayRecord, revealed: int, config: GameConfig | None = None) -> Game:
+    """The rules state after the first ``revealed`` steps."""
+    game = Game(record.grid, record.prize_grid, config or load_config())
+    for step in record.steps[:revealed]:
+        game.apply(step)
+    return game
+
+
+def board(record: PlayRecord, revealed: int, config: GameConfig | None = None) -> dict[str, Any]:
+    """Everything on the player's screen after ``revealed`` steps."""
+    cfg = config or load_config()
+    game = state_after(record, revealed, cfg)
+    nxt = expected_step(record, revealed)
+    upcoming = record.steps[revealed] if revealed < len(record.steps) else None
+    names = cfg.item_names
+    colours: tuple[int, ...] | None = None
+    if isinstance(upcoming, MainSpin):
+        colours = upcoming.colours
+    view: dict[str, Any] = {
+        "revealed": revealed,
+        "phase": game.phase.value,
+        "next": None if nxt is None else nxt.value,
+        "spins_left": game.spins_left,
+        "level": game.level,
+        "prize_table": [
+            {
+                "shape": row.shape,
+                "boxes": row.boxes,
+                "filled": min(game.filled[r], row.boxes),
+                "amount_pence": row.amounts[game.level],
+                "complete": game.filled[r] >= row.boxes,
+            }
+            for r, row in enumerate(cfg.prize_table)
+        ],
+        "bonus_box": game.bonus_symbols,
+        "prize_game_box": game.prize_game_symbols,
+        "prize_game_unlocked": game.prize_game_unlocked,
+        "grid": [
+            {"item": names[item], "colour": None if colours is None else cfg.colours[colours[s]]}
+            for s, item in enumerate(game.grid)
+        ],
+        "bonus_game": None,
+        "prize_game": None,
+        "result": None,
+    }
+    if game.phase is Phase.BONUS:
+        view["bonus_game"] = {
+            "panel": [{"kind": p.kind.value, "value": p.value} for p in game.panel],
+            "rounds": _rounds_so_far(record, revealed),
+        }
+    if game.phase is Phase.PRIZE or (game.phase is Phase.OVER and game.prize_game_played):
+        prize_colours = upcoming.colours if isinstance(upcoming, PrizeSpin) else None
+        view["prize_game"] = {
+            "grid": [
+                {
+                    "item": _prize_item(item),
+                    "colour": None if prize_colours is None else cfg.colours[prize_colours[s]],
+                }
+                for s, item in enumerate(game.prize_grid)
+            ],
+            "pot_pence": game.pot,
+            "doubled": game.doubled,
+            "over": game.prize_game_played,
+        }
+    if game.phase is Phase.OVER:
+        result = result_of(game, sum(1 for s in record.steps if isinstance(s, MainSpin)))
+        view["result"] = {
+            "prize_pence": result.prize,
+            "tier": None if result.tier is None else result.tier.name,
+            "rows": list(result.rows),
+            "row_amounts_pence": list(result.row_amounts),
+            "level": result.level,
+            "prize_game_pence": result.prize_game.amount if result.prize_game else 0,
+            "doubled": bool(result.prize_game and result.prize_game.doubled),
+        }
+    return view
+
+
+def _rounds_so_far(record: PlayRecord, revealed: int) -> list[dict[str, Any]]:
+    """The rounds of the current Bonus Game played so far (all won: a lost round ends a game)."""
+    rounds: list[dict[str, Any]] = []
+    for step in reversed(record.steps[:revealed]):
+        if not isinstance(step, BonusRound) or not step.won:
+            break
+        rounds.append(_round(step))
+    rounds.reverse()
+    return rounds
+
+
+def _round(step: BonusRound) -> dict[str, Any]:
+    return {
+        "prize": step.prize,
+        "won": step.won,
+        "pick": None if step.pick is None else step.pick.value,
+        "number": step.number,
+        "rows": list(step.rows),
+    }
+
+
+def step_detail(record: PlayRecord, index: int, config: GameConfig | None = None) -> dict[str, Any]:
+    """What step ``index`` showed: the wheel and the squares collected, or the bonus round."""
+    cfg = config or load_config()
+    step = record.steps[index]
+    if isinstance(step, BonusRound):
+        return {"kind": "bonus_pick", "index": index, **_round(step)}
+    collected = [s for s, c in enumerate(step.colours) if c == step.wheel]
+    kind = "spin" if isinstance(step, MainSpin) else "prize_spin"
+    detail: dict[str, Any] = {
+        "kind": kind,
+        "index": index,
+        "wheel": cfg.colours[step.wheel],
+        "collected": collected,
+    }
+    if isinstance(step, MainSpin):
+        before = state_after(record, index, cfg).grid
+        detail["collected_items"] = [cfg.item_names[before[s]] for s in collected]
+        detail["bonus_games_started"] = len(step.bonus_panels)
+    else:
+        before = state_after(record, index, cfg).prize_grid
+        detail["collected_items"] = [_prize_item(before[s]) for s in collected]
+    return detail
