@@ -72,10 +72,15 @@ class Game:
         self.config = config or load_config()
         """The game configuration."""
         cfg = self.config
+        self._max_item = cfg.prize_game_item
+        self._shapes = cfg.shapes
+        self._bonus_item = cfg.bonus_item
+        self._boxes = tuple(row.boxes for row in cfg.prize_table)
         if len(grid) != cfg.grid_size:
             raise RuleError(-1, "grid-size", f"grid has {len(grid)} squares, not {cfg.grid_size}")
-        for square, item in enumerate(grid):
-            self._check_main_item(-1, "grid-item", square, item)
+        if not _plain_ints_within(grid, self._max_item):
+            for square, item in enumerate(grid):
+                self._check_main_item(-1, "grid-item", square, item)
         if prize_grid is not None:
             if len(prize_grid) != cfg.prize_grid_size:
                 raise RuleError(
@@ -208,7 +213,7 @@ class Game:
     # -- checks --------------------------------------------------------------------------------
 
     def _check_main_item(self, step: int, rule: str, square: int, item: object) -> None:
-        if not isinstance(item, int) or not 0 <= item <= self.config.prize_game_item:
+        if not isinstance(item, int) or not 0 <= item <= self._max_item:
             raise RuleError(step, rule, f"square {square} holds unknown item {item!r}")
 
     def _check_prize_item(self, step: int, rule: str, square: int, item: object) -> None:
@@ -221,9 +226,10 @@ class Game:
         i = self.step_index
         if len(colours) != size:
             raise RuleError(i, "colour-count", f"{len(colours)} colours for {size} squares")
-        for square, colour in enumerate(colours):
-            if not isinstance(colour, int) or not 0 <= colour < 6:
-                raise RuleError(i, "colour", f"square {square} has unknown colour {colour!r}")
+        if not _plain_ints_within(colours, 5):
+            for square, colour in enumerate(colours):
+                if not isinstance(colour, int) or not 0 <= colour < 6:
+                    raise RuleError(i, "colour", f"square {square} has unknown colour {colour!r}")
         if not isinstance(wheel, int) or not 0 <= wheel < 6:
             raise RuleError(i, "wheel", f"the wheel stops on unknown colour {wheel!r}")
         return [square for square, colour in enumerate(colours) if colour == wheel]
@@ -237,8 +243,9 @@ class Game:
                 "refill-count",
                 f"{len(collected)} squares collected but {len(spin.refill)} refill items",
             )
-        for square, item in zip(collected, spin.refill, strict=True):
-            self._check_main_item(i, "refill-item", square, item)
+        if not _plain_ints_within(spin.refill, self._max_item):
+            for square, item in zip(collected, spin.refill, strict=True):
+                self._check_main_item(i, "refill-item", square, item)
         bonus_item = self.config.bonus_item
         bonus = self.bonus_symbols + sum(1 for s in collected if self.grid[s] == bonus_item)
         games = bonus // self.config.bonus_box
@@ -358,20 +365,24 @@ class Game:
     def _apply_main_spin(self, spin: MainSpin) -> None:
         cfg = self.config
         self.spins_left -= 1
-        boxes = [row.boxes for row in cfg.prize_table]
+        boxes = self._boxes
+        shapes = self._shapes
+        grid = self.grid
+        filled = self.filled
+        wheel = spin.wheel
         refill = iter(spin.refill)
         for square, colour in enumerate(spin.colours):
-            if colour != spin.wheel:
+            if colour != wheel:
                 continue
-            item = self.grid[square]
-            if item < cfg.shapes:
-                if self.filled[item] < boxes[item]:
-                    self.filled[item] += 1
-            elif item == cfg.bonus_item:
+            item = grid[square]
+            if item < shapes:
+                if filled[item] < boxes[item]:
+                    filled[item] += 1
+            elif item == self._bonus_item:
                 self.bonus_symbols += 1
             else:
                 self._add_prize_game_symbols(1)
-            self.grid[square] = next(refill)
+            grid[square] = next(refill)
         self.bonus_symbols -= len(spin.bonus_panels) * cfg.bonus_box
         if spin.bonus_panels:
             self.panels = list(spin.bonus_panels)
@@ -450,6 +461,20 @@ class Game:
         for square, colour in enumerate(spin.colours):
             if colour == spin.wheel:
                 self.prize_grid[square] = next(refill)
+
+
+def _plain_ints_within(values: tuple[object, ...], top: int) -> bool:
+    """A fast, sufficient check: every value is a plain ``int`` in ``0..top``.
+
+    False does not mean a value is bad (a subclass of int may pass the exact check); callers then
+    run the exact check value by value, which names the bad value.
+    """
+    if not values:
+        return True
+    if set(map(type, values)) != {int}:
+        return False
+    ints: tuple[int, ...] = values  # type: ignore[assignment]
+    return min(ints) >= 0 and max(ints) <= top
 
 
 def _kind_of(step_type: type[Step]) -> str:
