@@ -41,9 +41,7 @@ def parse_play_number(text: str) -> str:
     canonical = text.strip().upper()
     match = PATTERN.match(canonical)
     if match is None:
-        raise PlayNumberError(
-            f"{text!r} is not a Play Number (expected the form CC-XXXX-XXXX-C)"
-        )
+        raise PlayNumberError(f"{text!r} is not a Play Number (expected the form CC-XXXX-XXXX-C)")
     body = match.group(1) + match.group(2)
     if check_symbol(body) != match.group(3):
         raise PlayNumberError(f"{text!r} is not a Play Number: its check character is wrong")

@@ -1,0 +1,88 @@
+"""The application factory: ``create_app(settings)``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+import colour_collector
+from colour_collector.server import problems, runtime
+from colour_collector.server.background import lifespan_for
+from colour_collector.server.middleware import (
+    BodyLimitMiddleware,
+    CatchAllMiddleware,
+    CsrfMiddleware,
+)
+from colour_collector.server.routes import auth, game, health, plays, try_play, wallet
+from colour_collector.server.settings import Settings
+from colour_collector.service.accounts import LoginPolicy
+from colour_collector.store import Database, upgrade_to_head
+
+WEB_DIR = Path(colour_collector.__file__).parent / "web"
+"""The browser client shipped with the package."""
+
+DESCRIPTION = """\
+Colour Collector, an instant win game (£5 a play).
+
+* Authentication: log in with `POST /api/login`; the session is an HttpOnly `cc_session`
+  cookie.
+* CSRF: every state-changing request must carry the value of the `cc_csrf` cookie in the
+  `X-CSRF-Token` header (`GET /api/csrf` sets it and returns it).
+* Errors are RFC 9457 `application/problem+json` with a stable `code`.
+* Money is integer pence. `POST /api/wallet/test-deposit` exists for test environments only.
+"""
+
+
+def create_app(settings: Settings, *, database: Database | None = None) -> FastAPI:
+    """Build the app: migrate the database, wire routes, error mapping, CSRF, body limit.
+
+    ``database`` may be given to share an engine (tests); otherwise one is made from
+    ``settings.resolved_database_url`` and the migrations are run to head.
+    """
+    if database is None:
+        if not settings.database_url:
+            settings.data_dir.mkdir(parents=True, exist_ok=True)
+        upgrade_to_head(settings.resolved_database_url)
+        database = Database(settings.resolved_database_url)
+
+    app = FastAPI(
+        title="Colour Collector",
+        version="0.1.0",
+        description=DESCRIPTION,
+        openapi_url="/openapi.json",
+        docs_url="/api/docs",
+        redoc_url=None,
+        lifespan=lifespan_for(database, settings),
+    )
+    app.state.settings = settings
+    app.state.database = database
+    app.state.login_policy = LoginPolicy(
+        max_failures_per_email=settings.login_max_failures_per_email,
+        max_failures_per_client=settings.login_max_failures_per_client,
+        window=settings.login_failure_window,
+        session_lifetime=settings.session_lifetime,
+    )
+    problems.install(app)
+    app.include_router(health.router)
+    app.include_router(auth.router)
+    app.include_router(wallet.router)
+    app.include_router(game.router)
+    app.include_router(plays.router)
+    app.include_router(try_play.router)
+    runtime.install(app, settings)
+
+    # Added last = outermost: catch-all, then body limit, then CSRF.
+    app.add_middleware(
+        CsrfMiddleware,
+        secret=settings.secret_key.get_secret_value().encode("utf-8"),
+        secure=settings.cookies_secure,
+    )
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(CatchAllMiddleware)
+
+    web_dir = settings.web_dir or WEB_DIR
+    if (web_dir / "index.html").is_file():
+        app.mount("/", StaticFiles(directory=web_dir, html=True), name="web")
+    return app

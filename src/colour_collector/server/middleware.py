@@ -1,0 +1,188 @@
+"""Pure ASGI middleware: catch-all 500, request body limit, CSRF double-submit cookie."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+from http.cookies import SimpleCookie
+
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from colour_collector.server import problems
+
+CSRF_COOKIE = "cc_csrf"
+"""Non-HttpOnly cookie holding the CSRF token; the client echoes it in :data:`CSRF_HEADER`."""
+CSRF_HEADER = "X-CSRF-Token"
+"""Header that must carry the value of :data:`CSRF_COOKIE` on state-changing requests."""
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
+
+
+class CatchAllMiddleware:
+    """Turn any exception that escapes the app into a bare 500 problem, and log it."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        except Exception as exc:
+            problems.log_unexpected(exc)
+            if started:
+                raise
+            await problems.internal_error_response()(scope, receive, send)
+
+
+class BodyTooLarge(StarletteHTTPException):
+    """Raised while reading a request body longer than the limit (mapped to 413)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"the request body is larger than {limit} bytes")
+
+
+class BodyLimitMiddleware:
+    """Refuse request bodies over ``max_bytes`` with 413 ``body_too_large``."""
+
+    def __init__(self, app: ASGIApp, *, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = Headers(scope=scope).get("content-length")
+        if declared is not None:
+            if not declared.isdigit():
+                await problems.problem_response(
+                    problems.INVALID_REQUEST, "Content-Length is not a number"
+                )(scope, receive, send)
+                return
+            if int(declared) > self.max_bytes:
+                await problems.problem_response(
+                    problems.BODY_TOO_LARGE,
+                    f"the request body is larger than {self.max_bytes} bytes",
+                )(scope, receive, send)
+                return
+        received = 0
+
+        async def limited_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_bytes:
+                    raise BodyTooLarge(self.max_bytes)
+            return message
+
+        await self.app(scope, limited_receive, send)
+
+
+def _sign(secret: bytes, nonce: str) -> str:
+    digest = hmac.new(secret, b"csrf:" + nonce.encode("ascii"), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest[:18]).decode("ascii")
+
+
+def new_csrf_token(secret: bytes) -> str:
+    """A fresh token: random nonce plus an HMAC of it under the server secret."""
+    nonce = secrets.token_urlsafe(24)
+    return f"{nonce}.{_sign(secret, nonce)}"
+
+
+def csrf_token_is_valid(secret: bytes, token: str | None) -> bool:
+    """Whether ``token`` was issued by this server (right shape, right signature)."""
+    if not token or len(token) > 128 or token.count(".") != 1:
+        return False
+    nonce, signature = token.split(".")
+    if not nonce.isascii() or not signature.isascii():
+        return False
+    return hmac.compare_digest(_sign(secret, nonce), signature)
+
+
+def csrf_cookie_header(token: str, *, secure: bool) -> str:
+    """``Set-Cookie`` value for the CSRF cookie (readable by the page's script)."""
+    cookie = f"{CSRF_COOKIE}={token}; Path=/; SameSite=Lax"
+    return cookie + "; Secure" if secure else cookie
+
+
+def _cookie(headers: Headers, name: str) -> str | None:
+    raw = headers.get("cookie")
+    if not raw:
+        return None
+    jar: SimpleCookie = SimpleCookie()
+    try:
+        jar.load(raw)
+    except Exception:
+        return None
+    morsel = jar.get(name)
+    return None if morsel is None else morsel.value
+
+
+class CsrfMiddleware:
+    """Double-submit cookie: every state-changing request must echo ``cc_csrf`` in a header.
+
+    Any response to a request without a valid ``cc_csrf`` cookie sets a fresh one, so a
+    client only has to make one GET (e.g. ``/api/csrf``) before its first POST.
+    """
+
+    def __init__(self, app: ASGIApp, *, secret: bytes, secure: bool) -> None:
+        self.app = app
+        self.secret = secret
+        self.secure = secure
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        token = _cookie(headers, CSRF_COOKIE)
+        valid = csrf_token_is_valid(self.secret, token)
+        fresh = None if valid else new_csrf_token(self.secret)
+        scope.setdefault("state", {})["csrf_token"] = token if valid else fresh
+
+        async def send_with_cookie(message: Message) -> None:
+            if fresh is not None and message["type"] == "http.response.start":
+                MutableHeaders(scope=message).append(
+                    "set-cookie", csrf_cookie_header(fresh, secure=self.secure)
+                )
+            await send(message)
+
+        if scope["method"] not in SAFE_METHODS:
+            echoed = headers.get(CSRF_HEADER)
+            if (
+                not valid
+                or not echoed
+                or not hmac.compare_digest(
+                    echoed.encode("utf-8", "replace"), (token or "").encode("utf-8")
+                )
+            ):
+                reason = (
+                    "missing or invalid cc_csrf cookie"
+                    if not valid
+                    else f"the {CSRF_HEADER} header is missing"
+                    if not echoed
+                    else f"the {CSRF_HEADER} header does not match the cc_csrf cookie"
+                )
+                response = problems.problem_response(
+                    problems.CSRF_FAILED,
+                    f"CSRF check failed: {reason}; send the value of the cc_csrf cookie"
+                    f" in the {CSRF_HEADER} header",
+                )
+                await response(scope, receive, send_with_cookie)
+                return
+        await self.app(scope, receive, send_with_cookie)

@@ -1,0 +1,178 @@
+"""Request and response bodies of the plays, Try and game endpoints."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Literal
+
+from pydantic import Field
+
+from colour_collector.server.schemas import Request, Response
+from colour_collector.service.play_models import PlayStatus, StoredPlay
+
+Board = dict[str, Any]
+"""The player's screen (``colour_collector.game.view.board``); see docs/api-plays.md."""
+StepDetail = dict[str, Any]
+"""What one revealed step showed (``colour_collector.game.view.step_detail``)."""
+
+
+class PurchaseRequest(Request):
+    """``POST /api/plays``: the explicit confirmation of the purchase screen."""
+
+    confirm: bool = Field(description="Must be true: the player confirmed the price.")
+
+
+class StepRequest(Request):
+    """``POST /api/plays/{play_number}/steps``: reveal the next step."""
+
+    kind: Literal["spin", "bonus_pick", "prize_spin"] = Field(
+        description="The step the player takes; it must be the next one."
+    )
+    pick: Literal["odd", "even"] | None = Field(
+        default=None, description="ODD or EVEN, for a bonus pick only."
+    )
+
+
+class EmptyRequest(Request):
+    """A body with no fields (``{}``)."""
+
+
+class PlayResponse(Response):
+    """A purchased play. The prize is shown only once the play is finished."""
+
+    play_number: str
+    status: PlayStatus
+    price_pence: int
+    prize_pence: int | None = Field(description="Null until the play is finished.")
+    revealed: int = Field(description="Steps revealed so far.")
+    purchased_at: dt.datetime
+    finished_at: dt.datetime | None
+
+    @classmethod
+    def of(cls, play: StoredPlay) -> PlayResponse:
+        """Shape a stored play, hiding its prize until it is finished."""
+        finished = play.status is not PlayStatus.IN_PROGRESS
+        return cls(
+            play_number=play.play_number,
+            status=play.status,
+            price_pence=play.price_pence,
+            prize_pence=play.prize_pence if finished else None,
+            revealed=play.revealed,
+            purchased_at=play.purchased_at,
+            finished_at=play.finished_at,
+        )
+
+
+class QuoteResponse(Response):
+    """``GET /api/plays/quote``: the purchase screen."""
+
+    price_pence: int
+    balance_pence: int
+    message: str = Field(description="'You are about to play Colour Collector for £5.00'")
+    unfinished: PlayResponse | None = Field(description="A play a purchase would resume.")
+
+
+class PurchaseResponse(Response):
+    """``POST /api/plays``."""
+
+    play: PlayResponse
+    board: Board
+    resumed: bool = Field(description="True: an unfinished play was returned, nothing bought.")
+    balance_pence: int
+
+
+class PlayViewResponse(Response):
+    """A play and the player's screen."""
+
+    play: PlayResponse
+    board: Board
+
+
+class StepResponse(Response):
+    """The step just revealed and the screen after it."""
+
+    step: StepDetail
+    board: Board
+
+
+class FinishResponse(Response):
+    """``POST /api/plays/{play_number}/finish``: the end screen."""
+
+    play: PlayResponse
+    prize_pence: int
+    tier: str | None = Field(description="The prize tier as printed; null for no win.")
+    balance_pence: int
+
+
+class MyGamesResponse(Response):
+    """``GET /api/my-games``."""
+
+    items: list[PlayResponse]
+    page: int
+    per_page: int
+    total: int
+
+
+class RecalledStep(Response):
+    """One revealed step of a recalled play."""
+
+    step: StepDetail
+    board: Board
+
+
+class RecallResponse(Response):
+    """``GET /api/my-games/{play_number}``: what the player saw, step by step."""
+
+    play: PlayResponse
+    start: Board
+    steps: list[RecalledStep]
+    balance_before_pence: int
+    balance_after_pence: int | None
+
+
+class TryStartResponse(Response):
+    """``POST /api/try``: a free Try play."""
+
+    try_id: str = Field(description="Secret id of the Try play; keep it to resume.")
+    board: Board
+    mode: Literal["try"] = "try"
+
+
+class TryViewResponse(Response):
+    """``GET /api/try/{try_id}``."""
+
+    board: Board
+    mode: Literal["try"] = "try"
+
+
+class TryStepResponse(Response):
+    """``POST /api/try/{try_id}/steps``."""
+
+    step: StepDetail
+    board: Board
+    mode: Literal["try"] = "try"
+
+
+class TryFinishResponse(Response):
+    """``POST /api/try/{try_id}/finish``: nothing is credited."""
+
+    prize_pence: int
+    tier: str | None
+    mode: Literal["try"] = "try"
+
+
+class GameResponse(Response):
+    """``GET /api/game``: what the client needs to draw the game."""
+
+    name: str
+    price_pence: int
+    starting_spins: int
+    colours: list[dict[str, str]]
+    start_colour: str
+    grid: dict[str, int]
+    prize_grid: dict[str, int]
+    prize_table: list[dict[str, Any]]
+    bonus_prizes: list[dict[str, Any]]
+    bonus_box: int
+    prize_game_box: int
+    reel: dict[str, int]

@@ -1,0 +1,235 @@
+"""The one place errors become HTTP answers: RFC 9457 ``application/problem+json``.
+
+Every error body has ``type``, ``title``, ``status``, ``detail`` and a stable ``code``; request
+validation errors also list the offending fields in ``errors`` (each with a dotted ``field``).
+Unexpected exceptions become a bare 500 ``internal_error`` and are logged, never shown.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+
+from colour_collector.service import errors
+
+log = logging.getLogger(__name__)
+
+PROBLEM_JSON = "application/problem+json"
+TYPE_PREFIX = "urn:colour-collector:problem:"
+"""``type`` of a problem is this prefix followed by its ``code``."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemKind:
+    """The HTTP face of one error code."""
+
+    status: int
+    """HTTP status."""
+    code: str
+    """Stable machine-readable code."""
+    title: str
+    """Short human summary, the same for every occurrence."""
+
+
+INVALID_REQUEST = ProblemKind(422, "invalid_request", "The request is not valid")
+MALFORMED_JSON = ProblemKind(400, "invalid_request", "The request body is not valid JSON")
+BODY_TOO_LARGE = ProblemKind(413, "body_too_large", "The request body is too large")
+CSRF_FAILED = ProblemKind(403, "csrf_failed", "CSRF check failed")
+NOT_AUTHENTICATED = ProblemKind(401, "not_authenticated", "Not logged in")
+INVALID_CREDENTIALS = ProblemKind(401, "invalid_credentials", "Wrong e-mail or password")
+TOO_MANY_ATTEMPTS = ProblemKind(429, "too_many_attempts", "Too many failed logins")
+UNDERAGE = ProblemKind(422, "underage", "Players must be 18 or over")
+EMAIL_TAKEN = ProblemKind(409, "email_taken", "E-mail already registered")
+NOT_FOUND = ProblemKind(404, "not_found", "Not found")
+METHOD_NOT_ALLOWED = ProblemKind(405, "method_not_allowed", "Method not allowed")
+INSUFFICIENT_FUNDS = ProblemKind(409, "insufficient_funds", "Not enough money in the wallet")
+TEST_DEPOSITS_DISABLED = ProblemKind(
+    403, "test_deposits_disabled", "Test deposits are disabled on this server"
+)
+UNAVAILABLE = ProblemKind(503, "unavailable", "Service unavailable")
+PLAY_NOT_FOUND = ProblemKind(404, "play_not_found", "No such play")
+STEP_OUT_OF_ORDER = ProblemKind(409, "step_out_of_order", "That is not the next step")
+PLAY_NOT_OVER = ProblemKind(409, "play_not_over", "The play is not over")
+CONFIRMATION_REQUIRED = ProblemKind(422, "confirmation_required", "Confirm the purchase")
+DUPLICATE_PLAY = ProblemKind(409, "duplicate_play", "The play clashed with another; try again")
+SOLD_OUT = ProblemKind(503, "sold_out", "The prize pool is sold out")
+INTERNAL_ERROR = ProblemKind(500, "internal_error", "Internal server error")
+
+# Most specific first: the first isinstance match wins.
+SERVICE_ERRORS: Sequence[tuple[type[errors.ServiceError], ProblemKind]] = (
+    (errors.UnderageError, UNDERAGE),
+    (errors.ConfirmationRequiredError, CONFIRMATION_REQUIRED),
+    (errors.PlayNotFoundError, PLAY_NOT_FOUND),
+    (errors.StepOutOfOrderError, STEP_OUT_OF_ORDER),
+    (errors.PlayNotOverError, PLAY_NOT_OVER),
+    (errors.DuplicatePlayError, DUPLICATE_PLAY),
+    (errors.PoolExhaustedServiceError, SOLD_OUT),
+    (errors.InvalidInputError, INVALID_REQUEST),
+    (errors.EmailTakenError, EMAIL_TAKEN),
+    (errors.InvalidCredentialsError, INVALID_CREDENTIALS),
+    (errors.TooManyAttemptsError, TOO_MANY_ATTEMPTS),
+    (errors.NotAuthenticatedError, NOT_AUTHENTICATED),
+    (errors.NotFoundError, NOT_FOUND),
+    (errors.InsufficientFundsError, INSUFFICIENT_FUNDS),
+    (errors.TestDepositsDisabledError, TEST_DEPOSITS_DISABLED),
+)
+"""Domain error -> HTTP. Add new service errors here (and to docs/api.md)."""
+
+_BY_STATUS = {
+    404: NOT_FOUND,
+    405: METHOD_NOT_ALLOWED,
+    413: BODY_TOO_LARGE,
+    503: UNAVAILABLE,
+}
+
+
+class ProblemError(Exception):
+    """Raise from server code to answer with a problem (routes prefer service errors)."""
+
+    def __init__(
+        self,
+        kind: ProblemKind,
+        detail: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+        self.headers = dict(headers or {})
+        self.extra = dict(extra or {})
+
+
+def problem_body(kind: ProblemKind, detail: str, **extra: Any) -> dict[str, Any]:
+    """The JSON object of a problem."""
+    return {
+        "type": TYPE_PREFIX + kind.code,
+        "title": kind.title,
+        "status": kind.status,
+        "detail": detail,
+        "code": kind.code,
+        **extra,
+    }
+
+
+def problem_response(
+    kind: ProblemKind,
+    detail: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    **extra: Any,
+) -> Response:
+    """An ``application/problem+json`` response."""
+    body = json.dumps(problem_body(kind, detail, **extra), ensure_ascii=False)
+    return Response(
+        content=body.encode("utf-8"),
+        status_code=kind.status,
+        media_type=PROBLEM_JSON,
+        headers=dict(headers or {}),
+    )
+
+
+def problem_from_service_error(error: errors.ServiceError) -> ProblemError:
+    """Map a domain error to its problem."""
+    for error_type, kind in SERVICE_ERRORS:
+        if isinstance(error, error_type):
+            headers: dict[str, str] = {}
+            extra: dict[str, Any] = {}
+            if isinstance(error, errors.InvalidInputError) and error.field:
+                extra["errors"] = [{"field": error.field, "message": str(error)}]
+            if isinstance(error, errors.TooManyAttemptsError):
+                headers["Retry-After"] = str(error.retry_after_seconds)
+            if isinstance(error, errors.StepOutOfOrderError | errors.PlayNotOverError):
+                extra["expected"] = error.expected
+            if isinstance(error, errors.InsufficientFundsError):
+                extra["balance_pence"] = error.balance_pence
+            if isinstance(error, errors.NotAuthenticatedError):
+                headers["WWW-Authenticate"] = 'Cookie realm="colour-collector"'
+            return ProblemError(kind, str(error), headers=headers, extra=extra)
+    return ProblemError(INTERNAL_ERROR, "the server could not complete the request")
+
+
+def _field_name(location: Sequence[int | str]) -> str:
+    parts = [str(part) for part in location]
+    if parts and parts[0] in {"body", "query", "path", "header", "cookie"}:
+        parts = parts[1:] or parts
+    return ".".join(parts) if parts else "body"
+
+
+def _describe(error: Mapping[str, Any]) -> tuple[str, str]:
+    location = error.get("loc", ())
+    field = _field_name(location)
+    message = str(error.get("msg", "invalid value"))
+    if error.get("type") == "extra_forbidden":
+        message = "unknown field"
+    return field, message
+
+
+async def _on_validation_error(request: Request, exc: Exception) -> Response:
+    if not isinstance(exc, RequestValidationError):
+        raise TypeError(exc)
+    raw = exc.errors()
+    if any(item.get("type") == "json_invalid" for item in raw):
+        return problem_response(
+            MALFORMED_JSON,
+            "the request body is not valid JSON",
+            errors=[{"field": "body", "message": "malformed JSON"}],
+        )
+    described = [_describe(item) for item in raw]
+    detail = "; ".join(f"{field}: {message}" for field, message in described)
+    return problem_response(
+        INVALID_REQUEST,
+        detail or "invalid request",
+        errors=[{"field": field, "message": message} for field, message in described],
+    )
+
+
+async def _on_http_exception(request: Request, exc: Exception) -> Response:
+    if not isinstance(exc, StarletteHTTPException):
+        raise TypeError(exc)
+    kind = _BY_STATUS.get(exc.status_code) or ProblemKind(
+        exc.status_code, "invalid_request" if exc.status_code < 500 else "internal_error", "Error"
+    )
+    detail = exc.detail if isinstance(exc.detail, str) else kind.title
+    if exc.status_code == 404 and detail == "Not Found":
+        detail = f"no such resource: {request.url.path}"
+    return problem_response(kind, detail, headers=exc.headers)
+
+
+async def _on_problem(request: Request, exc: Exception) -> Response:
+    if not isinstance(exc, ProblemError):
+        raise TypeError(exc)
+    return problem_response(exc.kind, exc.detail, headers=exc.headers, **exc.extra)
+
+
+async def _on_service_error(request: Request, exc: Exception) -> Response:
+    if not isinstance(exc, errors.ServiceError):
+        raise TypeError(exc)
+    return await _on_problem(request, problem_from_service_error(exc))
+
+
+def install(app: FastAPI) -> None:
+    """Register the problem handlers on ``app``."""
+    app.add_exception_handler(RequestValidationError, _on_validation_error)
+    app.add_exception_handler(StarletteHTTPException, _on_http_exception)
+    app.add_exception_handler(ProblemError, _on_problem)
+    app.add_exception_handler(errors.ServiceError, _on_service_error)
+
+
+def internal_error_response() -> Response:
+    """The answer to an unexpected exception: no details."""
+    return problem_response(INTERNAL_ERROR, "the server could not complete the request")
+
+
+def log_unexpected(exc: BaseException) -> None:
+    """Log an unexpected exception with its traceback (server side only)."""
+    log.error("unhandled exception", exc_info=(type(exc), exc, exc.__traceback__))

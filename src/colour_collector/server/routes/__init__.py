@@ -1,0 +1,1 @@
+"""HTTP routes. Each parses, calls one service function and shapes the answer."""

@@ -1,0 +1,115 @@
+"""Accounts and sessions: register, log in, log out, who am I, CSRF token."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response, status
+
+from colour_collector.server.dependencies import (
+    SESSION_COOKIE,
+    ClientAddress,
+    CurrentAccount,
+    DatabaseDep,
+    LoginPolicyDep,
+    SessionToken,
+    SettingsDep,
+)
+from colour_collector.server.middleware import CSRF_HEADER
+from colour_collector.server.schemas import (
+    BODY_PROBLEMS,
+    AccountResponse,
+    CsrfResponse,
+    LoginRequest,
+    RegisterRequest,
+    problem_responses,
+)
+from colour_collector.service import accounts
+
+router = APIRouter(prefix="/api", tags=["accounts"])
+
+
+@router.get("/csrf", response_model=CsrfResponse)
+def csrf(request: Request) -> CsrfResponse:
+    """The CSRF token (also set as the ``cc_csrf`` cookie); echo it in ``X-CSRF-Token``."""
+    return CsrfResponse(csrf_token=request.state.csrf_token, header=CSRF_HEADER)
+
+
+@router.post(
+    "/register",
+    status_code=status.HTTP_201_CREATED,
+    response_model=AccountResponse,
+    responses=problem_responses(
+        {
+            **BODY_PROBLEMS,
+            409: "E-mail already registered (`email_taken`).",
+            422: "Invalid field (`invalid_request`), or under 18 (`underage`).",
+        }
+    ),
+)
+def register(body: RegisterRequest, database: DatabaseDep) -> AccountResponse:
+    """Create an account. Under-18s are refused (422 ``underage``). Does not log in."""
+    account = accounts.register(
+        database, email=body.email, password=body.password, date_of_birth=body.date_of_birth
+    )
+    return AccountResponse.of(account)
+
+
+@router.post(
+    "/login",
+    response_model=AccountResponse,
+    responses=problem_responses(
+        {
+            **BODY_PROBLEMS,
+            401: "Wrong e-mail or password (`invalid_credentials`).",
+            429: "Too many failed logins (`too_many_attempts`); see Retry-After.",
+        }
+    ),
+)
+def login(
+    *,
+    body: LoginRequest,
+    response: Response,
+    database: DatabaseDep,
+    policy: LoginPolicyDep,
+    client: ClientAddress,
+    settings: SettingsDep,
+) -> AccountResponse:
+    """Log in; sets the HttpOnly ``cc_session`` cookie."""
+    logged_in = accounts.login(
+        database, email=body.email, password=body.password, client=client, policy=policy
+    )
+    response.set_cookie(
+        SESSION_COOKIE,
+        logged_in.token,
+        max_age=int(policy.session_lifetime.total_seconds()),
+        path="/",
+        httponly=True,
+        samesite="lax",
+        secure=settings.cookies_secure,
+    )
+    return AccountResponse.of(logged_in.account)
+
+
+@router.post(
+    "/logout",
+    status_code=status.HTTP_204_NO_CONTENT,
+    response_class=Response,
+    responses=problem_responses({403: BODY_PROBLEMS[403], 413: BODY_PROBLEMS[413]}),
+)
+def logout(database: DatabaseDep, settings: SettingsDep, token: SessionToken = None) -> Response:
+    """End the session (idempotent) and clear the session cookie."""
+    accounts.logout(database, token)
+    response = Response(status_code=status.HTTP_204_NO_CONTENT)
+    response.delete_cookie(
+        SESSION_COOKIE, path="/", httponly=True, samesite="lax", secure=settings.cookies_secure
+    )
+    return response
+
+
+@router.get(
+    "/me",
+    response_model=AccountResponse,
+    responses=problem_responses({401: "Not logged in (`not_authenticated`)."}),
+)
+def me(account: CurrentAccount) -> AccountResponse:
+    """The logged-in player."""
+    return AccountResponse.of(account)

@@ -1,0 +1,46 @@
+"""The static description of the game the client draws its screens from."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from colour_collector.game.config import COUNTED_KINDS, load_config
+from colour_collector.server.play_schemas import GameResponse
+
+router = APIRouter(prefix="/api", tags=["game"])
+
+
+@router.get("/game", response_model=GameResponse)
+def game() -> GameResponse:
+    """Colours, shapes, grid sizes, the Prize Table at every level, the Bonus Prizes."""
+    cfg = load_config()
+    return GameResponse(
+        name="Colour Collector",
+        price_pence=cfg.price,
+        starting_spins=cfg.starting_spins,
+        colours=[
+            {"name": name, "letter": letter}
+            for name, letter in zip(cfg.colours, cfg.colour_letters, strict=True)
+        ],
+        start_colour=cfg.colours[cfg.start_colour],
+        grid={"columns": cfg.grid_columns, "rows": cfg.grid_rows},
+        prize_grid={"columns": cfg.prize_grid_columns, "rows": cfg.prize_grid_rows},
+        prize_table=[
+            {"shape": row.shape, "boxes": row.boxes, "amounts_pence": list(row.amounts)}
+            for row in cfg.prize_table
+        ],
+        bonus_prizes=[
+            {
+                "kind": spec.kind.value,
+                "label": spec.label,
+                "min": spec.minimum,
+                "max": spec.maximum,
+                "boost": spec.boost,
+                "counted": spec.kind in COUNTED_KINDS,
+            }
+            for spec in cfg.bonus_prizes.values()
+        ],
+        bonus_box=cfg.bonus_box,
+        prize_game_box=cfg.prize_game_box,
+        reel={"min": cfg.reel_min, "max": cfg.reel_max},
+    )

@@ -1,0 +1,76 @@
+"""Try mode: free plays with the same rules and odds; no account, never a wallet."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Request, status
+
+from colour_collector.game import codec
+from colour_collector.game.view import board, step_detail
+from colour_collector.server.dependencies import DatabaseDep
+from colour_collector.server.play_schemas import (
+    EmptyRequest,
+    StepRequest,
+    TryFinishResponse,
+    TryStartResponse,
+    TryStepResponse,
+    TryViewResponse,
+)
+from colour_collector.server.runtime import runtime
+from colour_collector.server.schemas import BODY_PROBLEMS, problem_responses
+from colour_collector.service import try_plays
+
+router = APIRouter(prefix="/api/try", tags=["try"])
+
+TryId = Annotated[str, Path(min_length=1, max_length=100, description="The Try play's secret id.")]
+_NOT_FOUND = {404: "No such Try play (`play_not_found`).", 422: "Invalid id (`invalid_request`)."}
+
+
+@router.post(
+    "",
+    status_code=status.HTTP_201_CREATED,
+    response_model=TryStartResponse,
+    responses=problem_responses(BODY_PROBLEMS),
+)
+def start(body: EmptyRequest, request: Request, database: DatabaseDep) -> TryStartResponse:
+    """Start a free Try play: same rules and odds, no money."""
+    found = runtime(request)
+    token, play = try_plays.start(database, found.try_outcomes, found.rng)
+    return TryStartResponse(try_id=token, board=board(codec.loads(play.record), 0))
+
+
+@router.get("/{try_id}", response_model=TryViewResponse, responses=problem_responses(_NOT_FOUND))
+def get(try_id: TryId, database: DatabaseDep) -> TryViewResponse:
+    """The Try play's screen at its current step."""
+    play = try_plays.get(database, try_id)
+    return TryViewResponse(board=board(codec.loads(play.record), play.revealed))
+
+
+@router.post(
+    "/{try_id}/steps",
+    response_model=TryStepResponse,
+    responses=problem_responses(
+        {**BODY_PROBLEMS, **_NOT_FOUND, 409: "Not the next step (`step_out_of_order`)."}
+    ),
+)
+def reveal(
+    try_id: TryId, body: StepRequest, request: Request, database: DatabaseDep
+) -> TryStepResponse:
+    """Reveal the next step of a Try play."""
+    play, index = try_plays.reveal(database, try_id, body.kind, body.pick, runtime(request).rng)
+    record = codec.loads(play.record)
+    return TryStepResponse(step=step_detail(record, index), board=board(record, play.revealed))
+
+
+@router.post(
+    "/{try_id}/finish",
+    response_model=TryFinishResponse,
+    responses=problem_responses(
+        {**BODY_PROBLEMS, **_NOT_FOUND, 409: "Steps remain (`play_not_over`)."}
+    ),
+)
+def finish(try_id: TryId, body: EmptyRequest, database: DatabaseDep) -> TryFinishResponse:
+    """FINISH a Try play: shows what it would have won; nothing is credited."""
+    done = try_plays.finish(database, try_id)
+    return TryFinishResponse(prize_pence=done.play.prize_pence, tier=done.tier)

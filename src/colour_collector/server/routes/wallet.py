@@ -1,0 +1,95 @@
+"""The wallet: balance and movements, and test deposits in test environments."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query, status
+
+from colour_collector.server.dependencies import CurrentAccount, DatabaseDep, SettingsDep
+from colour_collector.server.schemas import (
+    BODY_PROBLEMS,
+    MovementResponse,
+    TestDepositRequest,
+    TestDepositResponse,
+    WalletResponse,
+    problem_responses,
+)
+from colour_collector.service import wallet
+
+router = APIRouter(prefix="/api/wallet", tags=["wallet"])
+
+_UNAUTHENTICATED = {401: "Not logged in (`not_authenticated`)."}
+_INVALID = {422: "Invalid parameter (`invalid_request`)."}
+
+
+@router.get(
+    "",
+    response_model=WalletResponse,
+    responses=problem_responses({**_UNAUTHENTICATED, **_INVALID}),
+)
+def get_wallet(
+    account: CurrentAccount,
+    database: DatabaseDep,
+    limit: Annotated[
+        int, Query(ge=1, le=wallet.MAX_MOVEMENTS_PAGE, description="How many movements.")
+    ] = 20,
+) -> WalletResponse:
+    """Balance (pence) and the latest movements, newest first."""
+    found = wallet.statement(database, account.id, limit)
+    return WalletResponse(
+        balance_pence=found.balance_pence,
+        movements=[MovementResponse.of(row) for row in found.movements],
+    )
+
+
+@router.get(
+    "/movements/{movement_id}",
+    response_model=MovementResponse,
+    responses=problem_responses(
+        {**_UNAUTHENTICATED, **_INVALID, 404: "No such movement in this wallet (`not_found`)."}
+    ),
+)
+def get_movement(
+    account: CurrentAccount,
+    database: DatabaseDep,
+    movement_id: Annotated[int, Path(ge=1, le=2**62, description="Movement id.")],
+) -> MovementResponse:
+    """One movement of the logged-in player's wallet."""
+    return MovementResponse.of(wallet.movement(database, account.id, movement_id))
+
+
+@router.post(
+    "/test-deposit",
+    status_code=status.HTTP_201_CREATED,
+    response_model=TestDepositResponse,
+    summary="TEST ENVIRONMENTS ONLY: add test funds (not real money)",
+    responses=problem_responses(
+        {
+            **BODY_PROBLEMS,
+            **_UNAUTHENTICATED,
+            403: "CSRF check failed (`csrf_failed`), or test deposits are disabled on this"
+            " server (`test_deposits_disabled`, always so in production).",
+        }
+    ),
+)
+def test_deposit(
+    body: TestDepositRequest,
+    account: CurrentAccount,
+    database: DatabaseDep,
+    settings: SettingsDep,
+) -> TestDepositResponse:
+    """**Test environments only.** Credits test funds to the wallet: this is not real money
+    and there is no payment. Refused with 403 ``test_deposits_disabled`` when the server runs
+    with test deposits off (always in production). At most £1,000 (100000 pence) per deposit.
+    """
+    done = wallet.test_deposit(
+        database,
+        account.id,
+        body.amount_pence,
+        enabled=settings.test_deposits,
+        max_pence=settings.max_test_deposit_pence,
+    )
+    return TestDepositResponse(
+        movement=MovementResponse.of(done.movement), balance_pence=done.balance_pence
+    )

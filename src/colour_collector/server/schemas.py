@@ -1,0 +1,180 @@
+"""Request and response bodies of the HTTP API. Requests forbid unknown fields."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt, StringConstraints
+
+from colour_collector.service.accounts import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
+from colour_collector.service.models import Account, Movement, MovementKind
+
+Email = Annotated[str, StringConstraints(min_length=3, max_length=254)]
+Password = Annotated[str, StringConstraints(max_length=MAX_PASSWORD_LENGTH)]
+
+
+def _iso_date_text(value: object) -> object:
+    if not isinstance(value, str):
+        raise ValueError("must be a date written YYYY-MM-DD")
+    return value
+
+
+IsoDate = Annotated[dt.date, BeforeValidator(_iso_date_text), Field(strict=False)]
+"""A calendar date given as an ISO ``YYYY-MM-DD`` string (numbers are refused)."""
+
+
+class Request(BaseModel):
+    """Base of every request body: strict, no unknown fields."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class Response(BaseModel):
+    """Base of every response body."""
+
+    model_config = ConfigDict(frozen=True)
+
+
+class RegisterRequest(Request):
+    """``POST /api/register``."""
+
+    email: Email = Field(description="E-mail address, used to log in.")
+    password: Password = Field(
+        description=f"At least {MIN_PASSWORD_LENGTH} characters.",
+        min_length=1,
+    )
+    date_of_birth: IsoDate = Field(description="ISO date (YYYY-MM-DD). Players must be 18 or over.")
+
+
+class LoginRequest(Request):
+    """``POST /api/login``."""
+
+    email: Email = Field(description="E-mail address given at registration.")
+    password: Password = Field(description="Password.", min_length=1)
+
+
+class TestDepositRequest(Request):
+    """``POST /api/wallet/test-deposit``."""
+
+    amount_pence: StrictInt = Field(
+        gt=0, le=100_000, description="Amount in pence, 1 to 100000 (£1,000)."
+    )
+
+
+class AccountResponse(Response):
+    """The logged-in player."""
+
+    id: int
+    email: str
+    date_of_birth: dt.date
+    created_at: dt.datetime
+
+    @classmethod
+    def of(cls, account: Account) -> AccountResponse:
+        """Shape a service record."""
+        return cls(
+            id=account.id,
+            email=account.email,
+            date_of_birth=account.date_of_birth,
+            created_at=account.created_at,
+        )
+
+
+class MovementResponse(Response):
+    """One ledger row of the wallet."""
+
+    id: int
+    amount_pence: int = Field(description="Signed: positive credits, negative debits.")
+    kind: MovementKind
+    reference: str | None
+    created_at: dt.datetime
+
+    @classmethod
+    def of(cls, movement: Movement) -> MovementResponse:
+        """Shape a service record."""
+        return cls(
+            id=movement.id,
+            amount_pence=movement.amount_pence,
+            kind=movement.kind,
+            reference=movement.reference,
+            created_at=movement.created_at,
+        )
+
+
+class WalletResponse(Response):
+    """``GET /api/wallet``."""
+
+    balance_pence: int = Field(description="Sum of every movement; never negative.")
+    movements: list[MovementResponse] = Field(description="Latest movements, newest first.")
+
+
+class TestDepositResponse(Response):
+    """``POST /api/wallet/test-deposit``: test money, not real money."""
+
+    test_funds: Literal[True] = Field(
+        default=True, description="Always true: this deposit is test money, not real money."
+    )
+    notice: str = Field(
+        default="TEST DEPOSIT: test funds for a test environment; not real money.",
+    )
+    movement: MovementResponse
+    balance_pence: int
+
+
+class CsrfResponse(Response):
+    """``GET /api/csrf``."""
+
+    csrf_token: str = Field(description="Send this in the X-CSRF-Token header.")
+    header: str = "X-CSRF-Token"
+
+
+class HealthResponse(Response):
+    """``GET /healthz``."""
+
+    status: Literal["ok"] = "ok"
+
+
+PROBLEM_SCHEMA: dict[str, Any] = {
+    "title": "Problem",
+    "type": "object",
+    "description": "RFC 9457 problem details.",
+    "required": ["type", "title", "status", "detail", "code"],
+    "properties": {
+        "type": {"type": "string"},
+        "title": {"type": "string"},
+        "status": {"type": "integer"},
+        "detail": {"type": "string"},
+        "code": {"type": "string", "description": "Stable machine-readable error code."},
+        "errors": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["field", "message"],
+                "properties": {"field": {"type": "string"}, "message": {"type": "string"}},
+            },
+        },
+        "balance_pence": {"type": "integer"},
+    },
+}
+
+
+def problem_responses(descriptions: Mapping[int, str]) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` entries documenting problem+json answers."""
+    return {
+        status: {
+            "description": description,
+            "content": {"application/problem+json": {"schema": PROBLEM_SCHEMA}},
+        }
+        for status, description in descriptions.items()
+    }
+
+
+BODY_PROBLEMS = {
+    400: "Malformed JSON (`invalid_request`).",
+    403: "CSRF check failed (`csrf_failed`).",
+    413: "Body larger than the limit (`body_too_large`).",
+    422: "A field is missing, unknown or invalid (`invalid_request`).",
+}
+"""Problems any request with a JSON body can get."""

@@ -1,0 +1,131 @@
+"""Server settings, read from ``COLOUR_COLLECTOR_*`` environment variables.
+
+Refuses to start outside development with the default secret key, and in production with test
+deposits turned on.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from enum import StrEnum, unique
+from pathlib import Path
+from typing import Annotated, Self
+
+from pydantic import BeforeValidator, Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_SECRET_KEY = "dev-only-insecure-secret-key-change-me"
+"""The placeholder secret; accepted in development only."""
+
+SQLITE_FILENAME = "colour-collector.sqlite3"
+"""Name of the SQLite database file inside ``data_dir``."""
+
+
+def _seconds(value: object) -> object:
+    """Let durations be given as a number of seconds (``900``) as well as ISO 8601."""
+    if isinstance(value, str) and value.strip().isdigit():
+        return dt.timedelta(seconds=int(value.strip()))
+    return value
+
+
+Duration = Annotated[dt.timedelta, BeforeValidator(_seconds)]
+"""A duration: seconds (``900``) or ISO 8601 (``PT15M``)."""
+
+
+@unique
+class Environment(StrEnum):
+    """Where the server runs."""
+
+    DEVELOPMENT = "development"
+    """A developer's machine: default secret allowed, test deposits on."""
+    TEST = "test"
+    """Automated tests and staging: test deposits on by default, a real secret required."""
+    PRODUCTION = "production"
+    """Real players: real secret required, test deposits refused, secure cookies."""
+
+
+@unique
+class DrawMode(StrEnum):
+    """How plays are drawn (used by the purchase flow)."""
+
+    INDEPENDENT = "independent"
+    """Each play is drawn independently from the prize probabilities."""
+    POOL = "pool"
+    """Plays are dealt from a finite shuffled pool of tickets."""
+
+
+class Settings(BaseSettings):
+    """Everything the server can be told. See docs/operations.md for the table."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="COLOUR_COLLECTOR_",
+        extra="ignore",
+        frozen=True,
+    )
+
+    environment: Environment = Environment.DEVELOPMENT
+    data_dir: Path = Path("data")
+    database_url: str | None = None
+    secret_key: SecretStr = SecretStr(DEFAULT_SECRET_KEY)
+    test_deposits_enabled: bool | None = None
+    max_test_deposit_pence: int = Field(default=100_000, gt=0, le=100_000)
+    session_lifetime: Duration = dt.timedelta(hours=12)
+    auto_finish_delay: Duration = dt.timedelta(hours=24)
+    draw_mode: DrawMode = DrawMode.INDEPENDENT
+    login_max_failures_per_email: int = Field(default=5, ge=1)
+    login_max_failures_per_client: int = Field(default=20, ge=1)
+    login_failure_window: Duration = dt.timedelta(minutes=15)
+    max_body_bytes: int = Field(default=64 * 1024, ge=1024)
+    secure_cookies: bool | None = None
+    web_dir: Path | None = None
+    auto_finish_interval: Duration = dt.timedelta(minutes=1)
+    outcome_script: Path | None = None
+
+    @model_validator(mode="after")
+    def _refuse_unsafe(self) -> Self:
+        production = self.environment is Environment.PRODUCTION
+        if (
+            self.environment is not Environment.DEVELOPMENT
+            and self.secret_key.get_secret_value() == DEFAULT_SECRET_KEY
+        ):
+            raise ValueError(
+                f"COLOUR_COLLECTOR_SECRET_KEY must be set to a real secret when environment is"
+                f" {self.environment.value!r} (the default is for development only)"
+            )
+        if len(self.secret_key.get_secret_value()) < 32 and production:
+            raise ValueError("COLOUR_COLLECTOR_SECRET_KEY must be at least 32 characters")
+        if production and self.test_deposits_enabled:
+            raise ValueError("COLOUR_COLLECTOR_TEST_DEPOSITS_ENABLED must be false in production")
+        if self.outcome_script is not None and self.environment is not Environment.TEST:
+            raise ValueError(
+                "COLOUR_COLLECTOR_OUTCOME_SCRIPT is for automated tests only: it is refused "
+                f"when environment is {self.environment.value!r}"
+            )
+        if self.auto_finish_interval <= dt.timedelta(0):
+            raise ValueError("COLOUR_COLLECTOR_AUTO_FINISH_INTERVAL must be positive")
+        if self.session_lifetime <= dt.timedelta(0):
+            raise ValueError("COLOUR_COLLECTOR_SESSION_LIFETIME must be positive")
+        if self.login_failure_window <= dt.timedelta(0):
+            raise ValueError("COLOUR_COLLECTOR_LOGIN_FAILURE_WINDOW must be positive")
+        return self
+
+    @property
+    def test_deposits(self) -> bool:
+        """Whether ``POST /api/wallet/test-deposit`` is on (default: on outside production)."""
+        if self.test_deposits_enabled is None:
+            return self.environment is not Environment.PRODUCTION
+        return self.test_deposits_enabled
+
+    @property
+    def cookies_secure(self) -> bool:
+        """Whether cookies carry ``Secure`` (default: in production)."""
+        if self.secure_cookies is None:
+            return self.environment is Environment.PRODUCTION
+        return self.secure_cookies
+
+    @property
+    def resolved_database_url(self) -> str:
+        """``database_url``, or the SQLite file in ``data_dir``."""
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / SQLITE_FILENAME).resolve()}"

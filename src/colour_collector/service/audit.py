@@ -1,0 +1,153 @@
+"""The append-only, hash-chained audit log.
+
+Each entry's hash is SHA-256 over a canonical JSON serialisation of
+``(seq, created_at, kind, account_id, payload, prev_hash)`` (see :func:`entry_hash`), and each
+entry names the hash of the one before, so editing, removing or reordering any entry breaks the
+chain from that point. :func:`append` runs inside the caller's unit of work, after locking the
+chain head, so the entry commits (or not) together with the action it records and two
+concurrent appends can never both claim the same ``seq``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from colour_collector.service.clock import utcnow
+from colour_collector.service.errors import AuditChainBrokenError
+from colour_collector.service.models import AccountId, AuditEntry, AuditKind
+from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
+
+GENESIS_HASH = "0" * 64
+"""The ``prev_hash`` of the first entry."""
+
+JsonValue = None | bool | int | str | list["JsonValue"] | Mapping[str, "JsonValue"]
+"""What a payload may hold. No floats: they do not serialise canonically."""
+
+
+def canonical_time(at: dt.datetime) -> str:
+    """``created_at`` as hashed: UTC, microseconds, ``Z`` suffix (naive means UTC)."""
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=dt.UTC)
+    return at.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def canonical_payload(payload: Mapping[str, JsonValue]) -> str:
+    """Payload JSON text: sorted keys, no spaces, ASCII only."""
+    return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def entry_hash(
+    *,
+    seq: int,
+    created_at: dt.datetime,
+    kind: str,
+    account_id: AccountId | None,
+    payload: str,
+    prev_hash: str,
+) -> str:
+    """SHA-256 (hex) over the canonical serialisation of an entry's fields."""
+    canonical = json.dumps(
+        [seq, canonical_time(created_at), kind, account_id, payload, prev_hash],
+        separators=(",", ":"),
+        ensure_ascii=True,
+    )
+    return hashlib.sha256(canonical.encode("ascii")).hexdigest()
+
+
+def append(
+    uow: UnitOfWork,
+    kind: AuditKind,
+    account_id: AccountId | None,
+    payload: Mapping[str, JsonValue],
+    *,
+    now: dt.datetime | None = None,
+) -> AuditEntry:
+    """Append an entry inside the caller's unit of work (the caller commits)."""
+    at = (now or utcnow()).astimezone(dt.UTC)
+    head = uow.audit.lock_head()
+    seq = head.seq + 1
+    text = canonical_payload(payload)
+    entry = AuditEntry(
+        seq=seq,
+        created_at=at,
+        kind=str(kind),
+        account_id=account_id,
+        payload=text,
+        prev_hash=head.hash,
+        hash=entry_hash(
+            seq=seq,
+            created_at=at,
+            kind=str(kind),
+            account_id=account_id,
+            payload=text,
+            prev_hash=head.hash,
+        ),
+    )
+    uow.audit.append(entry)
+    return entry
+
+
+@dataclass(frozen=True, slots=True)
+class ChainReport:
+    """The result of checking the whole chain."""
+
+    entries: int
+    """How many entries were checked."""
+    last_hash: str
+    """Hash of the last entry (the genesis hash when empty)."""
+
+
+def check_entry(entry: AuditEntry, expected_seq: int, prev_hash: str) -> None:
+    """Raise :class:`AuditChainBrokenError` if ``entry`` does not continue the chain."""
+    if entry.seq != expected_seq:
+        raise AuditChainBrokenError(
+            expected_seq, f"missing entry: next stored entry has seq={entry.seq}"
+        )
+    if entry.prev_hash != prev_hash:
+        raise AuditChainBrokenError(
+            entry.seq,
+            f"prev_hash {entry.prev_hash!r} does not match the previous entry's hash {prev_hash!r}",
+        )
+    try:
+        json.loads(entry.payload)
+    except ValueError:
+        raise AuditChainBrokenError(entry.seq, "payload is not valid JSON") from None
+    recomputed = entry_hash(
+        seq=entry.seq,
+        created_at=entry.created_at,
+        kind=entry.kind,
+        account_id=entry.account_id,
+        payload=entry.payload,
+        prev_hash=entry.prev_hash,
+    )
+    if recomputed != entry.hash:
+        raise AuditChainBrokenError(
+            entry.seq,
+            f"stored hash {entry.hash!r} does not match the recomputed hash {recomputed!r}"
+            " (the entry was altered)",
+        )
+
+
+def verify_chain(uow_factory: UnitOfWorkFactory, *, batch: int = 1000) -> ChainReport:
+    """Check every entry in order and the chain head; raise :class:`AuditChainBrokenError`."""
+    with uow_factory(write=False) as uow:
+        expected, prev_hash, count = 1, GENESIS_HASH, 0
+        while True:
+            entries = uow.audit.entries(after_seq=expected - 1, limit=batch)
+            if not entries:
+                break
+            for entry in entries:
+                check_entry(entry, expected, prev_hash)
+                expected, prev_hash, count = expected + 1, entry.hash, count + 1
+        head = uow.audit.head()
+        if head.seq != count or head.hash != prev_hash:
+            raise AuditChainBrokenError(
+                min(head.seq, count) + 1,
+                f"chain head says seq={head.seq} hash={head.hash!r} but the log ends at"
+                f" seq={count} hash={prev_hash!r} (entries were removed or added)",
+            )
+        return ChainReport(entries=count, last_hash=prev_hash)

@@ -1,0 +1,108 @@
+"""Errors the use cases raise. The server maps each to an HTTP status and a stable code in
+``colour_collector.server.problems``; nothing here knows about HTTP."""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    """Root of every error a use case raises on purpose. ``str(error)`` is safe to show."""
+
+
+class InvalidInputError(ServiceError, ValueError):
+    """The request is well-formed but a value is not acceptable."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+        """Dotted name of the offending field, if one."""
+
+
+class UnderageError(InvalidInputError):
+    """The player is younger than 18."""
+
+
+class EmailTakenError(ServiceError):
+    """An account with this e-mail exists."""
+
+
+class InvalidCredentialsError(ServiceError):
+    """Wrong e-mail or password (never says which)."""
+
+
+class TooManyAttemptsError(ServiceError):
+    """Too many failed logins recently for this e-mail or client."""
+
+    def __init__(self, message: str, *, retry_after_seconds: int) -> None:
+        super().__init__(message)
+        self.retry_after_seconds = retry_after_seconds
+        """Seconds until the oldest counted failure leaves the window."""
+
+
+class NotAuthenticatedError(ServiceError):
+    """No valid session."""
+
+
+class NotFoundError(ServiceError):
+    """The thing asked for does not exist (or is not the caller's)."""
+
+
+class InsufficientFundsError(ServiceError):
+    """A debit would take the balance below zero."""
+
+    def __init__(self, message: str, *, balance_pence: int, wanted_pence: int) -> None:
+        super().__init__(message)
+        self.balance_pence = balance_pence
+        """Balance at the time of the refusal."""
+        self.wanted_pence = wanted_pence
+        """The amount asked for."""
+
+
+class TestDepositsDisabledError(ServiceError):
+    """Test deposits are turned off (always so in production)."""
+
+    __test__ = False  # not a pytest test class despite the name
+
+
+class AuditChainBrokenError(ServiceError):
+    """The audit log does not verify."""
+
+    def __init__(self, seq: int, reason: str) -> None:
+        super().__init__(f"audit entry seq={seq}: {reason}")
+        self.seq = seq
+        """The first broken entry."""
+        self.reason = reason
+        """Why it is broken."""
+
+
+class DuplicatePlayError(ServiceError):
+    """A new play clashes with a stored one (Play Number or Idempotency-Key)."""
+
+
+class PlayNotFoundError(NotFoundError):
+    """No such play for this player (another player's play answers the same)."""
+
+
+class StepOutOfOrderError(ServiceError):
+    """The player asked for a step that is not the next one."""
+
+    def __init__(self, message: str, *, expected: str | None) -> None:
+        super().__init__(message)
+        self.expected = expected
+        """The step the play waits for (None when it is over)."""
+
+
+class PlayNotOverError(ServiceError):
+    """FINISH was pressed before every step was revealed."""
+
+    def __init__(self, message: str, *, expected: str | None) -> None:
+        super().__init__(message)
+        self.expected = expected
+        """The step the play waits for."""
+
+
+class ConfirmationRequiredError(InvalidInputError):
+    """A purchase must be confirmed explicitly."""
+
+
+class PoolExhaustedServiceError(ServiceError):
+    """The finite prize pool has no entries left: no more plays can be sold."""

@@ -1,0 +1,124 @@
+"""Records the use cases read and return: small frozen values, no ORM objects."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from enum import StrEnum, unique
+from typing import TypeAlias
+
+Pence: TypeAlias = int
+"""An amount of money in integer pence (100 pence = £1)."""
+
+AccountId: TypeAlias = int
+"""The database id of an account."""
+
+
+@unique
+class MovementKind(StrEnum):
+    """Why money moved in or out of a wallet."""
+
+    DEPOSIT = "deposit"
+    """Test funds credited by ``POST /api/wallet/test-deposit`` (test environments only)."""
+    STAKE = "stake"
+    """The £5 price of a play, debited at purchase."""
+    PRIZE = "prize"
+    """A prize credited when a play is finished."""
+    REFUND = "refund"
+    """Money given back by an operator."""
+    ADJUSTMENT = "adjustment"
+    """A manual correction by an operator."""
+
+
+@unique
+class AuditKind(StrEnum):
+    """What an audit log entry records."""
+
+    REGISTER = "register"
+    """An account was created."""
+    LOGIN = "login"
+    """A player logged in."""
+    LOGOUT = "logout"
+    """A player logged out."""
+    DEPOSIT = "deposit"
+    """Money was credited to a wallet."""
+    PURCHASE = "purchase"
+    """A play was bought."""
+    REVEAL = "reveal"
+    """A player revealed part of a play."""
+    FINISH = "finish"
+    """A player finished a play."""
+    AUTO_FINISH = "auto_finish"
+    """The operator finished an abandoned play."""
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    """A registered player."""
+
+    id: AccountId
+    """Database id."""
+    email: str
+    """Normalised (lower-case) e-mail address."""
+    date_of_birth: dt.date
+    """Date of birth given at registration."""
+    created_at: dt.datetime
+    """When the account was created (UTC)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredAccount:
+    """An account together with its password hash, for logging in."""
+
+    account: Account
+    """The public part."""
+    password_hash: str
+    """Argon2 hash of the password."""
+
+
+@dataclass(frozen=True, slots=True)
+class Movement:
+    """One row of the wallet ledger."""
+
+    id: int
+    """Database id."""
+    account_id: AccountId
+    """Whose wallet."""
+    amount_pence: Pence
+    """Signed amount: positive credits, negative debits."""
+    kind: MovementKind
+    """Why the money moved."""
+    reference: str | None
+    """What it refers to (a play id, a deposit note), if anything."""
+    created_at: dt.datetime
+    """When it was written (UTC)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    """One entry of the hash-chained audit log."""
+
+    seq: int
+    """Position in the chain, from 1, without gaps."""
+    created_at: dt.datetime
+    """When it was appended (UTC, microseconds)."""
+    kind: str
+    """What happened (an :class:`AuditKind` value)."""
+    account_id: AccountId | None
+    """Whose action, if any."""
+    payload: str
+    """Canonical JSON text of the details."""
+    prev_hash: str
+    """Hash of the previous entry (64 zeros for the first)."""
+    hash: str
+    """SHA-256 over the canonical serialisation of the fields above."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChainHead:
+    """The last entry of the audit chain, as recorded in the chain-head row."""
+
+    seq: int
+    """Sequence number of the last entry (0 when empty)."""
+    hash: str
+    """Its hash (64 zeros when empty)."""

@@ -1,0 +1,466 @@
+"""Purchased plays: purchase, step-by-step reveal, finish, My Games, recall and auto-finish.
+
+A purchase debits the price, draws the outcome, generates the whole play, stores it and appends
+to the audit log in one transaction. From then on the stored play decides everything: a reveal
+only moves the ``revealed`` counter forward (and records a bonus pick with its reel number), and
+the prize is the stored play's, credited once when the play is finished.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from colour_collector.game import codec
+from colour_collector.game.errors import RuleError
+from colour_collector.game.generator import generate
+from colour_collector.game.progress import StepConflictError, StepKind, expected_step, play_out
+from colour_collector.game.progress import reveal as reveal_step
+from colour_collector.game.record import Parity, PlayRecord
+from colour_collector.game.replay import replay
+from colour_collector.service import audit, wallet
+from colour_collector.service.audit import JsonValue
+from colour_collector.service.clock import utcnow
+from colour_collector.service.errors import (
+    ConfirmationRequiredError,
+    DuplicatePlayError,
+    InvalidInputError,
+    PlayNotFoundError,
+    PlayNotOverError,
+    StepOutOfOrderError,
+)
+from colour_collector.service.models import AccountId, AuditKind, MovementKind, Pence
+from colour_collector.service.outcomes import OutcomeSource
+from colour_collector.service.play_models import PlayStatus, StoredPlay
+from colour_collector.service.play_numbers import (
+    PlayNumberError,
+    new_play_number,
+    parse_play_number,
+)
+from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
+
+MAX_PAGE = 100
+"""Most plays one My Games page holds."""
+MAX_IDEMPOTENCY_KEY = 255
+"""Longest accepted Idempotency-Key."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayPolicy:
+    """What a purchase needs from the settings."""
+
+    price_pence: Pence
+    """The price of a play."""
+    finish_delay: dt.timedelta
+    """How long a play may stay unfinished before the server completes it."""
+    outcomes: OutcomeSource
+    """Where outcomes come from."""
+
+
+@dataclass(frozen=True, slots=True)
+class Quote:
+    """What the purchase screen shows before confirmation."""
+
+    price_pence: Pence
+    """The price."""
+    balance_pence: Pence
+    """The wallet balance now."""
+    unfinished: StoredPlay | None
+    """A play in progress that a purchase would resume instead."""
+
+
+@dataclass(frozen=True, slots=True)
+class Purchase:
+    """The answer to a purchase."""
+
+    play: StoredPlay
+    """The new play, or the one resumed."""
+    created: bool
+    """Whether this request bought it (False: resumed, or an Idempotency-Key repeat)."""
+    resumed: bool
+    """Whether an unfinished play was returned instead of a purchase."""
+    balance_pence: Pence
+    """The wallet balance after the request."""
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """The end screen."""
+
+    play: StoredPlay
+    """The finished play."""
+    tier: str | None
+    """The prize tier's name (None: no win)."""
+    balance_pence: Pence
+    """The wallet balance after the prize was credited."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayPage:
+    """One page of My Games."""
+
+    items: Sequence[StoredPlay]
+    """Plays, newest first."""
+    page: int
+    """Page number, from 1."""
+    per_page: int
+    """Page size."""
+    total: int
+    """Plays in all."""
+
+
+def record_of(play: StoredPlay) -> PlayRecord:
+    """The stored play record."""
+    return codec.loads(play.record)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _play_number(text: str) -> str:
+    try:
+        return parse_play_number(text)
+    except PlayNumberError as exc:
+        raise PlayNotFoundError(str(exc)) from None
+
+
+def _owned(uow: UnitOfWork, account_id: AccountId, play_number: str, *, lock: bool) -> StoredPlay:
+    play = uow.plays.get(_play_number(play_number), lock=lock)
+    if play is None or play.account_id != account_id:
+        raise PlayNotFoundError(f"no play {play_number!r} in your account")
+    return play
+
+
+def check_idempotency_key(key: str | None) -> str | None:
+    """The key, if acceptable: 1 to 255 printable ASCII characters."""
+    if key is None:
+        return None
+    if not 0 < len(key) <= MAX_IDEMPOTENCY_KEY or not key.isascii() or not key.isprintable():
+        raise InvalidInputError(
+            f"Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY} printable ASCII characters",
+            field="Idempotency-Key",
+        )
+    return key
+
+
+# -- purchase --------------------------------------------------------------------------------------
+
+
+def quote(factory: UnitOfWorkFactory, account_id: AccountId, policy: PlayPolicy) -> Quote:
+    """Price, balance and any unfinished play, for the purchase screen."""
+    with factory(write=False) as uow:
+        return Quote(
+            policy.price_pence, wallet.balance(uow, account_id), uow.plays.unfinished(account_id)
+        )
+
+
+def purchase(
+    factory: UnitOfWorkFactory,
+    account_id: AccountId,
+    policy: PlayPolicy,
+    *,
+    confirm: bool,
+    idempotency_key: str | None,
+    rng: random.Random,
+    now: dt.datetime | None = None,
+) -> Purchase:
+    """Buy a play (or resume the unfinished one) in one transaction."""
+    if confirm is not True:
+        raise ConfirmationRequiredError(
+            'a purchase must be confirmed: send {"confirm": true}', field="confirm"
+        )
+    key = check_idempotency_key(idempotency_key)
+    at = now or utcnow()
+    with factory() as uow:
+        uow.accounts.lock(account_id)
+        if key is not None:
+            earlier = uow.plays.by_idempotency_key(account_id, key)
+            if earlier is not None:
+                return Purchase(earlier, False, False, wallet.balance(uow, account_id))
+        unfinished = uow.plays.unfinished(account_id)
+        if unfinished is not None:
+            return Purchase(unfinished, False, True, wallet.balance(uow, account_id))
+        before = wallet.balance(uow, account_id)
+        number = new_play_number()
+        wallet.debit(
+            uow, account_id, policy.price_pence, MovementKind.STAKE, reference=number, now=at
+        )
+        tier = policy.outcomes.draw(uow, rng)
+        record = generate(tier, rng)
+        text = codec.dumps(record)
+        play = StoredPlay(
+            id=0,
+            play_number=number,
+            account_id=account_id,
+            status=PlayStatus.IN_PROGRESS,
+            record=text,
+            revealed=0,
+            steps=len(record.steps),
+            tier_index=None if tier is None else tier.index,
+            prize_pence=0 if tier is None else tier.prize_pence,
+            price_pence=policy.price_pence,
+            idempotency_key=key,
+            balance_before_pence=before,
+            balance_after_pence=None,
+            purchased_at=at,
+            finish_by=at + policy.finish_delay,
+            finished_at=None,
+        )
+        try:
+            play = uow.plays.add(play)
+        except DuplicatePlayError:
+            # A Play Number clash (2^-40 a pair) or a racing Idempotency-Key: nothing is written.
+            uow.rollback()
+            raise
+        audit.append(
+            uow,
+            AuditKind.PURCHASE,
+            account_id,
+            {
+                "play_number": number,
+                "price_pence": policy.price_pence,
+                "tier": None if tier is None else tier.name,
+                "record_sha256": _digest(text),
+                "idempotency_key": key,
+            },
+            now=at,
+        )
+        balance = wallet.balance(uow, account_id)
+        uow.commit()
+    return Purchase(play, True, False, balance)
+
+
+# -- reading ---------------------------------------------------------------------------------------
+
+
+def current(factory: UnitOfWorkFactory, account_id: AccountId) -> StoredPlay:
+    """The unfinished play; ``PlayNotFoundError`` if there is none."""
+    with factory(write=False) as uow:
+        play = uow.plays.unfinished(account_id)
+    if play is None:
+        raise PlayNotFoundError("you have no unfinished play")
+    return play
+
+
+def get_play(factory: UnitOfWorkFactory, account_id: AccountId, play_number: str) -> StoredPlay:
+    """One of the player's plays."""
+    with factory(write=False) as uow:
+        return _owned(uow, account_id, play_number, lock=False)
+
+
+def my_games(
+    factory: UnitOfWorkFactory, account_id: AccountId, page: int, per_page: int
+) -> PlayPage:
+    """The player's plays, newest first."""
+    if page < 1:
+        raise InvalidInputError(f"page must be 1 or more, not {page!r}", field="page")
+    if not 1 <= per_page <= MAX_PAGE:
+        raise InvalidInputError(
+            f"per_page must be 1 to {MAX_PAGE}, not {per_page!r}", field="per_page"
+        )
+    with factory(write=False) as uow:
+        items = uow.plays.page(account_id, (page - 1) * per_page, per_page)
+        total = uow.plays.count(account_id)
+    return PlayPage(items, page, per_page, total)
+
+
+# -- reveal and finish -----------------------------------------------------------------------------
+
+
+def parse_step_request(kind: str, pick: str | None) -> tuple[StepKind, Parity | None]:
+    """Check a step request's kind and pick."""
+    kinds = [k.value for k in StepKind]
+    if kind not in kinds:
+        raise InvalidInputError(f"kind must be one of {kinds!r}, not {kind!r}", field="kind")
+    step_kind = StepKind(kind)
+    if step_kind is StepKind.BONUS_PICK:
+        if pick not in ("odd", "even"):
+            raise InvalidInputError(
+                f"a bonus pick needs pick 'odd' or 'even', not {pick!r}", field="pick"
+            )
+        return step_kind, Parity(pick)
+    if pick is not None:
+        raise InvalidInputError(f"only a bonus pick takes a pick, not a {kind!r}", field="pick")
+    return step_kind, None
+
+
+def advance(
+    record: PlayRecord, revealed: int, kind: StepKind, pick: Parity | None, rng: random.Random
+) -> PlayRecord:
+    """Reveal the next step of a stored record, as a service error when out of order."""
+    try:
+        return reveal_step(record, revealed, kind, pick, rng)
+    except StepConflictError as exc:
+        expected = None if exc.expected is None else exc.expected.value
+        raise StepOutOfOrderError(str(exc), expected=expected) from None
+
+
+def reveal(
+    factory: UnitOfWorkFactory,
+    account_id: AccountId,
+    play_number: str,
+    kind: str,
+    pick: str | None,
+    *,
+    rng: random.Random,
+    now: dt.datetime | None = None,
+) -> tuple[StoredPlay, int]:
+    """Reveal the next step; return the saved play and the index of the step revealed."""
+    step_kind, parity = parse_step_request(kind, pick)
+    with factory() as uow:
+        play = _owned(uow, account_id, play_number, lock=True)
+        if play.status is not PlayStatus.IN_PROGRESS:
+            raise StepOutOfOrderError(f"play {play.play_number} is finished", expected=None)
+        record = advance(record_of(play), play.revealed, step_kind, parity, rng)
+        text = play.record if parity is None else codec.dumps(record)
+        index = play.revealed
+        saved = replace(play, record=text, revealed=index + 1)
+        uow.plays.update(
+            play.id,
+            record=text,
+            revealed=index + 1,
+            status=play.status,
+            balance_after_pence=None,
+            finished_at=None,
+        )
+        step = record.steps[index]
+        payload: dict[str, JsonValue] = {
+            "play_number": play.play_number,
+            "step": index,
+            "kind": kind,
+        }
+        if parity is not None:
+            payload["pick"] = parity.value
+            payload["number"] = getattr(step, "number", None)
+        audit.append(uow, AuditKind.REVEAL, account_id, payload, now=now)
+        uow.commit()
+    return saved, index
+
+
+def finish(
+    factory: UnitOfWorkFactory,
+    account_id: AccountId,
+    play_number: str,
+    *,
+    now: dt.datetime | None = None,
+) -> Finished:
+    """Press FINISH: credit the prize exactly once; repeats answer the same."""
+    at = now or utcnow()
+    with factory() as uow:
+        uow.accounts.lock(account_id)
+        play = _owned(uow, account_id, play_number, lock=True)
+        record = record_of(play)
+        if play.status is PlayStatus.IN_PROGRESS:
+            nxt = expected_step(record, play.revealed)
+            if nxt is not None:
+                raise PlayNotOverError(
+                    f"play {play.play_number} is not over: the next step is {nxt.value!r}",
+                    expected=nxt.value,
+                )
+            play = _settle(
+                uow, play, record, status=PlayStatus.FINISHED, kind=AuditKind.FINISH, at=at
+            )
+        balance = wallet.balance(uow, account_id)
+        uow.commit()
+    return Finished(play, _tier_name(record), balance)
+
+
+def _tier_name(record: PlayRecord) -> str | None:
+    tier = replay(record).tier
+    return None if tier is None else tier.name
+
+
+def _settle(
+    uow: UnitOfWork,
+    play: StoredPlay,
+    record: PlayRecord,
+    *,
+    status: PlayStatus,
+    kind: AuditKind,
+    at: dt.datetime,
+) -> StoredPlay:
+    """Credit the stored play's prize and close it (inside the caller's unit of work)."""
+    try:
+        result = replay(record)
+    except RuleError as exc:  # the stored play was generated and checked at purchase
+        raise RuntimeError(f"stored play {play.play_number} does not replay: {exc}") from exc
+    if result.prize != play.prize_pence:
+        raise RuntimeError(f"stored play {play.play_number} pays {result.prize}, not its prize")
+    if play.prize_pence > 0:
+        wallet.credit(
+            uow,
+            play.account_id,
+            play.prize_pence,
+            MovementKind.PRIZE,
+            reference=play.play_number,
+            now=at,
+        )
+    balance = wallet.balance(uow, play.account_id)
+    text = codec.dumps(record)
+    uow.plays.update(
+        play.id,
+        record=text,
+        revealed=len(record.steps),
+        status=status,
+        balance_after_pence=balance,
+        finished_at=at,
+    )
+    audit.append(
+        uow,
+        kind,
+        play.account_id,
+        {
+            "play_number": play.play_number,
+            "prize_pence": play.prize_pence,
+            "tier": None if result.tier is None else result.tier.name,
+            "record_sha256": _digest(text),
+        },
+        now=at,
+    )
+    return replace(
+        play,
+        record=text,
+        revealed=len(record.steps),
+        status=status,
+        balance_after_pence=balance,
+        finished_at=at,
+    )
+
+
+def auto_finish_due(
+    factory: UnitOfWorkFactory,
+    rng: random.Random,
+    *,
+    now: dt.datetime | None = None,
+    limit: int = 100,
+) -> list[str]:
+    """Complete plays left unfinished past their time; return their Play Numbers.
+
+    Remaining bonus rounds get random picks (the picks change nothing); the prize is credited.
+    """
+    at = now or utcnow()
+    with factory(write=False) as uow:
+        due = list(uow.plays.due(at, limit))
+    done = []
+    for number in due:
+        with factory() as uow:
+            play = uow.plays.get(number, lock=True)
+            if play is None or play.status is not PlayStatus.IN_PROGRESS or play.finish_by > at:
+                continue
+            uow.accounts.lock(play.account_id)
+            record = play_out(record_of(play), play.revealed, rng)
+            _settle(
+                uow,
+                play,
+                record,
+                status=PlayStatus.AUTO_FINISHED,
+                kind=AuditKind.AUTO_FINISH,
+                at=at,
+            )
+            uow.commit()
+            done.append(number)
+    return done

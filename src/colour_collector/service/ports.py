@@ -1,0 +1,299 @@
+"""What the use cases ask of storage. ``colour_collector.store`` implements these.
+
+A unit of work is one database transaction: it rolls back unless :meth:`UnitOfWork.commit` is
+called. Use cases that move money or append to the audit log do all their writes through one
+unit of work, so a purchase can debit the wallet, store the play and append the audit entry
+atomically.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from types import TracebackType
+from typing import Protocol, Self
+
+from colour_collector.service.models import (
+    Account,
+    AccountId,
+    AuditEntry,
+    ChainHead,
+    Movement,
+    MovementKind,
+    Pence,
+    StoredAccount,
+)
+from colour_collector.service.play_models import PlayStatus, StoredPlay, TryPlay
+
+
+class AccountRepository(Protocol):
+    """Accounts and their credentials."""
+
+    def add(
+        self, *, email: str, password_hash: str, date_of_birth: dt.date, created_at: dt.datetime
+    ) -> Account:
+        """Store a new account; raise ``EmailTakenError`` if the e-mail is taken."""
+        ...
+
+    def get(self, account_id: AccountId) -> Account | None:
+        """The account with this id, if any."""
+        ...
+
+    def find_by_email(self, email: str) -> StoredAccount | None:
+        """The account registered with this normalised e-mail, if any."""
+        ...
+
+    def lock(self, account_id: AccountId) -> None:
+        """Hold the account row until the end of the transaction (``SELECT ... FOR UPDATE``).
+
+        Writers that read-then-write the wallet of one account call this first so that they
+        serialise. On SQLite the whole write transaction is already serialised by
+        ``BEGIN IMMEDIATE``.
+        """
+        ...
+
+
+class SessionRepository(Protocol):
+    """Login sessions, keyed by the SHA-256 of the opaque token held in the cookie."""
+
+    def add(
+        self,
+        *,
+        token_hash: str,
+        account_id: AccountId,
+        created_at: dt.datetime,
+        expires_at: dt.datetime,
+    ) -> None:
+        """Store a new session."""
+        ...
+
+    def account_for(self, token_hash: str, now: dt.datetime) -> AccountId | None:
+        """The account of an unexpired session, if any."""
+        ...
+
+    def delete(self, token_hash: str) -> AccountId | None:
+        """Remove a session; return its account if it existed."""
+        ...
+
+    def delete_expired(self, now: dt.datetime) -> int:
+        """Remove expired sessions; return how many."""
+        ...
+
+
+class LoginAttemptRepository(Protocol):
+    """Failed login attempts, shared by every server process through the database."""
+
+    def add_failure(self, *, email: str, client: str, at: dt.datetime) -> None:
+        """Record one failed attempt."""
+        ...
+
+    def failures_by_email(self, email: str, since: dt.datetime) -> Sequence[dt.datetime]:
+        """Times of failures for this e-mail at or after ``since``, oldest first."""
+        ...
+
+    def failures_by_client(self, client: str, since: dt.datetime) -> Sequence[dt.datetime]:
+        """Times of failures from this client at or after ``since``, oldest first."""
+        ...
+
+    def clear_email(self, email: str) -> None:
+        """Forget the failures of an e-mail (after a successful login)."""
+        ...
+
+    def delete_before(self, before: dt.datetime) -> int:
+        """Forget failures older than ``before``; return how many."""
+        ...
+
+
+class LedgerRepository(Protocol):
+    """The wallet ledger: one row per movement, the balance is their sum."""
+
+    def add(
+        self,
+        *,
+        account_id: AccountId,
+        amount_pence: Pence,
+        kind: MovementKind,
+        reference: str | None,
+        created_at: dt.datetime,
+    ) -> Movement:
+        """Append one movement."""
+        ...
+
+    def balance(self, account_id: AccountId) -> Pence:
+        """Sum of all movements of the account (0 when none)."""
+        ...
+
+    def recent(self, account_id: AccountId, limit: int) -> Sequence[Movement]:
+        """The latest movements, newest first."""
+        ...
+
+    def get(self, movement_id: int) -> Movement | None:
+        """One movement by id."""
+        ...
+
+
+class AuditRepository(Protocol):
+    """The append-only, hash-chained audit log."""
+
+    def lock_head(self) -> ChainHead:
+        """Lock the chain-head row until the end of the transaction and return it."""
+        ...
+
+    def append(self, entry: AuditEntry) -> None:
+        """Insert the entry and move the chain head to it (the head must be locked)."""
+        ...
+
+    def head(self) -> ChainHead:
+        """The chain head, without locking."""
+        ...
+
+    def entries(self, after_seq: int = 0, limit: int = 1000) -> Sequence[AuditEntry]:
+        """Entries with ``seq > after_seq`` in order, at most ``limit``."""
+        ...
+
+
+class UnitOfWork(Protocol):
+    """One transaction over all repositories. Rolls back on exit unless committed."""
+
+    @property
+    def accounts(self) -> AccountRepository:
+        """Accounts and credentials."""
+        ...
+
+    @property
+    def sessions(self) -> SessionRepository:
+        """Login sessions."""
+        ...
+
+    @property
+    def login_attempts(self) -> LoginAttemptRepository:
+        """Failed logins."""
+        ...
+
+    @property
+    def ledger(self) -> LedgerRepository:
+        """The wallet ledger."""
+        ...
+
+    @property
+    def audit(self) -> AuditRepository:
+        """The audit log."""
+        ...
+
+    @property
+    def plays(self) -> PlayRepository:
+        """Purchased plays."""
+        ...
+
+    @property
+    def tries(self) -> TryRepository:
+        """Free Try plays."""
+        ...
+
+    @property
+    def pool(self) -> PoolRepository:
+        """The finite prize pool."""
+        ...
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+    def commit(self) -> None:
+        """Make every write of this unit of work durable."""
+        ...
+
+    def rollback(self) -> None:
+        """Discard every write of this unit of work."""
+        ...
+
+
+class UnitOfWorkFactory(Protocol):
+    """Opens units of work. ``write=False`` may skip taking the write lock (SQLite)."""
+
+    def __call__(self, *, write: bool = True) -> UnitOfWork: ...
+
+
+class PlayRepository(Protocol):
+    """Purchased plays."""
+
+    def add(self, play: StoredPlay) -> StoredPlay:
+        """Store a new play (its ``id`` is ignored); raise ``DuplicatePlayError`` if its Play
+        Number or (account, Idempotency-Key) is taken."""
+        ...
+
+    def get(self, play_number: str, *, lock: bool = False) -> StoredPlay | None:
+        """The play with this Play Number (locked for update when ``lock``)."""
+        ...
+
+    def by_idempotency_key(self, account_id: AccountId, key: str) -> StoredPlay | None:
+        """The play an earlier purchase with this key made."""
+        ...
+
+    def unfinished(self, account_id: AccountId) -> StoredPlay | None:
+        """The account's play in progress, if any."""
+        ...
+
+    def page(self, account_id: AccountId, offset: int, limit: int) -> Sequence[StoredPlay]:
+        """The account's plays, newest first."""
+        ...
+
+    def count(self, account_id: AccountId) -> int:
+        """How many plays the account has."""
+        ...
+
+    def due(self, now: dt.datetime, limit: int) -> Sequence[str]:
+        """Play Numbers of plays in progress whose ``finish_by`` has passed."""
+        ...
+
+    def update(
+        self,
+        play_id: int,
+        *,
+        record: str,
+        revealed: int,
+        status: PlayStatus,
+        balance_after_pence: Pence | None,
+        finished_at: dt.datetime | None,
+    ) -> None:
+        """Save progress."""
+        ...
+
+
+class TryRepository(Protocol):
+    """Free Try plays, found by the hash of their secret token."""
+
+    def add(self, token_hash: str, play: TryPlay) -> TryPlay:
+        """Store a new Try play."""
+        ...
+
+    def get(self, token_hash: str, *, lock: bool = False) -> TryPlay | None:
+        """The Try play with this token hash."""
+        ...
+
+    def update(
+        self, play_id: int, *, record: str, revealed: int, finished_at: dt.datetime | None
+    ) -> None:
+        """Save progress."""
+        ...
+
+    def delete_before(self, before: dt.datetime) -> int:
+        """Forget Try plays started before ``before``; return how many."""
+        ...
+
+
+class PoolRepository(Protocol):
+    """The finite prize pool's remaining counts, shared by every server process."""
+
+    def lock(self) -> tuple[int, ...] | None:
+        """Lock the pool row and return the remaining counts (None if no pool is stored)."""
+        ...
+
+    def save(self, remaining: tuple[int, ...], dealt: int) -> None:
+        """Store new remaining counts (the row must be locked, or be new)."""
+        ...

@@ -1,0 +1,89 @@
+"""Engines and the :class:`Database` handle the server and CLI hold.
+
+SQLite is made safe for several writers: WAL journal, a busy timeout, foreign keys on, and
+every write transaction opened with ``BEGIN IMMEDIATE`` so writers queue for the lock up front
+instead of failing with "database is locked" when they first write. Read-only units of work
+open with a plain ``BEGIN`` and are not blocked by writers (WAL).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, make_url, text
+from sqlalchemy.orm import Session, sessionmaker
+
+from colour_collector.store.unit_of_work import SqlUnitOfWork
+
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+"""How long an SQLite connection waits for the write lock before giving up."""
+
+_BEGIN_OPTION = "colour_collector_sqlite_begin"
+
+
+def make_engine(url: str, **kwargs: Any) -> Engine:
+    """An engine for ``url`` with the SQLite settings above (PostgreSQL: pre-ping on)."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        database = parsed.database or ""
+        if database and database != ":memory:" and not database.startswith("file:"):
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(
+            parsed,
+            connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
+            **kwargs,
+        )
+        _configure_sqlite(engine)
+        return engine
+    return create_engine(parsed, pool_pre_ping=True, **kwargs)
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
+        # Take transaction control away from the sqlite3 module; BEGIN is emitted below.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = NORMAL")
+            cursor.execute("PRAGMA foreign_keys = ON")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        mode = connection.get_execution_options().get(_BEGIN_OPTION, "IMMEDIATE")
+        connection.exec_driver_sql("BEGIN" if mode == "DEFERRED" else "BEGIN IMMEDIATE")
+
+
+class Database:
+    """An engine plus a session factory; opens units of work."""
+
+    def __init__(self, url: str, **engine_kwargs: Any) -> None:
+        self.url = url
+        self.engine = make_engine(url, **engine_kwargs)
+        self.is_sqlite = self.engine.dialect.name == "sqlite"
+        self._sessions = sessionmaker(bind=self.engine, expire_on_commit=False)
+
+    def unit_of_work(self, *, write: bool = True) -> SqlUnitOfWork:
+        """A new unit of work; ``write=False`` reads without taking SQLite's write lock."""
+        options = {} if write or not self.is_sqlite else {_BEGIN_OPTION: "DEFERRED"}
+        return SqlUnitOfWork(self._new_session, options)
+
+    __call__ = unit_of_work
+
+    def _new_session(self) -> Session:
+        return self._sessions()
+
+    def ping(self) -> None:
+        """Run ``SELECT 1``; raises if the database cannot be reached."""
+        with self.engine.connect() as connection:
+            connection.execution_options(**{_BEGIN_OPTION: "DEFERRED"}).execute(text("SELECT 1"))
+
+    def dispose(self) -> None:
+        """Close every pooled connection."""
+        self.engine.dispose()

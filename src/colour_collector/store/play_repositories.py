@@ -1,0 +1,239 @@
+"""Repositories for purchased plays, Try plays and the finite prize pool."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from colour_collector.service.errors import DuplicatePlayError
+from colour_collector.service.models import AccountId, Pence
+from colour_collector.service.play_models import PlayStatus, StoredPlay, TryPlay
+from colour_collector.store.tables import plays, prize_pool, try_plays
+
+POOL_ROW = 1
+"""Id of the single prize pool row."""
+
+
+def _play(row: Any) -> StoredPlay:
+    return StoredPlay(
+        id=row.id,
+        play_number=row.play_number,
+        account_id=row.account_id,
+        status=PlayStatus(row.status),
+        record=row.record,
+        revealed=row.revealed,
+        steps=row.steps,
+        tier_index=row.tier_index,
+        prize_pence=row.prize_pence,
+        price_pence=row.price_pence,
+        idempotency_key=row.idempotency_key,
+        balance_before_pence=row.balance_before_pence,
+        balance_after_pence=row.balance_after_pence,
+        purchased_at=row.purchased_at,
+        finish_by=row.finish_by,
+        finished_at=row.finished_at,
+    )
+
+
+class SqlPlayRepository:
+    """Implements ``PlayRepository``."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def add(self, play: StoredPlay) -> StoredPlay:
+        values = {
+            "play_number": play.play_number,
+            "account_id": play.account_id,
+            "status": play.status.value,
+            "record": play.record,
+            "revealed": play.revealed,
+            "steps": play.steps,
+            "tier_index": play.tier_index,
+            "prize_pence": play.prize_pence,
+            "price_pence": play.price_pence,
+            "idempotency_key": play.idempotency_key,
+            "balance_before_pence": play.balance_before_pence,
+            "balance_after_pence": play.balance_after_pence,
+            "purchased_at": play.purchased_at,
+            "finish_by": play.finish_by,
+            "finished_at": play.finished_at,
+        }
+        try:
+            with self.session.begin_nested():
+                new_id = self.session.execute(
+                    insert(plays).values(values).returning(plays.c.id)
+                ).scalar_one()
+        except IntegrityError:
+            raise DuplicatePlayError(
+                f"play {play.play_number!r} clashes with a stored play"
+            ) from None
+        return _replace_id(play, new_id)
+
+    def get(self, play_number: str, *, lock: bool = False) -> StoredPlay | None:
+        query = select(plays).where(plays.c.play_number == play_number)
+        if lock:
+            query = query.with_for_update()
+        row = self.session.execute(query).first()
+        return None if row is None else _play(row)
+
+    def by_idempotency_key(self, account_id: AccountId, key: str) -> StoredPlay | None:
+        row = self.session.execute(
+            select(plays).where(plays.c.account_id == account_id, plays.c.idempotency_key == key)
+        ).first()
+        return None if row is None else _play(row)
+
+    def unfinished(self, account_id: AccountId) -> StoredPlay | None:
+        row = self.session.execute(
+            select(plays)
+            .where(
+                plays.c.account_id == account_id,
+                plays.c.status == PlayStatus.IN_PROGRESS.value,
+            )
+            .order_by(plays.c.id.desc())
+            .limit(1)
+        ).first()
+        return None if row is None else _play(row)
+
+    def page(self, account_id: AccountId, offset: int, limit: int) -> Sequence[StoredPlay]:
+        rows = self.session.execute(
+            select(plays)
+            .where(plays.c.account_id == account_id)
+            .order_by(plays.c.id.desc())
+            .offset(offset)
+            .limit(limit)
+        )
+        return [_play(row) for row in rows]
+
+    def count(self, account_id: AccountId) -> int:
+        return int(
+            self.session.execute(
+                select(func.count()).select_from(plays).where(plays.c.account_id == account_id)
+            ).scalar_one()
+        )
+
+    def due(self, now: dt.datetime, limit: int) -> Sequence[str]:
+        rows = self.session.execute(
+            select(plays.c.play_number)
+            .where(plays.c.status == PlayStatus.IN_PROGRESS.value, plays.c.finish_by <= now)
+            .order_by(plays.c.finish_by)
+            .limit(limit)
+        )
+        return [row.play_number for row in rows]
+
+    def update(
+        self,
+        play_id: int,
+        *,
+        record: str,
+        revealed: int,
+        status: PlayStatus,
+        balance_after_pence: Pence | None,
+        finished_at: dt.datetime | None,
+    ) -> None:
+        self.session.execute(
+            update(plays)
+            .where(plays.c.id == play_id)
+            .values(
+                record=record,
+                revealed=revealed,
+                status=status.value,
+                balance_after_pence=balance_after_pence,
+                finished_at=finished_at,
+            )
+        )
+
+
+def _replace_id(play: StoredPlay, new_id: int) -> StoredPlay:
+    return replace(play, id=new_id)
+
+
+def _try(row: Any) -> TryPlay:
+    return TryPlay(
+        id=row.id,
+        record=row.record,
+        revealed=row.revealed,
+        steps=row.steps,
+        prize_pence=row.prize_pence,
+        created_at=row.created_at,
+        finished_at=row.finished_at,
+    )
+
+
+class SqlTryRepository:
+    """Implements ``TryRepository``."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def add(self, token_hash: str, play: TryPlay) -> TryPlay:
+        new_id = self.session.execute(
+            insert(try_plays)
+            .values(
+                token_hash=token_hash,
+                record=play.record,
+                revealed=play.revealed,
+                steps=play.steps,
+                prize_pence=play.prize_pence,
+                created_at=play.created_at,
+                finished_at=play.finished_at,
+            )
+            .returning(try_plays.c.id)
+        ).scalar_one()
+        return TryPlay(
+            new_id, play.record, play.revealed, play.steps, play.prize_pence, play.created_at, None
+        )
+
+    def get(self, token_hash: str, *, lock: bool = False) -> TryPlay | None:
+        query = select(try_plays).where(try_plays.c.token_hash == token_hash)
+        if lock:
+            query = query.with_for_update()
+        row = self.session.execute(query).first()
+        return None if row is None else _try(row)
+
+    def update(
+        self, play_id: int, *, record: str, revealed: int, finished_at: dt.datetime | None
+    ) -> None:
+        self.session.execute(
+            update(try_plays)
+            .where(try_plays.c.id == play_id)
+            .values(record=record, revealed=revealed, finished_at=finished_at)
+        )
+
+    def delete_before(self, before: dt.datetime) -> int:
+        result = self.session.execute(delete(try_plays).where(try_plays.c.created_at < before))
+        return int(getattr(result, "rowcount", 0) or 0)
+
+
+class SqlPoolRepository:
+    """Implements ``PoolRepository``: one row holding the remaining counts as JSON."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def lock(self) -> tuple[int, ...] | None:
+        row = self.session.execute(
+            select(prize_pool.c.remaining).where(prize_pool.c.id == POOL_ROW).with_for_update()
+        ).first()
+        if row is None:
+            return None
+        return tuple(int(n) for n in json.loads(row.remaining))
+
+    def save(self, remaining: tuple[int, ...], dealt: int) -> None:
+        text = json.dumps(list(remaining))
+        changed = self.session.execute(
+            update(prize_pool)
+            .where(prize_pool.c.id == POOL_ROW)
+            .values(remaining=text, dealt=dealt)
+        )
+        if not getattr(changed, "rowcount", 0):
+            self.session.execute(
+                insert(prize_pool).values(id=POOL_ROW, remaining=text, dealt=dealt)
+            )

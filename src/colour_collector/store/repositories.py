@@ -1,0 +1,304 @@
+"""Repositories over the tables of :mod:`colour_collector.store.tables`.
+
+Each returns the frozen records of :mod:`colour_collector.service.models`, never rows.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from colour_collector.service.errors import EmailTakenError
+from colour_collector.service.models import (
+    Account,
+    AccountId,
+    AuditEntry,
+    ChainHead,
+    Movement,
+    MovementKind,
+    Pence,
+    StoredAccount,
+)
+from colour_collector.store.tables import (
+    accounts,
+    audit_head,
+    audit_log,
+    ledger,
+    login_failures,
+    sessions,
+)
+
+GENESIS_HASH = "0" * 64
+
+
+def _account(row: Any) -> Account:
+    return Account(
+        id=row.id,
+        email=row.email,
+        date_of_birth=row.date_of_birth,
+        created_at=row.created_at,
+    )
+
+
+def _movement(row: Any) -> Movement:
+    return Movement(
+        id=row.id,
+        account_id=row.account_id,
+        amount_pence=int(row.amount_pence),
+        kind=MovementKind(row.kind),
+        reference=row.reference,
+        created_at=row.created_at,
+    )
+
+
+class SqlAccountRepository:
+    """Implements ``AccountRepository``."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def add(
+        self, *, email: str, password_hash: str, date_of_birth: dt.date, created_at: dt.datetime
+    ) -> Account:
+        values = {
+            "email": email,
+            "password_hash": password_hash,
+            "date_of_birth": date_of_birth,
+            "created_at": created_at,
+        }
+        try:
+            with self.session.begin_nested():
+                new_id = self.session.execute(
+                    insert(accounts).values(values).returning(accounts.c.id)
+                ).scalar_one()
+        except IntegrityError:
+            raise EmailTakenError(f"an account with e-mail {email!r} already exists") from None
+        return Account(id=new_id, email=email, date_of_birth=date_of_birth, created_at=created_at)
+
+    def get(self, account_id: AccountId) -> Account | None:
+        row = self.session.execute(select(accounts).where(accounts.c.id == account_id)).first()
+        return None if row is None else _account(row)
+
+    def find_by_email(self, email: str) -> StoredAccount | None:
+        row = self.session.execute(select(accounts).where(accounts.c.email == email)).first()
+        if row is None:
+            return None
+        return StoredAccount(account=_account(row), password_hash=row.password_hash)
+
+    def lock(self, account_id: AccountId) -> None:
+        # FOR UPDATE is left out by SQLAlchemy on SQLite, where BEGIN IMMEDIATE serialises.
+        self.session.execute(
+            select(accounts.c.id).where(accounts.c.id == account_id).with_for_update()
+        )
+
+
+class SqlSessionRepository:
+    """Implements ``SessionRepository``."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def add(
+        self,
+        *,
+        token_hash: str,
+        account_id: AccountId,
+        created_at: dt.datetime,
+        expires_at: dt.datetime,
+    ) -> None:
+        self.session.execute(
+            insert(sessions).values(
+                token_hash=token_hash,
+                account_id=account_id,
+                created_at=created_at,
+                expires_at=expires_at,
+            )
+        )
+
+    def account_for(self, token_hash: str, now: dt.datetime) -> AccountId | None:
+        found = self.session.execute(
+            select(sessions.c.account_id).where(
+                sessions.c.token_hash == token_hash, sessions.c.expires_at > now
+            )
+        ).scalar_one_or_none()
+        return None if found is None else int(found)
+
+    def delete(self, token_hash: str) -> AccountId | None:
+        found = self.session.execute(
+            delete(sessions)
+            .where(sessions.c.token_hash == token_hash)
+            .returning(sessions.c.account_id)
+        ).scalar_one_or_none()
+        return None if found is None else int(found)
+
+    def delete_expired(self, now: dt.datetime) -> int:
+        result = self.session.execute(delete(sessions).where(sessions.c.expires_at <= now))
+        return int(getattr(result, "rowcount", 0))
+
+
+class SqlLoginAttemptRepository:
+    """Implements ``LoginAttemptRepository``."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def add_failure(self, *, email: str, client: str, at: dt.datetime) -> None:
+        self.session.execute(
+            insert(login_failures).values(email=email, client=client[:255], created_at=at)
+        )
+
+    def failures_by_email(self, email: str, since: dt.datetime) -> Sequence[dt.datetime]:
+        return (
+            self.session.execute(
+                select(login_failures.c.created_at)
+                .where(login_failures.c.email == email, login_failures.c.created_at >= since)
+                .order_by(login_failures.c.created_at)
+            )
+            .scalars()
+            .all()
+        )
+
+    def failures_by_client(self, client: str, since: dt.datetime) -> Sequence[dt.datetime]:
+        return (
+            self.session.execute(
+                select(login_failures.c.created_at)
+                .where(
+                    login_failures.c.client == client[:255], login_failures.c.created_at >= since
+                )
+                .order_by(login_failures.c.created_at)
+            )
+            .scalars()
+            .all()
+        )
+
+    def clear_email(self, email: str) -> None:
+        self.session.execute(delete(login_failures).where(login_failures.c.email == email))
+
+    def delete_before(self, before: dt.datetime) -> int:
+        result = self.session.execute(
+            delete(login_failures).where(login_failures.c.created_at < before)
+        )
+        return int(getattr(result, "rowcount", 0))
+
+
+class SqlLedgerRepository:
+    """Implements ``LedgerRepository``."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def add(
+        self,
+        *,
+        account_id: AccountId,
+        amount_pence: Pence,
+        kind: MovementKind,
+        reference: str | None,
+        created_at: dt.datetime,
+    ) -> Movement:
+        new_id = self.session.execute(
+            insert(ledger)
+            .values(
+                account_id=account_id,
+                amount_pence=amount_pence,
+                kind=str(kind),
+                reference=reference,
+                created_at=created_at,
+            )
+            .returning(ledger.c.id)
+        ).scalar_one()
+        return Movement(
+            id=new_id,
+            account_id=account_id,
+            amount_pence=amount_pence,
+            kind=kind,
+            reference=reference,
+            created_at=created_at,
+        )
+
+    def balance(self, account_id: AccountId) -> Pence:
+        total = self.session.execute(
+            select(func.coalesce(func.sum(ledger.c.amount_pence), 0)).where(
+                ledger.c.account_id == account_id
+            )
+        ).scalar_one()
+        return int(total)
+
+    def recent(self, account_id: AccountId, limit: int) -> Sequence[Movement]:
+        rows = self.session.execute(
+            select(ledger)
+            .where(ledger.c.account_id == account_id)
+            .order_by(ledger.c.id.desc())
+            .limit(limit)
+        ).all()
+        return [_movement(row) for row in rows]
+
+    def get(self, movement_id: int) -> Movement | None:
+        row = self.session.execute(select(ledger).where(ledger.c.id == movement_id)).first()
+        return None if row is None else _movement(row)
+
+
+class SqlAuditRepository:
+    """Implements ``AuditRepository``. Appends serialise on the single ``audit_head`` row."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def lock_head(self) -> ChainHead:
+        row = self.session.execute(
+            select(audit_head.c.seq, audit_head.c.hash)
+            .where(audit_head.c.id == 1)
+            .with_for_update()
+        ).first()
+        if row is None:
+            raise RuntimeError("audit_head row is missing; run the migrations")
+        return ChainHead(seq=int(row.seq), hash=row.hash)
+
+    def append(self, entry: AuditEntry) -> None:
+        self.session.execute(
+            insert(audit_log).values(
+                seq=entry.seq,
+                created_at=entry.created_at,
+                kind=entry.kind,
+                account_id=entry.account_id,
+                payload=entry.payload,
+                prev_hash=entry.prev_hash,
+                hash=entry.hash,
+            )
+        )
+        self.session.execute(
+            update(audit_head).where(audit_head.c.id == 1).values(seq=entry.seq, hash=entry.hash)
+        )
+
+    def head(self) -> ChainHead:
+        row = self.session.execute(
+            select(audit_head.c.seq, audit_head.c.hash).where(audit_head.c.id == 1)
+        ).first()
+        if row is None:
+            return ChainHead(seq=0, hash=GENESIS_HASH)
+        return ChainHead(seq=int(row.seq), hash=row.hash)
+
+    def entries(self, after_seq: int = 0, limit: int = 1000) -> Sequence[AuditEntry]:
+        rows = self.session.execute(
+            select(audit_log)
+            .where(audit_log.c.seq > after_seq)
+            .order_by(audit_log.c.seq)
+            .limit(limit)
+        ).all()
+        return [
+            AuditEntry(
+                seq=int(row.seq),
+                created_at=row.created_at,
+                kind=row.kind,
+                account_id=row.account_id,
+                payload=row.payload,
+                prev_hash=row.prev_hash,
+                hash=row.hash,
+            )
+            for row in rows
+        ]

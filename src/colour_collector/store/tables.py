@@ -1,0 +1,172 @@
+"""SQLAlchemy table definitions. The schema itself is created by the Alembic migrations in
+``store/migrations``; these mirror it for the repositories (and for autogenerate)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Date,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    TypeDecorator,
+)
+
+
+class UtcDateTime(TypeDecorator[dt.datetime]):
+    """A timestamp stored in UTC and always read back timezone-aware.
+
+    PostgreSQL keeps ``timestamptz``; SQLite stores naive UTC text, made aware again on read.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: dt.datetime | None, dialect: Dialect) -> Any:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError(f"naive datetime {value!r} given; use timezone-aware UTC")
+        utc = value.astimezone(dt.UTC)
+        return utc.replace(tzinfo=None) if dialect.name == "sqlite" else utc
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> dt.datetime | None:
+        if value is None:
+            return None
+        if not isinstance(value, dt.datetime):
+            raise TypeError(f"expected a datetime from the database, got {value!r}")
+        if value.tzinfo is None:
+            return value.replace(tzinfo=dt.UTC)
+        return value.astimezone(dt.UTC)
+
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+metadata = MetaData(naming_convention=NAMING)
+
+accounts = Table(
+    "accounts",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("email", String(254), nullable=False, unique=True),
+    Column("password_hash", String(255), nullable=False),
+    Column("date_of_birth", Date, nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+)
+
+sessions = Table(
+    "sessions",
+    metadata,
+    Column("token_hash", String(64), primary_key=True),
+    Column("account_id", Integer, ForeignKey("accounts.id"), nullable=False, index=True),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("expires_at", UtcDateTime, nullable=False, index=True),
+)
+
+login_failures = Table(
+    "login_failures",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("email", String(254), nullable=False),
+    Column("client", String(255), nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+    Index("ix_login_failures_email_created_at", "email", "created_at"),
+    Index("ix_login_failures_client_created_at", "client", "created_at"),
+)
+
+ledger = Table(
+    "ledger",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("account_id", Integer, ForeignKey("accounts.id"), nullable=False),
+    Column("amount_pence", BigInteger, nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("reference", String(255), nullable=True),
+    Column("created_at", UtcDateTime, nullable=False),
+    Index("ix_ledger_account_id_id", "account_id", "id"),
+)
+
+audit_log = Table(
+    "audit_log",
+    metadata,
+    Column("seq", BigInteger, primary_key=True, autoincrement=False),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("account_id", Integer, nullable=True, index=True),
+    Column("payload", Text, nullable=False),
+    Column("prev_hash", String(64), nullable=False),
+    Column("hash", String(64), nullable=False, unique=True),
+)
+
+audit_head = Table(
+    "audit_head",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("seq", BigInteger, nullable=False),
+    Column("hash", String(64), nullable=False),
+)
+"""A single row (id=1) naming the last entry; appenders lock it to serialise."""
+
+plays = Table(
+    "plays",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("play_number", String(16), nullable=False, unique=True),
+    Column("account_id", Integer, ForeignKey("accounts.id"), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("record", Text, nullable=False),
+    Column("revealed", Integer, nullable=False),
+    Column("steps", Integer, nullable=False),
+    Column("tier_index", Integer, nullable=True),
+    Column("prize_pence", BigInteger, nullable=False),
+    Column("price_pence", BigInteger, nullable=False),
+    Column("idempotency_key", String(255), nullable=True),
+    Column("balance_before_pence", BigInteger, nullable=False),
+    Column("balance_after_pence", BigInteger, nullable=True),
+    Column("purchased_at", UtcDateTime, nullable=False),
+    Column("finish_by", UtcDateTime, nullable=False),
+    Column("finished_at", UtcDateTime, nullable=True),
+    Index("ix_plays_account_id_id", "account_id", "id"),
+    Index("ix_plays_status_finish_by", "status", "finish_by"),
+    Index("uq_plays_account_id_idempotency_key", "account_id", "idempotency_key", unique=True),
+)
+"""Purchased plays: the whole record fixed at purchase, and how far the player has revealed it."""
+
+try_plays = Table(
+    "try_plays",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("token_hash", String(64), nullable=False, unique=True),
+    Column("record", Text, nullable=False),
+    Column("revealed", Integer, nullable=False),
+    Column("steps", Integer, nullable=False),
+    Column("prize_pence", BigInteger, nullable=False),
+    Column("created_at", UtcDateTime, nullable=False, index=True),
+    Column("finished_at", UtcDateTime, nullable=True),
+)
+"""Free Try plays: same rules and odds, no account, no wallet."""
+
+prize_pool = Table(
+    "prize_pool",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("remaining", Text, nullable=False),
+    Column("dealt", BigInteger, nullable=False),
+)
+"""The finite pool's remaining counts (one row, id=1); dealers lock it to deal one entry."""

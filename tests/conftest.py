@@ -1,0 +1,268 @@
+"""Shared fixtures: an app on a fresh database per test (SQLite file or PostgreSQL), an API
+client that carries the CSRF header, and a throwaway PostgreSQL cluster for the session.
+
+Database-backed tests take the ``database_url`` fixture (or anything built on it) and run
+twice: on SQLite and on PostgreSQL. The PostgreSQL cluster is started once per session with
+Debian's PostgreSQL binaries (``initdb``/``pg_ctl``, run as the ``postgres`` user when we are
+root), listens on 127.0.0.1 on a free port with trust authentication, and each test gets a
+fresh database that is dropped afterwards. Missing binaries FAIL the tests (CI has them).
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+import uuid
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.exceptions import StarletteDeprecationWarning
+
+with warnings.catch_warnings():
+    # starlette 1.x asks for httpx2 in its TestClient; httpx still works. Silence only this.
+    warnings.filterwarnings("ignore", category=StarletteDeprecationWarning)
+    from fastapi.testclient import TestClient
+
+from colour_collector.server.app import create_app
+from colour_collector.server.settings import Settings
+
+TEST_SECRET = "test-secret-key-for-the-test-suite-only-0123456789"
+PASSWORD = "correct horse battery"
+PG_BIN_DIRS = ("/usr/lib/postgresql/15/bin",)
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _pg_binary(name: str) -> str:
+    for directory in PG_BIN_DIRS:
+        candidate = Path(directory) / name
+        if candidate.is_file():
+            return str(candidate)
+    found = shutil.which(name)
+    if found is None:
+        pytest.fail(
+            f"PostgreSQL binary {name!r} not found (looked in {', '.join(PG_BIN_DIRS)} and PATH)."
+            " Install PostgreSQL 15 (Debian: apt-get install postgresql-15) to run the"
+            " PostgreSQL-backed tests; they do not skip.",
+            pytrace=False,
+        )
+    return found
+
+
+@dataclass
+class PgCluster:
+    """A running throwaway PostgreSQL cluster."""
+
+    port: int
+    base: Path
+
+    def url(self, database: str) -> str:
+        """SQLAlchemy URL of a database in the cluster."""
+        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{database}"
+
+    def _admin(self) -> Any:
+        import psycopg
+
+        return psycopg.connect(
+            f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres", autocommit=True
+        )
+
+    def create_database(self) -> str:
+        """Create a fresh, empty database; return its name."""
+        name = f"cc_test_{uuid.uuid4().hex[:12]}"
+        with self._admin() as connection:
+            connection.execute(f'CREATE DATABASE "{name}"')
+        return name
+
+    def drop_database(self, name: str) -> None:
+        """Drop a database, closing its connections."""
+        with self._admin() as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[PgCluster]:
+    """Start a PostgreSQL cluster for the test session and stop it at the end."""
+    initdb, pg_ctl = _pg_binary("initdb"), _pg_binary("pg_ctl")
+    as_postgres: list[str] = []
+    base = Path(tempfile.mkdtemp(prefix="cc-pg-"))
+    if os.geteuid() == 0:  # initdb refuses to run as root
+        user = pwd.getpwnam("postgres")
+        os.chown(base, user.pw_uid, user.pw_gid)
+        as_postgres = ["runuser", "-u", "postgres", "--"]
+    base.chmod(0o700)
+    data, log = base / "data", base / "server.log"
+    port = free_port()
+
+    def run(*args: str) -> None:
+        done = subprocess.run([*as_postgres, *args], capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            server_log = log.read_text() if log.exists() else ""
+            pytest.fail(
+                f"{' '.join(args[:2])} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+                f"\n{server_log}",
+                pytrace=False,
+            )
+
+    run(initdb, "-D", str(data), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync",
+        "--locale=C")  # fmt: skip
+    options = (
+        f"-c listen_addresses=127.0.0.1 -p {port} -k {base} -c fsync=off"
+        " -c synchronous_commit=off -c full_page_writes=off -c max_connections=100"
+    )
+    run(pg_ctl, "-D", str(data), "-l", str(log), "-o", options, "-w", "-t", "60", "start")
+    try:
+        yield PgCluster(port=port, base=base)
+    finally:
+        subprocess.run(
+            [*as_postgres, pg_ctl, "-D", str(data), "-m", "fast", "-w", "stop"],
+            capture_output=True,
+            check=False,
+        )
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def backend(request: pytest.FixtureRequest) -> str:
+    """Which database the test runs on."""
+    name: str = request.param
+    return name
+
+
+@pytest.fixture
+def database_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
+    """A fresh, empty database: an SQLite file in tmp_path, or a new PostgreSQL database."""
+    if backend == "sqlite":
+        yield f"sqlite:///{tmp_path / 'db' / 'colour-collector.sqlite3'}"
+        return
+    cluster: PgCluster = request.getfixturevalue("pg_cluster")
+    name = cluster.create_database()
+    try:
+        yield cluster.url(name)
+    finally:
+        cluster.drop_database(name)
+
+
+def make_settings(database_url: str, tmp_path: Path, **overrides: Any) -> Settings:
+    """Test settings: every value explicit so the environment cannot leak in."""
+    values: dict[str, Any] = {
+        "environment": "test",
+        "secret_key": TEST_SECRET,
+        "database_url": database_url,
+        "data_dir": tmp_path / "data",
+        "web_dir": tmp_path / "no-web",
+        "test_deposits_enabled": True,
+        "login_max_failures_per_email": 5,
+        "login_max_failures_per_client": 20,
+        "secure_cookies": False,
+    }
+    values.update(overrides)
+    return Settings(**values)
+
+
+@pytest.fixture
+def settings(database_url: str, tmp_path: Path) -> Settings:
+    """Settings for a test environment on the test's database."""
+    return make_settings(database_url, tmp_path)
+
+
+@pytest.fixture
+def app(settings: Settings) -> Iterator[Any]:
+    """The application on a fresh, migrated database."""
+    application = create_app(settings)
+    try:
+        yield application
+    finally:
+        application.state.database.dispose()
+
+
+class ApiClient(TestClient):
+    """A TestClient that fetches the CSRF cookie and echoes it on every request."""
+
+    def fetch_csrf(self) -> str:
+        """GET /api/csrf and send its token from now on."""
+        response = self.get("/api/csrf")
+        response.raise_for_status()
+        token: str = response.json()["csrf_token"]
+        self.headers["X-CSRF-Token"] = token
+        return token
+
+    def register(
+        self, email: str, password: str = PASSWORD, date_of_birth: str = "1990-05-17"
+    ) -> Any:
+        """POST /api/register."""
+        return self.post(
+            "/api/register",
+            json={"email": email, "password": password, "date_of_birth": date_of_birth},
+        )
+
+    def login(self, email: str, password: str = PASSWORD) -> Any:
+        """POST /api/login."""
+        return self.post("/api/login", json={"email": email, "password": password})
+
+    def sign_up(self, email: str = "player@example.com", password: str = PASSWORD) -> int:
+        """Register and log in; return the account id."""
+        registered = self.register(email, password)
+        assert registered.status_code == 201, registered.text
+        logged_in = self.login(email, password)
+        assert logged_in.status_code == 200, logged_in.text
+        account_id: int = logged_in.json()["id"]
+        return account_id
+
+
+def api_client(application: Any) -> ApiClient:
+    """A client on ``application`` that already holds a CSRF token."""
+    client = ApiClient(application, raise_server_exceptions=False)
+    client.fetch_csrf()
+    return client
+
+
+@pytest.fixture
+def password() -> str:
+    """The password the client helpers use by default."""
+    return PASSWORD
+
+
+@pytest.fixture
+def new_client() -> Any:
+    """Factory: ``new_client(app, csrf=True, https=False)`` makes another ApiClient.
+
+    Use ``https=True`` for production settings: their cookies are ``Secure``.
+    """
+
+    def make(application: Any, *, csrf: bool = True, https: bool = False) -> ApiClient:
+        base_url = "https://testserver" if https else "http://testserver"
+        made = ApiClient(application, raise_server_exceptions=False, base_url=base_url)
+        if csrf:
+            made.fetch_csrf()
+        return made
+
+    return make
+
+
+@pytest.fixture
+def client(app: Any) -> Iterator[ApiClient]:
+    """An anonymous API client carrying the CSRF header."""
+    with api_client(app) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def player(client: ApiClient) -> ApiClient:
+    """An API client logged in as a fresh player."""
+    client.sign_up()
+    return client

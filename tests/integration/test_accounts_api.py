@@ -1,0 +1,194 @@
+"""Register, log in, log out, /api/me, throttling and CSRF, over HTTP on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import func, select
+
+from colour_collector.store import tables
+
+PROBLEM = "application/problem+json"
+
+
+def count(app: Any, table: Any) -> int:
+    with app.state.database.engine.connect() as connection:
+        return int(connection.execute(select(func.count()).select_from(table)).scalar_one())
+
+
+def assert_problem(response: Any, status: int, code: str) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith(PROBLEM)
+    body: dict[str, Any] = response.json()
+    assert body["code"] == code
+    assert body["status"] == status
+    assert body["type"].endswith(code)
+    assert body["title"] and body["detail"]
+    return body
+
+
+def test_register_login_me_logout(client: Any, app: Any) -> None:
+    registered = client.register("Player@Example.com")
+    assert registered.status_code == 201, registered.text
+    assert registered.json()["email"] == "player@example.com"
+    assert "password" not in registered.text
+
+    assert_problem(client.get("/api/me"), 401, "not_authenticated")
+
+    logged_in = client.login("player@example.com")
+    assert logged_in.status_code == 200
+    cookie = logged_in.headers["set-cookie"].lower()
+    assert "cc_session=" in cookie and "httponly" in cookie and "samesite=lax" in cookie
+
+    me = client.get("/api/me")
+    assert me.status_code == 200
+    assert me.json()["email"] == "player@example.com"
+    assert me.json()["date_of_birth"] == "1990-05-17"
+
+    # The session token is stored hashed, never in clear.
+    token = client.cookies.get("cc_session")
+    assert token
+    with app.state.database.engine.connect() as connection:
+        stored = connection.execute(select(tables.sessions.c.token_hash)).scalars().all()
+    assert token not in stored and len(stored) == 1
+
+    assert client.post("/api/logout").status_code == 204
+    assert_problem(client.get("/api/me"), 401, "not_authenticated")
+    assert count(app, tables.sessions) == 0
+    # Logging out again is harmless.
+    assert client.post("/api/logout").status_code == 204
+
+
+def test_old_session_token_is_refused_after_logout(client: Any) -> None:
+    client.sign_up()
+    token = client.cookies.get("cc_session")
+    client.post("/api/logout")
+    client.cookies.set("cc_session", token or "")
+    assert_problem(client.get("/api/me"), 401, "not_authenticated")
+
+
+def test_under_18_refused(client: Any, app: Any) -> None:
+    today = dt.datetime.now(dt.UTC).date()
+    seventeen = today.replace(year=today.year - 17).isoformat()
+    body = assert_problem(
+        client.register("young@example.com", date_of_birth=seventeen), 422, "underage"
+    )
+    assert "18" in body["detail"]
+    assert body["errors"][0]["field"] == "date_of_birth"
+    assert count(app, tables.accounts) == 0
+
+
+def test_exactly_18_today_accepted(client: Any) -> None:
+    today = dt.datetime.now(dt.UTC).date()
+    if today.month == 2 and today.day == 29:  # pragma: no cover - leap day
+        today = today - dt.timedelta(days=1)
+    eighteen = today.replace(year=today.year - 18).isoformat()
+    assert client.register("adult@example.com", date_of_birth=eighteen).status_code == 201
+
+
+def test_duplicate_email_refused(client: Any, app: Any) -> None:
+    assert client.register("dup@example.com").status_code == 201
+    assert_problem(client.register("DUP@example.com"), 409, "email_taken")
+    assert count(app, tables.accounts) == 1
+
+
+def test_weak_password_and_bad_email_refused(client: Any) -> None:
+    body = assert_problem(
+        client.register("a@example.com", password="short"), 422, "invalid_request"
+    )
+    assert body["errors"][0]["field"] == "password"
+    body = assert_problem(client.register("not-an-email"), 422, "invalid_request")
+    assert body["errors"][0]["field"] == "email"
+
+
+def test_wrong_password_and_unknown_email(client: Any) -> None:
+    client.register("p@example.com")
+    wrong = assert_problem(
+        client.login("p@example.com", "wrong password!"), 401, "invalid_credentials"
+    )
+    unknown = assert_problem(client.login("nobody@example.com"), 401, "invalid_credentials")
+    assert wrong["detail"] == unknown["detail"]  # never says which was wrong
+    assert "cc_session" not in client.cookies
+
+
+def test_repeated_failures_are_throttled(client: Any, app: Any, password: str) -> None:
+    client.register("t@example.com")
+    for _ in range(5):
+        assert_problem(client.login("t@example.com", "wrong password!"), 401, "invalid_credentials")
+    throttled = client.login("t@example.com", "wrong password!")
+    assert_problem(throttled, 429, "too_many_attempts")
+    retry_after = int(throttled.headers["retry-after"])
+    assert 0 < retry_after <= 15 * 60
+    # Even the right password is refused while throttled, and nothing more is recorded.
+    assert_problem(client.login("t@example.com", password), 429, "too_many_attempts")
+    assert count(app, tables.login_failures) == 5
+    # Another e-mail from the same client is not yet throttled (per-client limit is 20).
+    client.register("u@example.com")
+    assert client.login("u@example.com").status_code == 200
+
+
+def test_throttling_per_client(client: Any) -> None:
+    for n in range(20):
+        assert client.login(f"x{n}@example.com", "wrong password!").status_code == 401
+    assert_problem(client.login("fresh@example.com"), 429, "too_many_attempts")
+
+
+def test_success_clears_email_failures(client: Any) -> None:
+    client.register("c@example.com")
+    for _ in range(4):
+        client.login("c@example.com", "wrong password!")
+    assert client.login("c@example.com").status_code == 200
+    for _ in range(4):
+        assert client.login("c@example.com", "wrong password!").status_code == 401
+    assert client.login("c@example.com").status_code == 200
+
+
+def test_csrf_missing_or_wrong_is_refused_and_writes_nothing(
+    client: Any, app: Any, password: str, new_client: Any
+) -> None:
+    token = client.headers.pop("X-CSRF-Token")
+    body = {"email": "csrf@example.com", "password": password, "date_of_birth": "1990-01-01"}
+    assert_problem(client.post("/api/register", json=body), 403, "csrf_failed")
+    wrong = client.post("/api/register", json=body, headers={"X-CSRF-Token": token + "x"})
+    assert_problem(wrong, 403, "csrf_failed")
+    # A header that matches a forged cookie is refused too: the token is signed.
+    forged = new_client(app, csrf=False)
+    forged.cookies.set("cc_csrf", "forged.value")
+    refused = forged.post("/api/register", json=body, headers={"X-CSRF-Token": "forged.value"})
+    assert_problem(refused, 403, "csrf_failed")
+    assert count(app, tables.accounts) == 0
+    assert count(app, tables.audit_log) == 0
+    # With the header it works.
+    accepted = client.post("/api/register", json=body, headers={"X-CSRF-Token": token})
+    assert accepted.status_code == 201
+
+
+def test_csrf_required_for_logout_and_deposit(player: Any, app: Any) -> None:
+    token = player.headers.pop("X-CSRF-Token")
+    assert_problem(player.post("/api/logout"), 403, "csrf_failed")
+    assert_problem(
+        player.post("/api/wallet/test-deposit", json={"amount_pence": 500}), 403, "csrf_failed"
+    )
+    assert count(app, tables.ledger) == 0
+    player.headers["X-CSRF-Token"] = token
+    assert player.get("/api/me").status_code == 200  # still logged in
+
+
+def test_csrf_cookie_is_readable_by_script(app: Any, new_client: Any) -> None:
+    response = new_client(app, csrf=False).get("/healthz")
+    cookie = response.headers["set-cookie"]
+    assert cookie.startswith("cc_csrf=")
+    assert "httponly" not in cookie.lower()
+
+
+def test_audit_records_register_login_logout(client: Any, app: Any) -> None:
+    client.sign_up("audited@example.com")
+    client.post("/api/logout")
+    with app.state.database.engine.connect() as connection:
+        kinds = (
+            connection.execute(select(tables.audit_log.c.kind).order_by(tables.audit_log.c.seq))
+            .scalars()
+            .all()
+        )
+    assert kinds == ["register", "login", "logout"]

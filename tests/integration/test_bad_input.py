@@ -1,0 +1,144 @@
+"""Bad input on every endpoint is a 4xx problem naming the field, never a 5xx."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+
+PROBLEM = "application/problem+json"
+
+REGISTER = {"email": "b@example.com", "password": "long enough pw", "date_of_birth": "1990-01-01"}
+LOGIN = {"email": "b@example.com", "password": "long enough pw"}
+DEPOSIT = {"amount_pence": 100}
+BODIES = {"/api/register": REGISTER, "/api/login": LOGIN, "/api/wallet/test-deposit": DEPOSIT}
+
+
+@pytest.fixture
+def backend() -> str:
+    """Validation happens before the database: SQLite is enough here."""
+    return "sqlite"
+
+
+def assert_problem(response: Any, status: int, code: str, field: str | None = None) -> None:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith(PROBLEM)
+    body = response.json()
+    assert body["code"] == code
+    assert {"type", "title", "status", "detail", "code"} <= body.keys()
+    if field is not None:
+        assert field in [item["field"] for item in body["errors"]], body
+        assert field in body["detail"] or body["errors"][0]["field"] == "body"
+
+
+@pytest.mark.parametrize("path", sorted(BODIES))
+def test_malformed_json(player: Any, path: str) -> None:
+    response = player.post(
+        path, content=b'{"amount_pence": ', headers={"content-type": "application/json"}
+    )
+    assert_problem(response, 400, "invalid_request", "body")
+
+
+@pytest.mark.parametrize("path", sorted(BODIES))
+def test_unknown_field(player: Any, path: str) -> None:
+    assert_problem(
+        player.post(path, json={**BODIES[path], "admin": True}), 422, "invalid_request", "admin"
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "field", "value"),
+    [
+        ("/api/register", "email", 5),
+        ("/api/register", "password", ["x"]),
+        ("/api/register", "date_of_birth", 19900101),
+        ("/api/register", "date_of_birth", "1990-13-45"),
+        ("/api/login", "email", None),
+        ("/api/login", "password", {"a": 1}),
+        ("/api/wallet/test-deposit", "amount_pence", "100"),
+        ("/api/wallet/test-deposit", "amount_pence", 1.5),
+        ("/api/wallet/test-deposit", "amount_pence", True),
+    ],
+)
+def test_wrong_types(player: Any, path: str, field: str, value: Any) -> None:
+    assert_problem(
+        player.post(path, json={**BODIES[path], field: value}), 422, "invalid_request", field
+    )
+
+
+@pytest.mark.parametrize("path", sorted(BODIES))
+def test_missing_field_and_wrong_shape(player: Any, path: str) -> None:
+    body = dict(BODIES[path])
+    missing = next(iter(body))
+    del body[missing]
+    assert_problem(player.post(path, json=body), 422, "invalid_request", missing)
+    response = player.post(path, json=[1, 2, 3])
+    assert response.status_code == 422 and response.json()["code"] == "invalid_request"
+
+
+@pytest.mark.parametrize("path", [*sorted(BODIES), "/api/logout"])
+def test_huge_body(player: Any, path: str) -> None:
+    huge = b'{"email": "' + b"x" * 70_000 + b'"}'
+    response = player.post(path, content=huge, headers={"content-type": "application/json"})
+    assert_problem(response, 413, "body_too_large")
+
+
+def test_huge_chunked_body_without_length(player: Any) -> None:
+    def chunks() -> Any:
+        for _ in range(20):
+            yield b" " * 8192
+
+    response = player.post(
+        "/api/wallet/test-deposit", content=chunks(), headers={"content-type": "application/json"}
+    )
+    assert_problem(response, 413, "body_too_large")
+
+
+@pytest.mark.parametrize("bad", ["abc", "0", "-1", "1.5", "99999999999999999999999", "%00"])
+def test_bad_ids(player: Any, bad: str) -> None:
+    response = player.get(f"/api/wallet/movements/{bad}")
+    assert_problem(response, 422, "invalid_request", "movement_id")
+
+
+@pytest.mark.parametrize("bad", ["abc", "0", "101", "-3"])
+def test_bad_query(player: Any, bad: str) -> None:
+    assert_problem(player.get(f"/api/wallet?limit={bad}"), 422, "invalid_request", "limit")
+
+
+def test_unknown_route_and_method(player: Any) -> None:
+    assert_problem(player.get("/api/nope"), 404, "not_found")
+    assert_problem(player.delete("/api/me"), 405, "method_not_allowed")
+
+
+def test_wrong_content_type(player: Any) -> None:
+    response = player.post(
+        "/api/wallet/test-deposit",
+        content=b"amount_pence=5",
+        headers={"content-type": "text/plain"},
+    )
+    assert 400 <= response.status_code < 500
+    assert response.headers["content-type"].startswith(PROBLEM)
+
+
+def test_unexpected_error_is_a_bare_500(
+    app: Any, new_client: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    def explode() -> None:
+        raise RuntimeError("secret internals")
+
+    app.add_api_route("/api/explode", explode, methods=["GET"])
+    with caplog.at_level(logging.ERROR):
+        response = new_client(app).get("/api/explode")
+    assert_problem(response, 500, "internal_error")
+    assert "secret internals" not in response.text
+    assert "Traceback" not in response.text
+    assert "secret internals" in caplog.text  # logged server side
+
+
+def test_healthz_and_openapi(client: Any) -> None:
+    assert client.get("/healthz").json() == {"status": "ok"}
+    spec = client.get("/openapi.json").json()
+    assert "/api/wallet/test-deposit" in spec["paths"]
+    deposit = spec["paths"]["/api/wallet/test-deposit"]["post"]
+    assert "TEST" in deposit["summary"] and "not real money" in deposit["description"]

@@ -1,0 +1,99 @@
+"""``colour-collector serve`` as a real subprocess, and bad command lines."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from colour_collector.server.settings import SQLITE_FILENAME
+
+COMMAND = [sys.executable, "-c", "from colour_collector.cli.app import main; main()"]
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COLOUR_COLLECTOR_")}
+    env.update(extra)
+    return env
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.mark.slow
+def test_serve_starts_creates_sqlite_and_answers_healthz(tmp_path: Path) -> None:
+    port = free_port()
+    data_dir = tmp_path / "data"
+    process = subprocess.Popen(
+        [*COMMAND, "serve", "--port", str(port), "--data-dir", str(data_dir)],
+        cwd=tmp_path,
+        env=clean_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        answer = None
+        while time.monotonic() < deadline and process.poll() is None:
+            try:
+                answer = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        assert answer is not None, f"server did not answer; exit={process.poll()}"
+        assert answer.status_code == 200
+        assert answer.json() == {"status": "ok"}
+        assert (data_dir / SQLITE_FILENAME).is_file()
+    finally:
+        process.terminate()
+        output, _ = process.communicate(timeout=15)
+    assert f"http://127.0.0.1:{port}/" in output
+    assert "Traceback" not in output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["serve", "--port", "notanumber"], ["serve", "--port", "70000"], ["serve", "--bogus"],
+     ["audit", "verify", "--nope"], ["no-such-command"]],
+)  # fmt: skip
+def test_bad_arguments_exit_2_with_usage(args: list[str], tmp_path: Path) -> None:
+    done = subprocess.run(
+        [*COMMAND, *args],
+        check=False,
+        cwd=tmp_path,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done
+    assert "Usage:" in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+
+
+def test_production_with_default_secret_refuses_to_start(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [*COMMAND, "serve", "--port", str(free_port())],
+        check=False,
+        cwd=tmp_path,
+        env=clean_env(COLOUR_COLLECTOR_ENVIRONMENT="production"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "COLOUR_COLLECTOR_SECRET_KEY" in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+    assert not (tmp_path / "data").exists()

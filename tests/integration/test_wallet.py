@@ -1,0 +1,226 @@
+"""Wallet: test deposits over HTTP, the ledger invariants, and concurrent debits on the real DB."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+from sqlalchemy import select
+
+from colour_collector.server.app import create_app
+from colour_collector.server.settings import DEFAULT_SECRET_KEY, Settings
+from colour_collector.service import accounts, audit, wallet
+from colour_collector.service.errors import InsufficientFundsError, InvalidInputError
+from colour_collector.service.models import AuditKind, MovementKind
+from colour_collector.store import Database, tables
+
+
+def ledger_amounts(database: Database, account_id: int) -> list[int]:
+    with database.engine.connect() as connection:
+        rows = connection.execute(
+            select(tables.ledger.c.amount_pence)
+            .where(tables.ledger.c.account_id == account_id)
+            .order_by(tables.ledger.c.id)
+        ).scalars()
+        return [int(amount) for amount in rows]
+
+
+def test_test_deposit_and_wallet(player: Any, app: Any) -> None:
+    assert player.get("/api/wallet").json() == {"balance_pence": 0, "movements": []}
+    first = player.post("/api/wallet/test-deposit", json={"amount_pence": 2500})
+    assert first.status_code == 201, first.text
+    body = first.json()
+    assert body["test_funds"] is True
+    assert "TEST" in body["notice"] and "not real money" in body["notice"]
+    assert body["balance_pence"] == 2500
+    player.post("/api/wallet/test-deposit", json={"amount_pence": 500})
+    shown = player.get("/api/wallet").json()
+    assert shown["balance_pence"] == 3000
+    assert [m["amount_pence"] for m in shown["movements"]] == [500, 2500]  # newest first
+    assert all(m["kind"] == "deposit" for m in shown["movements"])
+    one = player.get(f"/api/wallet/movements/{shown['movements'][0]['id']}")
+    assert one.status_code == 200 and one.json()["amount_pence"] == 500
+    assert player.get("/api/wallet?limit=1").json()["movements"][0]["amount_pence"] == 500
+
+
+def test_deposit_limits(player: Any) -> None:
+    for amount in (0, -5, 100_001, 10**12):
+        response = player.post("/api/wallet/test-deposit", json={"amount_pence": amount})
+        assert response.status_code == 422, (amount, response.text)
+        assert response.json()["errors"][0]["field"] == "amount_pence"
+    assert (
+        player.post("/api/wallet/test-deposit", json={"amount_pence": 100_000}).status_code == 201
+    )
+    assert player.get("/api/wallet").json()["balance_pence"] == 100_000
+
+
+def test_deposit_needs_login(client: Any) -> None:
+    response = client.post("/api/wallet/test-deposit", json={"amount_pence": 100})
+    assert response.status_code == 401
+    assert response.json()["code"] == "not_authenticated"
+
+
+def test_movements_of_another_player_are_not_found(player: Any, app: Any, new_client: Any) -> None:
+    deposit = player.post("/api/wallet/test-deposit", json={"amount_pence": 100}).json()
+    other = new_client(app)
+    other.sign_up("other@example.com")
+    response = other.get(f"/api/wallet/movements/{deposit['movement']['id']}")
+    assert response.status_code == 404
+    assert response.json()["code"] == "not_found"
+
+
+def test_test_deposits_disabled_in_production(
+    database_url: str, tmp_path: Path, new_client: Any
+) -> None:
+    production = Settings(
+        environment="production",
+        secret_key="a-real-production-secret-of-enough-length-0123456789",
+        database_url=database_url,
+        data_dir=tmp_path / "data",
+        web_dir=tmp_path / "no-web",
+    )
+    assert production.test_deposits is False
+    assert production.cookies_secure is True
+    application = create_app(production)
+    try:
+        client = new_client(application, https=True)
+        account_id = client.sign_up("prod@example.com")
+        assert "secure" in client.login("prod@example.com").headers["set-cookie"].lower()
+        response = client.post("/api/wallet/test-deposit", json={"amount_pence": 100})
+        assert response.status_code == 403, response.text
+        assert response.json()["code"] == "test_deposits_disabled"
+        assert ledger_amounts(application.state.database, account_id) == []
+    finally:
+        application.state.database.dispose()
+
+
+def test_production_refuses_unsafe_settings(tmp_path: Path) -> None:
+    with pytest.raises(ValidationError, match="SECRET_KEY"):
+        Settings(environment="production", secret_key=DEFAULT_SECRET_KEY, data_dir=tmp_path)
+    with pytest.raises(ValidationError, match="SECRET_KEY"):
+        Settings(environment="production", data_dir=tmp_path)
+    with pytest.raises(ValidationError, match="TEST_DEPOSITS"):
+        Settings(
+            environment="production",
+            secret_key="a-real-production-secret-of-enough-length-0123456789",
+            test_deposits_enabled=True,
+            data_dir=tmp_path,
+        )
+    # Development may use the default secret.
+    assert Settings(environment="development", data_dir=tmp_path).test_deposits is True
+
+
+@pytest.fixture
+def database(database_url: str) -> Any:
+    from colour_collector.store import upgrade_to_head
+
+    upgrade_to_head(database_url)
+    db = Database(database_url)
+    yield db
+    db.dispose()
+
+
+def new_account(database: Database, email: str = "w@example.com") -> int:
+    return accounts.register(
+        database,
+        email=email,
+        password="a long enough password",
+        date_of_birth=dt.date(1980, 1, 1),
+    ).id
+
+
+def test_debit_refuses_insufficient_funds_and_writes_nothing(database: Database) -> None:
+    account_id = new_account(database)
+    with database.unit_of_work() as uow:
+        wallet.credit(uow, account_id, 300, MovementKind.DEPOSIT)
+        uow.commit()
+    with database.unit_of_work() as uow, pytest.raises(InsufficientFundsError) as refused:
+        wallet.debit(uow, account_id, 500, MovementKind.STAKE)
+    assert refused.value.balance_pence == 300
+    with database.unit_of_work() as uow:
+        wallet.debit(uow, account_id, 300, MovementKind.STAKE, reference="play-1")
+        uow.commit()
+    assert ledger_amounts(database, account_id) == [300, -300]
+    with database.unit_of_work(write=False) as uow:
+        assert wallet.balance(uow, account_id) == 0
+    for bad in (0, -1):
+        with database.unit_of_work() as uow, pytest.raises(InvalidInputError):
+            wallet.debit(uow, account_id, bad, MovementKind.STAKE)
+
+
+def test_uncommitted_unit_of_work_rolls_back(database: Database) -> None:
+    account_id = new_account(database)
+    with database.unit_of_work() as uow:
+        wallet.credit(uow, account_id, 500, MovementKind.DEPOSIT)
+        audit.append(uow, AuditKind.DEPOSIT, account_id, {"amount_pence": 500})
+    with database.unit_of_work():
+        pass
+    assert ledger_amounts(database, account_id) == []
+    assert audit.verify_chain(database).entries == 1  # only the registration
+
+
+def test_parallel_debits_never_overdraw(database: Database) -> None:
+    """20 threads try to spend £1 each from £10: exactly 10 succeed, none overdraws."""
+    account_id = new_account(database)
+    with database.unit_of_work() as uow:
+        wallet.credit(uow, account_id, 1000, MovementKind.DEPOSIT)
+        uow.commit()
+    start = threading.Barrier(20)
+
+    def spend(n: int) -> bool:
+        start.wait()
+        try:
+            with database.unit_of_work() as uow:
+                row = wallet.debit(uow, account_id, 100, MovementKind.STAKE, reference=f"p{n}")
+                audit.append(uow, AuditKind.PURCHASE, account_id, {"movement_id": row.id})
+                uow.commit()
+        except InsufficientFundsError:
+            return False
+        return True
+
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        results = list(pool.map(spend, range(20)))
+    assert results.count(True) == 10
+    amounts = ledger_amounts(database, account_id)
+    assert sum(amounts) == 0
+    with database.unit_of_work(write=False) as uow:
+        assert wallet.balance(uow, account_id) == sum(amounts)
+    report = audit.verify_chain(database)
+    assert report.entries == 1 + 10  # register + one per successful purchase, no fork
+
+
+def test_parallel_deposits_and_withdrawals_keep_ledger_balanced(database: Database) -> None:
+    account_id = new_account(database)
+    start = threading.Barrier(20)
+
+    def move(n: int) -> int:
+        start.wait()
+        with database.unit_of_work() as uow:
+            try:
+                if n % 2 == 0:
+                    wallet.credit(uow, account_id, 70, MovementKind.DEPOSIT)
+                    change = 70
+                else:
+                    wallet.debit(uow, account_id, 50, MovementKind.STAKE)
+                    change = -50
+            except InsufficientFundsError:
+                return 0
+            audit.append(uow, AuditKind.DEPOSIT, account_id, {"change": change})
+            uow.commit()
+            return change
+
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        changes = list(pool.map(move, range(20)))
+    amounts = ledger_amounts(database, account_id)
+    assert sum(amounts) == sum(changes)
+    assert sorted(amounts) == sorted(c for c in changes if c)
+    running = 0
+    for amount in amounts:  # ledger ids follow commit order: the balance never dipped below 0
+        running += amount
+        assert running >= 0
+    assert audit.verify_chain(database).entries == 1 + len(amounts)
