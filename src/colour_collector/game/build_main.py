@@ -17,7 +17,7 @@ from colour_collector.game.errors import GameError
 from colour_collector.game.natural import random_panel
 from colour_collector.game.plan import Plan, Route
 from colour_collector.game.record import BonusPrize, BonusRound, Item, MainSpin, Panel, Step
-from colour_collector.game.sampling import WeightedPicker, binomial, other_colour
+from colour_collector.game.sampling import binomial, other_colours, picker_for
 
 UNLIMITED = 1 << 30
 """A cap that never binds."""
@@ -34,7 +34,7 @@ class MainBuilder:
         self.cfg = config
         self.plan = plan
         self.rng = rng
-        self.picker = WeightedPicker(config.item_weights)
+        self.picker = picker_for(config.item_weights)
         self.boxes = [row.boxes for row in config.prize_table]
         self.grid: list[Item] = []
         self.filled = [0] * config.shapes
@@ -97,7 +97,7 @@ class MainBuilder:
 
     def build(self) -> tuple[tuple[Item, ...], list[Step], bool]:
         """The starting grid, the steps, and whether the Prize Game was unlocked."""
-        self.grid = [self.picker.pick(self.rng) for _ in range(self.cfg.grid_size)]
+        self.grid = self.picker.pick_many(self.rng, self.cfg.grid_size)
         self._top_up_start()
         start = tuple(self.grid)
         while self.spins_left > 0:
@@ -127,10 +127,8 @@ class MainBuilder:
         wheel = rng.randrange(6)
         target = binomial(rng, cfg.grid_size, 1, 6)
         chosen = self._choose_squares(target)
-        colours = tuple(
-            wheel if square in chosen else other_colour(rng, wheel)
-            for square in range(cfg.grid_size)
-        )
+        others = other_colours(rng, wheel, cfg.grid_size)
+        colours = tuple(wheel if square in chosen else other for square, other in enumerate(others))
         collected = sorted(chosen)
         for square in collected:
             self._collect(self.grid[square])
@@ -192,13 +190,14 @@ class MainBuilder:
 
     def _refill(self, collected: list[int]) -> list[Item]:
         rng = self.rng
-        remaining = Counter(it for s, it in enumerate(self.grid) if s not in set(collected))
+        gone = set(collected)
+        remaining = Counter(it for s, it in enumerate(self.grid) if s not in gone)
         wanted: list[Item] = []
         for item, short in self.needs().items():
             wanted.extend([item] * max(0, short - remaining[item]))
         rng.shuffle(wanted)
         refill = wanted[: len(collected)]
-        refill.extend(self.picker.pick(rng) for _ in range(len(collected) - len(refill)))
+        refill.extend(self.picker.pick_many(rng, len(collected) - len(refill)))
         rng.shuffle(refill)
         return refill
 

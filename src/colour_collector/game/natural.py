@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from colour_collector.game.config import COUNTED_KINDS, SYMBOL_KINDS, BonusKind, GameConfig
 from colour_collector.game.record import BonusPrize, BonusRound, Item, MainSpin, Panel, Step
-from colour_collector.game.sampling import WeightedPicker
+from colour_collector.game.sampling import picker_for, uniform_digits
 
 KINDS = tuple(BonusKind)
 """Every Bonus Prize kind, in configuration order."""
@@ -61,12 +61,12 @@ def random_panel(config: GameConfig, rng: random.Random, keep: frozenset[BonusKi
 def simulate_main(config: GameConfig, rng: random.Random) -> NaturalMain:
     """Play the Main Game forward with no steering at all."""
     cfg = config
-    picker = WeightedPicker(cfg.item_weights)
+    picker = picker_for(cfg.item_weights)
     size = cfg.grid_size
     boxes = [row.boxes for row in cfg.prize_table]
     shapes = cfg.shapes
     bonus_item = cfg.bonus_item
-    grid = [picker.pick(rng) for _ in range(size)]
+    grid = picker.pick_many(rng, size)
     start = tuple(grid)
     filled = [0] * shapes
     bonus = prize_symbols = boosts = games = spins = 0
@@ -77,12 +77,11 @@ def simulate_main(config: GameConfig, rng: random.Random) -> NaturalMain:
     while spins_left > 0:
         spins_left -= 1
         spins += 1
-        colours = tuple(randrange(6) for _ in range(size))
+        colours = uniform_digits(rng, 6, size)
         wheel = randrange(6)
-        refill = []
-        for square, colour in enumerate(colours):
-            if colour != wheel:
-                continue
+        collected = [square for square, colour in enumerate(colours) if colour == wheel]
+        refill = picker.pick_many(rng, len(collected))
+        for square, new in zip(collected, refill, strict=True):
             item = grid[square]
             if item < shapes:
                 if filled[item] < boxes[item]:
@@ -92,9 +91,7 @@ def simulate_main(config: GameConfig, rng: random.Random) -> NaturalMain:
             elif not unlocked:
                 prize_symbols += 1
                 unlocked = prize_symbols >= cfg.prize_game_box
-            new = picker.pick(rng)
             grid[square] = new
-            refill.append(new)
         panels = []
         while bonus >= cfg.bonus_box:
             bonus -= cfg.bonus_box

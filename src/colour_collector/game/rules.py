@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 from enum import StrEnum, unique
+from typing import cast
 
 from colour_collector.game.config import SYMBOL_KINDS, BonusKind, GameConfig, Pence, load_config
 from colour_collector.game.errors import RuleError
@@ -473,7 +474,7 @@ def _plain_ints_within(values: tuple[object, ...], top: int) -> bool:
         return True
     if set(map(type, values)) != {int}:
         return False
-    ints: tuple[int, ...] = values  # type: ignore[assignment]
+    ints = cast(tuple[int, ...], values)
     return min(ints) >= 0 and max(ints) <= top
 
 

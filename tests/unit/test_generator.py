@@ -1,0 +1,148 @@
+"""The play generator: every tier replays to itself, and plays come in all their varieties.
+
+Every check reads what the replayer or the record says (``Result``, the steps), never the
+generator's own bookkeeping.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import given, settings
+
+from colour_collector.game.config import BonusKind, load_config
+from colour_collector.game.generator import generate
+from colour_collector.game.prize_table import Tier, load_tiers, tier_by_name
+from colour_collector.game.record import BonusRound, MainSpin, Panel, PlayRecord
+from colour_collector.game.replay import Result, replay
+from colour_collector.game.rules import Game
+from strategies import outcomes, seeds
+
+PLAYS = 300
+
+
+@settings(max_examples=1000, deadline=None)
+@given(outcome=outcomes, seed=seeds)
+def test_every_outcome_replays_to_itself(outcome: Tier | None, seed: int) -> None:
+    record = generate(outcome, random.Random(seed))
+    result = replay(record)
+    assert result.tier == outcome
+    assert result.prize == (0 if outcome is None else outcome.prize_pence)
+
+
+@pytest.mark.parametrize("tier", load_tiers(), ids=lambda t: t.name)
+def test_each_tier_at_a_few_fixed_seeds(tier: Tier) -> None:
+    for seed in range(3):
+        assert replay(generate(tier, random.Random(seed))).tier == tier
+
+
+def test_the_same_seed_gives_the_same_play() -> None:
+    tier = tier_by_name("£20 (£8 + £12)")
+    assert generate(tier, random.Random(5)) == generate(tier, random.Random(5))
+    assert generate(tier, random.Random(5)) != generate(tier, random.Random(6))
+
+
+def _plays(tier: Tier | None, seed: int, count: int = PLAYS) -> Iterator[tuple[PlayRecord, Result]]:
+    rng = random.Random(seed)
+    for _ in range(count):
+        record = generate(tier, rng)
+        yield record, replay(record)
+
+
+def _won_kinds(record: PlayRecord) -> list[BonusKind]:
+    """The Bonus Prize kinds the record's won rounds award, read by walking its steps."""
+    kinds: list[BonusKind] = []
+    panels: list[Panel] = []
+    panel: Panel = ()
+    for step in record.steps:
+        if isinstance(step, MainSpin):
+            panels.extend(step.bonus_panels)
+        elif isinstance(step, BonusRound):
+            if not panel:
+                panel = panels.pop(0)
+            if step.won:
+                kinds.append(panel[step.prize].kind)
+            else:
+                panel = ()
+    return kinds
+
+
+def test_a_ten_pound_row_win_comes_at_every_level_that_pays_it() -> None:
+    # £10 is the square row at level 0, the triangle row at level 2 or the circle row at level 3.
+    cfg = load_config()
+    seen = Counter((result.level, result.rows) for _, result in _plays(tier_by_name("£10"), seed=1))
+    expected = {
+        (level, (row,))
+        for level in range(cfg.max_level + 1)
+        for row in range(cfg.shapes)
+        if cfg.row_amount(row, level) == 1000
+    }
+    assert expected == {(0, (2,)), (2, (1,)), (3, (0,))}
+    assert set(seen) == expected
+
+
+def test_eight_plus_twelve_is_a_level_one_win() -> None:
+    for _, result in _plays(tier_by_name("£20 (£8 + £12)"), seed=2, count=50):
+        assert result.level == 1
+        assert result.rows == (1, 2)
+        assert sorted(result.row_amounts) == [800, 1200]
+
+
+def test_the_prize_game_is_reached_by_symbols_and_by_bonus_prizes() -> None:
+    cfg = load_config()
+    routes: Counter[str] = Counter()
+    for record, result in _plays(tier_by_name("£10 (£10 Prize Game)"), seed=3):
+        assert result.prize_game is not None
+        kinds = _won_kinds(record)
+        if BonusKind.UNLOCK_PRIZE_GAME in kinds:
+            routes["unlock"] += 1
+        elif BonusKind.PRIZE_GAME_SYMBOLS in kinds:
+            routes["prize_game_symbols"] += 1
+        else:
+            routes["symbols"] += 1
+            # the box was filled from the grid: replaying the Main Game alone shows it full
+            game = Game(record.grid, record.prize_grid, cfg)
+            for step in record.steps:
+                if not isinstance(step, MainSpin | BonusRound):
+                    break
+                game.apply(step)
+            assert game.prize_game_unlocked
+    assert set(routes) == {"unlock", "prize_game_symbols", "symbols"}
+
+
+def test_bonus_games_happen_in_winning_and_losing_plays() -> None:
+    losing = sum(result.bonus_games > 0 for _, result in _plays(None, seed=4))
+    winning = sum(result.bonus_games > 0 for _, result in _plays(tier_by_name("£5"), seed=4))
+    assert losing > 0
+    assert winning > 0
+
+
+def test_every_bonus_prize_kind_is_won_somewhere() -> None:
+    won: Counter[BonusKind] = Counter()
+    rng = random.Random(5)
+    tiers = load_tiers()
+    for _ in range(PLAYS):
+        tier = tiers[rng.randrange(len(tiers))] if rng.randrange(2) else None
+        record = generate(tier, rng)
+        won.update(_won_kinds(record))
+    assert set(won) == set(BonusKind)
+
+
+def test_extra_spins_change_the_number_of_spins() -> None:
+    cfg = load_config()
+    spins = Counter(result.spins for _, result in _plays(None, seed=6))
+    assert spins[cfg.starting_spins] > 0
+    assert any(count > cfg.starting_spins for count in spins)
+
+
+def test_the_prize_game_ends_on_win_x2_sometimes() -> None:
+    doubled = Counter(
+        result.prize_game.doubled
+        for _, result in _plays(tier_by_name("£20 (£20 Prize Game)"), seed=7, count=100)
+        if result.prize_game is not None
+    )
+    assert doubled[True] > 0
+    assert doubled[False] > 0

@@ -1,0 +1,89 @@
+"""The player's view: built from the stored play, and never ahead of what has been revealed."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+
+from colour_collector.game.config import load_config
+from colour_collector.game.generator import generate
+from colour_collector.game.prize_table import tier_by_name
+from colour_collector.game.record import BonusRound, MainSpin, PlayRecord, PrizeSpin
+from colour_collector.game.replay import replay
+from colour_collector.game.view import board, step_detail
+from strategies import records
+
+
+@settings(max_examples=40, deadline=None)
+@given(record=records())
+def test_the_result_appears_only_at_the_end(record: PlayRecord) -> None:
+    steps = len(record.steps)
+    for revealed in range(steps):
+        view = board(record, revealed)
+        assert view["result"] is None
+        assert view["next"] is not None
+        assert view["revealed"] == revealed
+    final = board(record, steps)
+    result = replay(record)
+    assert final["next"] is None
+    assert final["phase"] == "over"
+    assert final["result"]["prize_pence"] == result.prize
+    assert final["result"]["tier"] == (None if result.tier is None else result.tier.name)
+
+
+def test_the_board_shows_the_grid_with_the_colours_of_the_next_spin() -> None:
+    cfg = load_config()
+    record = generate(None, random.Random(4))
+    view = board(record, 0)
+    first = record.steps[0]
+    assert isinstance(first, MainSpin)
+    assert view["spins_left"] == cfg.starting_spins
+    assert [s["item"] for s in view["grid"]] == [cfg.item_names[i] for i in record.grid]
+    assert [s["colour"] for s in view["grid"]] == [cfg.colours[c] for c in first.colours]
+    assert [row["filled"] for row in view["prize_table"]] == [0] * cfg.shapes
+    assert view["prize_game"] is None
+    after = board(record, 1)
+    assert after["spins_left"] == cfg.starting_spins - 1 or after["phase"] == "bonus"
+
+
+def test_the_prize_game_grid_is_hidden_until_the_prize_game() -> None:
+    tier = tier_by_name("£10 (£10 Prize Game)")
+    record = generate(tier, random.Random(8))
+    first_prize_spin = next(i for i, s in enumerate(record.steps) if isinstance(s, PrizeSpin))
+    for revealed in range(first_prize_spin):
+        assert board(record, revealed)["prize_game"] is None
+    view = board(record, first_prize_spin)
+    assert view["phase"] == "prize"
+    assert view["prize_game"]["pot_pence"] == 0
+    final = board(record, len(record.steps))
+    assert final["prize_game"]["over"] is True
+    assert final["result"]["prize_game_pence"] == 1000
+
+
+def test_a_bonus_game_view_shows_its_panel_and_no_future_round() -> None:
+    rng = random.Random(9)
+    while True:
+        record = generate(tier_by_name("£10 (£10 Prize Game)"), rng)
+        rounds = [i for i, s in enumerate(record.steps) if isinstance(s, BonusRound)]
+        if len(rounds) >= 2:
+            break
+    view = board(record, rounds[0])
+    assert view["phase"] == "bonus"
+    assert len(view["bonus_game"]["panel"]) == load_config().panel_size
+    assert view["bonus_game"]["rounds"] == []
+    detail = step_detail(record, rounds[0])
+    assert detail["kind"] == "bonus_pick"
+    assert detail["index"] == rounds[0]
+
+
+def test_step_detail_names_the_collected_items() -> None:
+    cfg = load_config()
+    record = generate(None, random.Random(10))
+    spin = record.steps[0]
+    assert isinstance(spin, MainSpin)
+    detail = step_detail(record, 0)
+    collected = [s for s, c in enumerate(spin.colours) if c == spin.wheel]
+    assert detail["wheel"] == cfg.colours[spin.wheel]
+    assert detail["collected"] == collected
+    assert detail["collected_items"] == [cfg.item_names[record.grid[s]] for s in collected]
