@@ -6,21 +6,18 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from pydantic import ValidationError
-from sqlalchemy import make_url
-from sqlalchemy.exc import SQLAlchemyError
 
 from colour_collector.cli.base import app
-from colour_collector.server.settings import Settings
-from colour_collector.service.audit import verify_chain
-from colour_collector.service.errors import AuditChainBrokenError
-from colour_collector.store import Database
 
 audit_app = typer.Typer(help="Audit log tools.", no_args_is_help=True)
 app.add_typer(audit_app, name="audit")
 
 
 def _default_url() -> str:
+    from pydantic import ValidationError  # noqa: PLC0415
+
+    from colour_collector.server.settings import Settings  # noqa: PLC0415
+
     try:
         return Settings().resolved_database_url
     except ValidationError as error:
@@ -39,6 +36,14 @@ def verify(
     ] = None,
 ) -> None:
     """Recompute every entry's hash and check the chain. Exit 1 on the first broken entry."""
+    # The database stack is imported here so other commands start fast.
+    from sqlalchemy import make_url  # noqa: PLC0415
+    from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
+
+    from colour_collector.service.audit import verify_chain  # noqa: PLC0415
+    from colour_collector.service.errors import AuditChainBrokenError  # noqa: PLC0415
+    from colour_collector.store import Database  # noqa: PLC0415
+
     url = database_url or _default_url()
     try:
         parsed = make_url(url)

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-import uvicorn
-from pydantic import ValidationError
 
 from colour_collector.cli.base import app
-from colour_collector.server.app import create_app
-from colour_collector.server.settings import Settings
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 def _settings_error(error: ValidationError) -> str:
@@ -36,6 +35,13 @@ def serve(
     ] = None,
 ) -> None:
     """Serve the game and its API. Creates and migrates the database on start."""
+    # The server stack takes about a second to import: only this command pays for it.
+    import uvicorn  # noqa: PLC0415
+    from pydantic import ValidationError  # noqa: PLC0415
+
+    from colour_collector.server.app import create_app  # noqa: PLC0415
+    from colour_collector.server.settings import Settings  # noqa: PLC0415
+
     try:
         settings = Settings() if data_dir is None else Settings(data_dir=data_dir)
     except ValidationError as error:
