@@ -60,10 +60,10 @@ def test_generated_losing_plays_match_natural_losing_plays(
 def test_the_comparison_tells_different_plays_apart(
     natural_losing: list[naturalness.Measures],
 ) -> None:
-    # £5 plans add Bonus Games beyond the ones they need: the test must see that.
-    five = _generated("£5", SAMPLE // 2, seed=22)
-    comparisons = {c.measure: c for c in naturalness.compare(five, natural_losing)}
-    assert "row_circle" not in comparisons or comparisons["row_circle"].n_a == 0
+    # £14 (£6 + £8) needs a Prize Booster, so every such play has a Bonus Game: the test must
+    # see that against losing plays, which rarely have one.
+    boosted = _generated("£14 (£6 + £8)", SAMPLE // 4, seed=22)
+    comparisons = {c.measure: c for c in naturalness.compare(boosted, natural_losing)}
     bonus = comparisons["bonus_games"]
     assert bonus.pvalue is not None
     assert bonus.pvalue < SIGNIFICANCE
@@ -91,3 +91,12 @@ def test_sparse_categories_are_merged_until_each_expected_count_is_five() -> Non
     assert dof == 1
     assert statistic > 0
     assert naturalness.chi_square_two_sample([(10, 10), (10, 10)]) == (0.0, 1)
+
+
+def test_generated_five_pound_plays_match_natural_five_pound_plays() -> None:
+    # The commonest win is built like losing plays: natural plays selected by their outcome.
+    natural = naturalness.natural_plays(SAMPLE // 2, random.Random(23), naturalness.five_pounds)
+    generated = _generated("£5", SAMPLE // 2, seed=24)
+    for comparison in naturalness.compare(generated, natural):
+        assert comparison.pvalue is not None, comparison
+        assert comparison.pvalue > SIGNIFICANCE, comparison

@@ -5,27 +5,46 @@ worth: the replayer does that from the rules, and the tests check the two agree 
 
 - No win: natural Main Games are simulated until one loses, so a losing play is exactly a natural
   play that happened to lose (nothing is steered towards a near miss).
-- A win: a plan is chosen among the tier's realisations (levels, rows, the Prize Game's route and
-  doubling) and built by ``MainBuilder`` and ``build_prize_game``.
+- A common win (a tier that at least one natural play in twenty reaches, such as £5): natural
+  Main Games are simulated, up to ``NATURAL_WIN_TRIES`` of them, until one comes to that tier.
+- Any other win, or a common one the tries missed: a plan is chosen among the tier's
+  realisations (levels, rows, the Prize Game's route and doubling) and built by ``MainBuilder``
+  and ``build_prize_game``.
 """
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 from colour_collector.game.build_main import MainBuilder, PlanMissedError
 from colour_collector.game.build_prize import build_prize_game
 from colour_collector.game.config import GameConfig, load_config
 from colour_collector.game.errors import GameError
-from colour_collector.game.natural import simulate_main
+from colour_collector.game.natural import NaturalMain, simulate_main
 from colour_collector.game.plan import Plan, plan_for
-from colour_collector.game.prize_table import Tier
+from colour_collector.game.prize_table import Tier, tier_for_breakdown
 from colour_collector.game.record import PlayRecord, Step
 
 NATURAL_TRIES = 100
 """Natural Main Games tried for a losing play before building one to a plan."""
 PLAN_TRIES = 100
 """Attempts at building a play to its plan."""
+NATURAL_WIN_TRIES = 24
+"""Natural Main Games tried for a common win before building one to a plan."""
+COMMON_SHARE = 20
+"""A tier is common when at least one natural play in this many reaches it."""
+CALIBRATION_PLAYS = 2000
+"""Natural plays simulated (at a fixed seed) to find the common tiers."""
+CALIBRATION_SEED = 20261202
+"""Seed of that simulation, so every process finds the same common tiers."""
+
+NO_WIN = -1
+"""``natural_outcome`` of a losing Main Game."""
+UNDECIDED = -2
+"""``natural_outcome`` of a Main Game that reaches a Prize Game or pays no tier."""
+
+_common: dict[int, frozenset[int]] = {}
 
 
 class GenerationError(GameError):
@@ -35,13 +54,46 @@ class GenerationError(GameError):
 def generate(tier: Tier | None, rng: random.Random, config: GameConfig | None = None) -> PlayRecord:
     """A whole play record for ``tier`` (None: no win)."""
     cfg = config or load_config()
+    tries = 0
     if tier is None:
-        for _ in range(NATURAL_TRIES):
-            main = simulate_main(cfg, rng)
-            if not main.prize_game_unlocked and not main.completed_rows(cfg):
-                return PlayRecord(main.grid, main.steps, None)
+        tries = NATURAL_TRIES
+    elif tier.index in common_tiers(cfg):
+        tries = NATURAL_WIN_TRIES
+    for _ in range(tries):
+        main = simulate_main(cfg, rng)
+        if natural_outcome(main, cfg) == (NO_WIN if tier is None else tier.index):
+            return PlayRecord(main.grid, main.steps, None)
     plan = plan_for(tier, cfg, rng)
     return build(plan, cfg, rng)
+
+
+def natural_outcome(main: NaturalMain, config: GameConfig) -> int:
+    """The tier index a natural Main Game comes to, ``NO_WIN`` for no win, or ``UNDECIDED``
+    when it reaches a Prize Game (the Main Game alone does not decide the prize) or no tier."""
+    if main.prize_game_unlocked:
+        return UNDECIDED
+    rows = main.completed_rows(config)
+    if not rows:
+        return NO_WIN
+    level = min(main.boosts, config.max_level)
+    tier = tier_for_breakdown(tuple(sorted(config.row_amount(r, level) for r in rows)), 0)
+    return UNDECIDED if tier is None else tier.index
+
+
+def common_tiers(config: GameConfig) -> frozenset[int]:
+    """Tiers that at least one natural play in ``COMMON_SHARE`` reaches (found once a process)."""
+    key = id(config)
+    if key not in _common:
+        rng = random.Random(CALIBRATION_SEED)
+        counts = Counter(
+            natural_outcome(simulate_main(config, rng), config) for _ in range(CALIBRATION_PLAYS)
+        )
+        _common[key] = frozenset(
+            index
+            for index, count in counts.items()
+            if index >= 0 and count * COMMON_SHARE >= CALIBRATION_PLAYS
+        )
+    return _common[key]
 
 
 def build(plan: Plan, config: GameConfig, rng: random.Random) -> PlayRecord:

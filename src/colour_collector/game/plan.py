@@ -100,6 +100,7 @@ def plan_for(tier: Tier | None, config: GameConfig, rng: random.Random) -> Plan:
 
 
 def _extra_games(rng: random.Random) -> int:
-    """Bonus Games a plan adds beyond the ones it needs: 0 mostly, sometimes 1, rarely 2."""
-    draw = rng.randrange(20)
-    return 0 if draw < 15 else 1 if draw < 19 else 2
+    """Bonus Games a plan adds beyond the ones it needs: as often as natural plays have them
+    (about one play in eight has one, one in a hundred two)."""
+    draw = rng.randrange(100)
+    return 0 if draw < 87 else 1 if draw < 99 else 2
