@@ -1,0 +1,235 @@
+"""Browser tests: a real server subprocess per test, driven by Debian's Chromium via Playwright.
+
+Each test starts ``colour-collector serve`` on a free port with its own data directory and an
+outcome script (``COLOUR_COLLECTOR_OUTCOME_SCRIPT``, honoured only when the environment is
+``test``): the list of tier names (``None`` for no win) that the next purchases and Try plays
+draw, in order. Over HTTP there is no way to choose an outcome.
+
+Every page records console errors, uncaught exceptions, failed requests and HTTP answers of 400
+or more; the test fails at teardown if any were seen. ``shot(page, "screen")`` saves
+``test-artifacts/screenshots/<test>-<screen>.png``.
+
+``E2E_SERVER_COMMAND`` (optional) replaces the server command, e.g. to try another build; the
+port and the environment are passed the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shlex
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+PASSWORD = "correct horse battery staple"
+DESKTOP = {"width": 1366, "height": 768}
+PHONE = {"width": 390, "height": 844}
+STEP_TIMEOUT_MS = 20_000
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _server_command(port: int) -> list[str]:
+    override = os.environ.get("E2E_SERVER_COMMAND")
+    if override:
+        return [*shlex.split(override), "--port", str(port)]
+    script = Path(sys.executable).parent / "colour-collector"
+    return [str(script), "serve", "--host", "127.0.0.1", "--port", str(port)]
+
+
+@dataclass
+class Server:
+    """A running server: its address and the outcome script it draws from."""
+
+    base_url: str
+    data_dir: Path
+    script: Path
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def api(self, path: str) -> Any:
+        """GET a public JSON endpoint (no cookies)."""
+        with urllib.request.urlopen(self.base_url + path, timeout=10) as answer:
+            return json.loads(answer.read())
+
+
+def _start_server(tmp: Path, outcomes: list[str | None]) -> Server:
+    port = _free_port()
+    data = tmp / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    script = tmp / "outcomes.json"
+    script.write_text(json.dumps(outcomes), encoding="utf-8")
+    log = tmp / "server.log"
+    env = {
+        **os.environ,
+        "COLOUR_COLLECTOR_ENVIRONMENT": "test",
+        "COLOUR_COLLECTOR_DATA_DIR": str(data),
+        "COLOUR_COLLECTOR_SECRET_KEY": secrets.token_urlsafe(40),
+        "COLOUR_COLLECTOR_OUTCOME_SCRIPT": str(script),
+    }
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            _server_command(port), env=env, stdout=sink, stderr=subprocess.STDOUT, cwd=tmp
+        )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited with {process.returncode}:\n{log.read_text()}")
+        try:
+            with urllib.request.urlopen(base + "/healthz", timeout=1):
+                break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        process.terminate()
+        raise RuntimeError(f"server did not answer in 30 s:\n{log.read_text()}")
+    return Server(base, data, script, process, log)
+
+
+@dataclass
+class Watch:
+    """What went wrong on one page."""
+
+    problems: list[str] = field(default_factory=list)
+    allowed: list[tuple[int, str]] = field(default_factory=list)
+
+    def allow(self, status: int, path_pattern: str) -> None:
+        """Accept an HTTP error the test provokes on purpose."""
+        self.allowed.append((status, path_pattern))
+
+    def on_response(self, response: Any) -> None:
+        if response.status < 400:
+            return
+        path = re.sub(r"^https?://[^/]+", "", response.url)
+        if any(status == response.status and re.search(p, path) for status, p in self.allowed):
+            return
+        self.problems.append(f"HTTP {response.status} {response.request.method} {path}")
+
+    def on_console(self, message: Any) -> None:
+        if message.type != "error":
+            return
+        if self.allowed and "Failed to load resource" in message.text:
+            return  # the console echo of an allowed HTTP error; real failures are caught above
+        self.problems.append(f"console error: {message.text}")
+
+
+class Browser:
+    """Pages for one test, each with its own cookies, recorded problems and screenshots."""
+
+    def __init__(self, browser: Any, test_name: str) -> None:
+        self.browser = browser
+        self.test_name = re.sub(r"[^A-Za-z0-9_.-]+", "_", test_name)
+        self.contexts: list[Any] = []
+        self.watches: list[Watch] = []
+
+    def new_page(
+        self, server: Server, viewport: dict[str, int] | None = None, *, reduced_motion: bool = True
+    ) -> Any:
+        """A fresh page on ``server`` (``reduced_motion`` makes animations near-instant)."""
+        context = self.browser.new_context(
+            base_url=server.base_url,
+            viewport=viewport or DESKTOP,
+            reduced_motion="reduce" if reduced_motion else "no-preference",
+        )
+        context.set_default_timeout(STEP_TIMEOUT_MS)
+        self.contexts.append(context)
+        return self.watch(context.new_page())
+
+    def watch(self, page: Any) -> Any:
+        """Record ``page``'s console errors, page errors, failed requests and HTTP errors."""
+        watch = Watch()
+        page.on("console", watch.on_console)
+        page.on("pageerror", lambda error: watch.problems.append(f"page error: {error}"))
+        page.on(
+            "requestfailed",
+            lambda request: watch.problems.append(
+                f"request failed: {request.method} {request.url} {request.failure}"
+            ),
+        )
+        page.on("response", watch.on_response)
+        page.watch = watch
+        self.watches.append(watch)
+        return page
+
+    def shot(self, page: Any, screen: str) -> Path:
+        """Save ``test-artifacts/screenshots/<test>-<screen>.png``."""
+        path = SCREENSHOTS / f"{self.test_name}-{screen}.png"
+        page.screenshot(path=str(path))
+        return path
+
+    def close(self) -> list[str]:
+        for context in self.contexts:
+            context.close()
+        return [p for w in self.watches for p in w.problems]
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Any]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def start_server(tmp_path: Path) -> Iterator[Any]:
+    """``start_server(["£5", None, ...])`` runs a server drawing those outcomes in order."""
+    started: list[Server] = []
+
+    def start(outcomes: list[str | None]) -> Server:
+        server = _start_server(tmp_path / f"server{len(started)}", outcomes)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.process.terminate()
+        try:
+            server.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.process.kill()
+
+
+@pytest.fixture
+def browser(chromium: Any, request: pytest.FixtureRequest) -> Iterator[Browser]:
+    """Pages for this test; fails the test if any page logged an error or a request failed."""
+    pages = Browser(chromium, request.node.name)
+    yield pages
+    problems = pages.close()
+    if problems:
+        pytest.fail("browser problems:\n" + "\n".join(problems))
