@@ -21,8 +21,13 @@ from colour_collector.game.build_main import MainBuilder, PlanMissedError
 from colour_collector.game.build_prize import build_prize_game
 from colour_collector.game.config import GameConfig, load_config
 from colour_collector.game.errors import GameError
-from colour_collector.game.natural import NaturalMain, simulate_main
-from colour_collector.game.plan import Plan, plan_for
+from colour_collector.game.natural import (
+    GiveUp,
+    NaturalMain,
+    simulate_main,
+    simulate_main_unless,
+)
+from colour_collector.game.plan import Plan, plan_for, realisations
 from colour_collector.game.prize_table import Tier, tier_for_breakdown
 from colour_collector.game.record import PlayRecord, Step
 
@@ -59,12 +64,32 @@ def generate(tier: Tier | None, rng: random.Random, config: GameConfig | None = 
         tries = NATURAL_TRIES
     elif tier.index in common_tiers(cfg):
         tries = NATURAL_WIN_TRIES
-    for _ in range(tries):
-        main = simulate_main(cfg, rng)
-        if natural_outcome(main, cfg) == (NO_WIN if tier is None else tier.index):
-            return PlayRecord(main.grid, main.steps, None)
+    if tries:
+        wanted = NO_WIN if tier is None else tier.index
+        give_up = _hopeless(tier, cfg)
+        for _ in range(tries):
+            main = simulate_main_unless(cfg, rng, give_up)
+            if main is not None and natural_outcome(main, cfg) == wanted:
+                return PlayRecord(main.grid, main.steps, None)
     plan = plan_for(tier, cfg, rng)
     return build(plan, cfg, rng)
+
+
+def _hopeless(tier: Tier | None, config: GameConfig) -> GiveUp:
+    """When a natural Main Game can no longer come to ``tier``: a Prize Game, a completed row
+    the tier has in none of its realisations, or more boosts than its highest level."""
+    options = realisations(config, tier.rows) if tier is not None else ()
+    rows = frozenset().union(*(chosen for _, chosen in options))
+    top = max((level for level, _ in options), default=0)
+    boxes = [row.boxes for row in config.prize_table]
+    capped = top >= config.max_level
+
+    def give_up(filled: list[int], boosts: int, unlocked: bool) -> bool:
+        if unlocked or (boosts > top and not capped):
+            return True
+        return any(n >= boxes[r] and r not in rows for r, n in enumerate(filled))
+
+    return give_up
 
 
 def natural_outcome(main: NaturalMain, config: GameConfig) -> int:

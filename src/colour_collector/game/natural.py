@@ -10,9 +10,11 @@ naturalness report compares generated plays against it.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from colour_collector.game.config import COUNTED_KINDS, SYMBOL_KINDS, BonusKind, GameConfig
+from colour_collector.game.errors import GameError
 from colour_collector.game.record import BonusPrize, BonusRound, Item, MainSpin, Panel, Step
 from colour_collector.game.sampling import picker_for, uniform_digits
 
@@ -58,8 +60,25 @@ def random_panel(config: GameConfig, rng: random.Random, keep: frozenset[BonusKi
     return tuple(prizes)
 
 
+GiveUp = Callable[[list[int], int, bool], bool]
+"""Told the filled boxes, the boosts and whether the Prize Game is unlocked after each spin (and
+its Bonus Games): True stops the simulation. Used for rejection, with conditions that can only
+get worse (boxes never empty, boosts never fall, the Prize Game never locks again), so stopping
+early rejects exactly the plays a whole simulation would have rejected."""
+
+
 def simulate_main(config: GameConfig, rng: random.Random) -> NaturalMain:
     """Play the Main Game forward with no steering at all."""
+    main = simulate_main_unless(config, rng, lambda _filled, _boosts, _unlocked: False)
+    if main is None:
+        raise GameError("a simulation that never gives up gave up")
+    return main
+
+
+def simulate_main_unless(
+    config: GameConfig, rng: random.Random, give_up: GiveUp
+) -> NaturalMain | None:
+    """Play the Main Game forward with no steering, stopping (None) when ``give_up`` says so."""
     cfg = config
     picker = picker_for(cfg.item_weights)
     size = cfg.grid_size
@@ -125,6 +144,8 @@ def simulate_main(config: GameConfig, rng: random.Random) -> NaturalMain:
                     unlocked = True
                 else:
                     boosts += cfg.bonus_prizes[kind].boost
+        if give_up(filled, boosts, unlocked):
+            return None
     return NaturalMain(start, tuple(steps), tuple(filled), boosts, unlocked, games, spins)
 
 
