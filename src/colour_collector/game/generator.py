@@ -77,12 +77,13 @@ def generate(tier: Tier | None, rng: random.Random, config: GameConfig | None = 
 
 def _hopeless(tier: Tier | None, config: GameConfig) -> GiveUp:
     """When a natural Main Game can no longer come to ``tier``: a Prize Game, a completed row
-    the tier has in none of its realisations, or more boosts than its highest level."""
+    the tier has in none of its realisations, or (for a win) more boosts than its highest level.
+    A losing play may have any boosts: with no completed row they pay nothing."""
     options = realisations(config, tier.rows) if tier is not None else ()
     rows = frozenset().union(*(chosen for _, chosen in options))
     top = max((level for level, _ in options), default=0)
     boxes = [row.boxes for row in config.prize_table]
-    capped = top >= config.max_level
+    capped = tier is None or top >= config.max_level
 
     def give_up(filled: list[int], boosts: int, unlocked: bool) -> bool:
         if unlocked or (boosts > top and not capped):
