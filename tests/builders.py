@@ -77,10 +77,15 @@ def lost(prize: int = 0) -> BonusRound:
 
 
 def prize_grid(items: dict[int, Item]) -> tuple[Item, ...]:
-    """A Prize Game grid of £1 amounts with ``items`` at the given squares."""
+    """A Prize Game grid of £1 amounts with ``items`` at the given squares; a WIN and a WIN x2
+    not placed by ``items`` go to the last squares (which the test spins never collect)."""
     cells: list[Item] = [100] * CFG.prize_grid_size
     for square, item in items.items():
         cells[square] = item
+    if WIN not in items.values():
+        cells[-1] = WIN
+    if WIN_X2 not in items.values():
+        cells[-2] = WIN_X2
     return tuple(cells)
 
 
@@ -97,6 +102,3 @@ def prize_spin(
     default = () if final else (100,) * len(chosen)
     items = tuple(refill) if refill is not None else default
     return PrizeSpin(colours, wheel, items)
-
-
-__all__ = ["WIN", "WIN_X2"]

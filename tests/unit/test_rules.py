@@ -427,3 +427,21 @@ def test_a_refused_step_changes_nothing() -> None:
     }
     assert not game.can_apply(lost())
     assert game.can_apply(spin(range(3)))
+
+
+def test_the_prize_grid_holds_one_win_and_one_win_x2_and_refills_amounts() -> None:
+    two_wins = (*prize_grid({0: 500})[:-3], WIN, WIN, WIN_X2)
+    error = broken(PlayRecord(grid([PRIZE] * 6), (spin(range(6)), *spins(5)), two_wins))
+    assert error.rule == "prize-grid-symbols"
+    start = grid([PRIZE] * 6)
+    pgrid = prize_grid({0: 500, 1: WIN})
+    steps = (spin(range(6)), *spins(5), prize_spin([0], refill=[WIN]))
+    error = broken(PlayRecord(start, steps, pgrid))
+    assert (error.step, error.rule) == (6, "refill-item")
+
+
+def test_a_panel_offers_each_kind_once() -> None:
+    start = grid([BONUS] * 6)
+    twins = (PANEL[0], PANEL[0], *PANEL[2:])
+    error = broken(PlayRecord(start, (spin(range(6), panels=[twins]), lost(), *spins(5))))
+    assert (error.step, error.rule) == (0, "panel-kinds")

@@ -98,28 +98,11 @@ class MainBuilder:
     def build(self) -> tuple[tuple[Item, ...], list[Step], bool]:
         """The starting grid, the steps, and whether the Prize Game was unlocked."""
         self.grid = self.picker.pick_many(self.rng, self.cfg.grid_size)
-        self._top_up_start()
         start = tuple(self.grid)
         while self.spins_left > 0:
             self._spin()
         self._check_goals()
         return start, self.steps, self.unlocked
-
-    def _top_up_start(self) -> None:
-        """Seed the starting grid with some of what the plan needs."""
-        need = self.needs()
-        if not need:
-            return
-        have = Counter(self.grid)
-        budget = self.cfg.grid_size // 2
-        squares = [s for s in range(self.cfg.grid_size) if self.grid[s] not in need]
-        self.rng.shuffle(squares)
-        for item, count in need.items():
-            for _ in range(min(count - have[item], budget)):
-                if not squares:
-                    return
-                self.grid[squares.pop()] = item
-                budget -= 1
 
     def _spin(self) -> None:
         cfg, rng = self.cfg, self.rng

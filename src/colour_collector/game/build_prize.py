@@ -1,9 +1,10 @@
 """Builds a Prize Game that pays a given amount.
 
-The pot is split into amounts that appear on the grid; each spin before the last collects one group
-of them; the last spin collects the WIN (or WIN x2) symbol, with any last group of amounts. Squares
-the play never collects hold amounts drawn from the natural weights, and refills are drawn the same
-way; only the planned squares ever share the wheel's colour.
+The WIN and WIN x2 symbols are coloured, and the wheel stops, exactly as in a natural Prize Game
+kept only when it ends the planned way (on WIN, or on WIN x2 for a doubled pot). The pot is split
+into amounts placed on the starting grid; each is collected on a spin chosen at random. Squares
+the play never collects hold amounts drawn from the natural weights, and refills are drawn the
+same way; only the planned amounts ever share the wheel's colour.
 """
 
 from __future__ import annotations
@@ -51,17 +52,13 @@ def build_prize_game(
         raise ValueError(f"a Prize Game cannot pay {pays!r} (doubled={doubled!r})")
     pot = pays // 2 if doubled else pays
     parts = split_pot(pot, config.prize_amounts, rng)
-    rng.shuffle(parts)
-    spins = 1
-    while spins < 6 and rng.randrange(3) != 0:  # each spin ends the game with chance about 1/3
-        spins += 1
-    spins = min(spins, len(parts) + 1)
-    # Groups for the spins before the last are non-empty; the last spin may collect only WIN.
-    cuts = sorted(rng.sample(range(1, len(parts) + 1), spins - 1))
-    bounds = [0, *cuts]
-    groups = [parts[a:b] for a, b in zip(bounds, [*cuts, len(parts)], strict=True)]
-    if len(groups) < spins:
-        groups.append([])
+    symbol_colours = _symbol_colours(rng, doubled)
+    spins = len(symbol_colours)
+    # Each planned amount is collected on a spin chosen uniformly; a spin may collect none, as
+    # natural spins sometimes do (the pot is never empty: every amount is collected by the end).
+    groups: list[list[Item]] = [[] for _ in range(spins)]
+    for amount in parts:
+        groups[rng.randrange(spins)].append(amount)
     size = config.prize_grid_size
     decoy = WeightedPicker(config.prize_amount_weights)
     squares = list(range(size))
@@ -77,19 +74,34 @@ def build_prize_game(
             grid[place] = amount
             group_squares[-1].add(place)
     start = tuple(grid)
-    ender = x2_square if doubled else win_square
     steps = []
     for number, places in enumerate(group_squares):
-        last = number == len(group_squares) - 1
-        wheel = rng.randrange(6)
-        hit = places | {ender} if last else places
-        colours = tuple(
-            wheel if square in hit else other_colour(rng, wheel) for square in range(size)
-        )
+        win_colour, x2_colour, wheel = symbol_colours[number]
+        colours = [
+            wheel if square in places else other_colour(rng, wheel) for square in range(size)
+        ]
+        colours[win_square], colours[x2_square] = win_colour, x2_colour
         refill: tuple[Item, ...] = ()
-        if not last:
+        if number < spins - 1:
             refill = tuple(config.prize_amounts[decoy.pick(rng)] for _ in sorted(places))
             for square, item in zip(sorted(places), refill, strict=True):
                 grid[square] = item
-        steps.append(PrizeSpin(colours, wheel, refill))
+        steps.append(PrizeSpin(tuple(colours), wheel, refill))
     return start, steps
+
+
+def _symbol_colours(rng: random.Random, doubled: bool) -> list[tuple[int, int, int]]:
+    """The colours of WIN and WIN x2 and the wheel's stop for every spin, as a natural Prize Game
+    draws them (all three uniform and independent each spin; the game ends on the first spin
+    whose wheel matches either symbol, doubled if it matches WIN x2), kept only when it ends the
+    planned way. Nothing about the symbols' colours then tells whether a spin will end the game.
+    """
+    while True:
+        spins = []
+        while True:
+            win, x2, wheel = rng.randrange(6), rng.randrange(6), rng.randrange(6)
+            spins.append((win, x2, wheel))
+            if wheel in (win, x2):
+                break
+        if (x2 == wheel) == doubled:
+            return spins

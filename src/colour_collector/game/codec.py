@@ -109,6 +109,8 @@ def loads(text: str | bytes, config: GameConfig | None = None) -> PlayRecord:
         data = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise RecordFormatError(f"play record is not valid JSON: {exc}") from None
+    except ValueError as exc:  # e.g. an integer too long to read
+        raise RecordFormatError(f"play record cannot be read: {exc}") from None
     except RecursionError:
         raise RecordFormatError("play record is nested too deeply") from None
     return from_json(data, config)

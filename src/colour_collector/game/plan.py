@@ -93,8 +93,11 @@ def plan_for(tier: Tier | None, config: GameConfig, rng: random.Random) -> Plan:
     doubled = False
     if tier.prize_game:
         route = (Route.SYMBOLS, Route.UNLOCK, Route.PRIZE_GAME_SYMBOLS)[rng.randrange(3)]
-        halves = tier.prize_game % 200 == 0
-        doubled = halves and rng.randrange(3) == 0
+        # A natural Prize Game ends on WIN x2 in 6 of the 11 ways a spin can end it (the wheel
+        # matches WIN x2: 6 of 36 colourings; matches WIN only: 5 of 36). Every Prize Game pot
+        # halves into the grid's amounts (they include 50p), so doubling is drawn at that rate.
+        halves = tier.prize_game % 100 == 0
+        doubled = halves and rng.randrange(11) < 6
     needed = 1 if boosters or route in (Route.UNLOCK, Route.PRIZE_GAME_SYMBOLS) else 0
     return Plan(rows, level, boosters, route, tier.prize_game, doubled, needed + _extra_games(rng))
 

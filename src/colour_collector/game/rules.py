@@ -91,6 +91,14 @@ class Game:
                 )
             for square, item in enumerate(prize_grid):
                 self._check_prize_item(-1, "prize-grid-item", square, item)
+            symbols = (prize_grid.count(WIN), prize_grid.count(WIN_X2))
+            if symbols != (1, 1):
+                raise RuleError(
+                    -1,
+                    "prize-grid-symbols",
+                    f"the Prize Game grid must hold one WIN and one WIN x2, not {symbols[0]} "
+                    f"and {symbols[1]}",
+                )
         self.grid: list[Item] = list(grid)
         """Items on the Main Game grid now."""
         self.step_index = 0
@@ -270,6 +278,12 @@ class Game:
         for prize in panel:
             if not isinstance(prize, BonusPrize) or not isinstance(prize.kind, BonusKind):
                 raise RuleError(i, "bonus-prize", f"unknown Bonus Prize {prize!r}")
+        kinds = [prize.kind.value for prize in panel]
+        if len(set(kinds)) != len(kinds):
+            raise RuleError(
+                i, "panel-kinds", f"a Bonus Game panel repeats a kind of prize: {kinds!r}"
+            )
+        for prize in panel:
             spec = cfg.bonus_prizes[prize.kind]
             if not spec.minimum <= prize.value <= spec.maximum:
                 raise RuleError(
@@ -357,6 +371,10 @@ class Game:
                 f"{', Prize Game over' if ends else ''}), got {len(spin.refill)}",
             )
         for square, item in zip(collected, spin.refill, strict=False):
+            if item in (WIN, WIN_X2):
+                raise RuleError(
+                    i, "refill-item", f"prize square {square} refills with a WIN symbol {item!r}"
+                )
             self._check_prize_item(i, "refill-item", square, item)
         if ends and self.pot + sum(a for a in items if a > 0) == 0:
             raise RuleError(i, "empty-pot", "the Prize Game ends with an empty Prize Pot")
