@@ -61,6 +61,7 @@ PLAY_NOT_OVER = ProblemKind(409, "play_not_over", "The play is not over")
 CONFIRMATION_REQUIRED = ProblemKind(422, "confirmation_required", "Confirm the purchase")
 DUPLICATE_PLAY = ProblemKind(409, "duplicate_play", "The play clashed with another; try again")
 SOLD_OUT = ProblemKind(503, "sold_out", "The prize pool is sold out")
+TOO_MANY_TRIES = ProblemKind(429, "too_many_tries", "Too many Try plays from this address")
 INTERNAL_ERROR = ProblemKind(500, "internal_error", "Internal server error")
 
 # Most specific first: the first isinstance match wins.
@@ -72,6 +73,7 @@ SERVICE_ERRORS: Sequence[tuple[type[errors.ServiceError], ProblemKind]] = (
     (errors.PlayNotOverError, PLAY_NOT_OVER),
     (errors.DuplicatePlayError, DUPLICATE_PLAY),
     (errors.PoolExhaustedServiceError, SOLD_OUT),
+    (errors.TooManyTriesError, TOO_MANY_TRIES),
     (errors.InvalidInputError, INVALID_REQUEST),
     (errors.EmailTakenError, EMAIL_TAKEN),
     (errors.InvalidCredentialsError, INVALID_CREDENTIALS),
@@ -146,7 +148,7 @@ def problem_from_service_error(error: errors.ServiceError) -> ProblemError:
             extra: dict[str, Any] = {}
             if isinstance(error, errors.InvalidInputError) and error.field:
                 extra["errors"] = [{"field": error.field, "message": str(error)}]
-            if isinstance(error, errors.TooManyAttemptsError):
+            if isinstance(error, errors.TooManyAttemptsError | errors.TooManyTriesError):
                 headers["Retry-After"] = str(error.retry_after_seconds)
             if isinstance(error, errors.StepOutOfOrderError | errors.PlayNotOverError):
                 extra["expected"] = error.expected

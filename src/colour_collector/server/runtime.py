@@ -20,6 +20,7 @@ from colour_collector.service.outcomes import (
     ScriptedSource,
 )
 from colour_collector.service.plays import PlayPolicy
+from colour_collector.service.ports import UnitOfWorkFactory
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,13 +35,15 @@ class PlayRuntime:
     """``random.SystemRandom``: every outcome, play and reel number comes from it."""
 
 
-def build_runtime(settings: Settings) -> PlayRuntime:
-    """The runtime for these settings."""
+def build_runtime(settings: Settings, database: UnitOfWorkFactory) -> PlayRuntime:
+    """The runtime for these settings (storing the finite pool if it is used and not stored)."""
     pool = load_pool()
     independent = IndependentSource(pool)
-    purchase: OutcomeSource = (
-        FinitePoolSource(pool) if settings.draw_mode is DrawMode.POOL else independent
-    )
+    purchase: OutcomeSource = independent
+    if settings.draw_mode is DrawMode.POOL:
+        finite = FinitePoolSource(pool)
+        finite.prepare(database)
+        purchase = finite
     try_outcomes: OutcomeSource = independent
     if settings.outcome_script is not None:
         # Test environments only (the settings refuse it elsewhere).
@@ -53,7 +56,7 @@ def build_runtime(settings: Settings) -> PlayRuntime:
 
 def install(app: FastAPI, settings: Settings) -> None:
     """Attach the runtime to the app."""
-    app.state.play_runtime = build_runtime(settings)
+    app.state.play_runtime = build_runtime(settings, app.state.database)
 
 
 def runtime(request: Request) -> PlayRuntime:

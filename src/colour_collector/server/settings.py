@@ -79,6 +79,7 @@ class Settings(BaseSettings):
     secure_cookies: bool | None = None
     web_dir: Path | None = None
     auto_finish_interval: Duration = dt.timedelta(minutes=1)
+    try_plays_per_hour: int = Field(default=120, ge=1)
     outcome_script: Path | None = None
 
     @model_validator(mode="after")

@@ -104,5 +104,14 @@ class ConfirmationRequiredError(InvalidInputError):
     """A purchase must be confirmed explicitly."""
 
 
+class TooManyTriesError(ServiceError):
+    """A client started too many free Try plays recently."""
+
+    def __init__(self, message: str, *, retry_after_seconds: int) -> None:
+        super().__init__(message)
+        self.retry_after_seconds = retry_after_seconds
+        """Seconds until the client may start another."""
+
+
 class PoolExhaustedServiceError(ServiceError):
     """The finite prize pool has no entries left: no more plays can be sold."""

@@ -21,7 +21,7 @@ from colour_collector.game.draw import FinitePool, IndependentDraw, deal_from, o
 from colour_collector.game.pool import PrizePool
 from colour_collector.game.prize_table import Tier, tier_by_name
 from colour_collector.service.errors import PoolExhaustedServiceError
-from colour_collector.service.ports import UnitOfWork
+from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
 
 
 class OutcomeSource(Protocol):
@@ -49,11 +49,17 @@ class FinitePoolSource:
     def __init__(self, pool: PrizePool) -> None:
         self._full = FinitePool.from_pool(pool).remaining
 
+    def prepare(self, factory: UnitOfWorkFactory) -> None:
+        """Store the full pool if no pool is stored yet (at server start; safe to race)."""
+        with factory() as uow:
+            uow.pool.create_if_missing(self._full)
+            uow.commit()
+
     def draw(self, uow: UnitOfWork, rng: random.Random) -> Tier | None:
         """Lock the pool row, deal one entry, store what remains."""
         remaining = uow.pool.lock()
         if remaining is None:
-            remaining = self._full
+            raise PoolExhaustedServiceError("the prize pool is not set up: no plays are on sale")
         if sum(remaining) == 0:
             raise PoolExhaustedServiceError("the prize pool is sold out: no more plays are on sale")
         index, left = deal_from(remaining, rng)

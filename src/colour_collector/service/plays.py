@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import logging
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -41,6 +42,8 @@ from colour_collector.service.play_numbers import (
     parse_play_number,
 )
 from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
+
+log = logging.getLogger(__name__)
 
 MAX_PAGE = 100
 """Most plays one My Games page holds."""
@@ -441,26 +444,42 @@ def auto_finish_due(
     """Complete plays left unfinished past their time; return their Play Numbers.
 
     Remaining bonus rounds get random picks (the picks change nothing); the prize is credited.
+    Locks are taken in the order FINISH takes them (account, then play), so the two never
+    deadlock. A play that cannot be completed is logged and left for the operator; the others
+    are still completed.
     """
     at = now or utcnow()
     with factory(write=False) as uow:
         due = list(uow.plays.due(at, limit))
     done = []
     for number in due:
-        with factory() as uow:
-            play = uow.plays.get(number, lock=True)
-            if play is None or play.status is not PlayStatus.IN_PROGRESS or play.finish_by > at:
-                continue
-            uow.accounts.lock(play.account_id)
-            record = play_out(record_of(play), play.revealed, rng)
-            _settle(
-                uow,
-                play,
-                record,
-                status=PlayStatus.AUTO_FINISHED,
-                kind=AuditKind.AUTO_FINISH,
-                at=at,
-            )
-            uow.commit()
-            done.append(number)
+        try:
+            if _auto_finish_one(factory, number, rng, at):
+                done.append(number)
+        except Exception:  # one broken play must not stop the others
+            log.exception("auto-finish of play %s failed", number)
     return done
+
+
+def _auto_finish_one(
+    factory: UnitOfWorkFactory, number: str, rng: random.Random, at: dt.datetime
+) -> bool:
+    with factory() as uow:
+        seen = uow.plays.get(number)
+        if seen is None:
+            return False
+        uow.accounts.lock(seen.account_id)
+        play = uow.plays.get(number, lock=True)
+        if play is None or play.status is not PlayStatus.IN_PROGRESS or play.finish_by > at:
+            return False
+        record = play_out(record_of(play), play.revealed, rng)
+        _settle(
+            uow,
+            play,
+            record,
+            status=PlayStatus.AUTO_FINISHED,
+            kind=AuditKind.AUTO_FINISH,
+            at=at,
+        )
+        uow.commit()
+    return True

@@ -268,8 +268,12 @@ class PlayRepository(Protocol):
 class TryRepository(Protocol):
     """Free Try plays, found by the hash of their secret token."""
 
-    def add(self, token_hash: str, play: TryPlay) -> TryPlay:
-        """Store a new Try play."""
+    def add(self, token_hash: str, play: TryPlay, client: str) -> TryPlay:
+        """Store a new Try play started by ``client`` (its network address)."""
+        ...
+
+    def started_since(self, client: str, since: dt.datetime) -> int:
+        """How many Try plays ``client`` started at or after ``since``."""
         ...
 
     def get(self, token_hash: str, *, lock: bool = False) -> TryPlay | None:
@@ -294,6 +298,10 @@ class PoolRepository(Protocol):
         """Lock the pool row and return the remaining counts (None if no pool is stored)."""
         ...
 
+    def create_if_missing(self, remaining: tuple[int, ...]) -> bool:
+        """Store a full pool unless one is stored; True if this call stored it."""
+        ...
+
     def save(self, remaining: tuple[int, ...], dealt: int) -> None:
-        """Store new remaining counts (the row must be locked, or be new)."""
+        """Store new remaining counts (the row must be locked)."""
         ...

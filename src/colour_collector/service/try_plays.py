@@ -16,7 +16,11 @@ from colour_collector.game.generator import generate
 from colour_collector.game.progress import expected_step
 from colour_collector.game.replay import replay
 from colour_collector.service.clock import utcnow
-from colour_collector.service.errors import PlayNotFoundError, PlayNotOverError
+from colour_collector.service.errors import (
+    PlayNotFoundError,
+    PlayNotOverError,
+    TooManyTriesError,
+)
 from colour_collector.service.outcomes import OutcomeSource
 from colour_collector.service.play_models import TryPlay
 from colour_collector.service.plays import advance, parse_step_request
@@ -26,6 +30,8 @@ TOKEN_BYTES = 24
 """Random bytes in a Try token."""
 KEEP_FOR = dt.timedelta(days=2)
 """How long an abandoned Try play is kept."""
+RATE_WINDOW = dt.timedelta(hours=1)
+"""The window the Try rate limit counts over."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,12 +53,19 @@ def start(
     outcomes: OutcomeSource,
     rng: random.Random,
     *,
+    client: str,
+    per_hour: int,
     now: dt.datetime | None = None,
 ) -> tuple[str, TryPlay]:
-    """A new Try play and its secret token."""
+    """A new Try play and its secret token; at most ``per_hour`` an hour from one client."""
     at = now or utcnow()
     token = secrets.token_urlsafe(TOKEN_BYTES)
     with factory() as uow:
+        if uow.tries.started_since(client, at - RATE_WINDOW) >= per_hour:
+            raise TooManyTriesError(
+                f"at most {per_hour} Try plays an hour from one address; try again later",
+                retry_after_seconds=int(RATE_WINDOW.total_seconds()),
+            )
         tier = outcomes.draw(uow, rng)
         record = generate(tier, rng)
         play = TryPlay(
@@ -64,7 +77,7 @@ def start(
             created_at=at,
             finished_at=None,
         )
-        play = uow.tries.add(_hash(token), play)
+        play = uow.tries.add(_hash(token), play, client)
         uow.tries.delete_before(at - KEEP_FOR)
         uow.commit()
     return token, play

@@ -173,11 +173,12 @@ class SqlTryRepository:
     def __init__(self, session: Session) -> None:
         self.session = session
 
-    def add(self, token_hash: str, play: TryPlay) -> TryPlay:
+    def add(self, token_hash: str, play: TryPlay, client: str) -> TryPlay:
         new_id = self.session.execute(
             insert(try_plays)
             .values(
                 token_hash=token_hash,
+                client=client,
                 record=play.record,
                 revealed=play.revealed,
                 steps=play.steps,
@@ -207,6 +208,15 @@ class SqlTryRepository:
             .values(record=record, revealed=revealed, finished_at=finished_at)
         )
 
+    def started_since(self, client: str, since: dt.datetime) -> int:
+        return int(
+            self.session.execute(
+                select(func.count())
+                .select_from(try_plays)
+                .where(try_plays.c.client == client, try_plays.c.created_at >= since)
+            ).scalar_one()
+        )
+
     def delete_before(self, before: dt.datetime) -> int:
         result = self.session.execute(delete(try_plays).where(try_plays.c.created_at < before))
         return int(getattr(result, "rowcount", 0) or 0)
@@ -225,6 +235,18 @@ class SqlPoolRepository:
         if row is None:
             return None
         return tuple(int(n) for n in json.loads(row.remaining))
+
+    def create_if_missing(self, remaining: tuple[int, ...]) -> bool:
+        try:
+            with self.session.begin_nested():
+                self.session.execute(
+                    insert(prize_pool).values(
+                        id=POOL_ROW, remaining=json.dumps(list(remaining)), dealt=0
+                    )
+                )
+        except IntegrityError:  # another process stored it first
+            return False
+        return True
 
     def save(self, remaining: tuple[int, ...], dealt: int) -> None:
         text = json.dumps(list(remaining))

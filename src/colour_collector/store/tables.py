@@ -153,12 +153,14 @@ try_plays = Table(
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("token_hash", String(64), nullable=False, unique=True),
+    Column("client", String(255), nullable=False),
     Column("record", Text, nullable=False),
     Column("revealed", Integer, nullable=False),
     Column("steps", Integer, nullable=False),
     Column("prize_pence", BigInteger, nullable=False),
     Column("created_at", UtcDateTime, nullable=False, index=True),
     Column("finished_at", UtcDateTime, nullable=True),
+    Index("ix_try_plays_client_created_at", "client", "created_at"),
 )
 """Free Try plays: same rules and odds, no account, no wallet."""
 

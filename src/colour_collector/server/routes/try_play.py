@@ -8,7 +8,7 @@ from fastapi import APIRouter, Path, Request, status
 
 from colour_collector.game import codec
 from colour_collector.game.view import board, step_detail
-from colour_collector.server.dependencies import DatabaseDep
+from colour_collector.server.dependencies import ClientAddress, DatabaseDep, SettingsDep
 from colour_collector.server.play_schemas import (
     EmptyRequest,
     StepRequest,
@@ -31,12 +31,26 @@ _NOT_FOUND = {404: "No such Try play (`play_not_found`).", 422: "Invalid id (`in
     "",
     status_code=status.HTTP_201_CREATED,
     response_model=TryStartResponse,
-    responses=problem_responses(BODY_PROBLEMS),
+    responses=problem_responses(
+        {**BODY_PROBLEMS, 429: "Too many Try plays from this address (`too_many_tries`)."}
+    ),
 )
-def start(body: EmptyRequest, request: Request, database: DatabaseDep) -> TryStartResponse:
-    """Start a free Try play: same rules and odds, no money."""
+def start(
+    body: EmptyRequest,
+    request: Request,
+    database: DatabaseDep,
+    settings: SettingsDep,
+    client: ClientAddress,
+) -> TryStartResponse:
+    """Start a free Try play: same rules and odds, no money. Limited per address and hour."""
     found = runtime(request)
-    token, play = try_plays.start(database, found.try_outcomes, found.rng)
+    token, play = try_plays.start(
+        database,
+        found.try_outcomes,
+        found.rng,
+        client=client,
+        per_hour=settings.try_plays_per_hour,
+    )
     return TryStartResponse(try_id=token, board=board(codec.loads(play.record), 0))
 
 

@@ -57,6 +57,7 @@ def upgrade() -> None:
         "try_plays",
         sa.Column("id", sa.Integer, autoincrement=True, nullable=False),
         sa.Column("token_hash", sa.String(64), nullable=False),
+        sa.Column("client", sa.String(255), nullable=False),
         sa.Column("record", sa.Text, nullable=False),
         sa.Column("revealed", sa.Integer, nullable=False),
         sa.Column("steps", sa.Integer, nullable=False),
@@ -67,6 +68,7 @@ def upgrade() -> None:
         sa.UniqueConstraint("token_hash", name="uq_try_plays_token_hash"),
     )
     op.create_index("ix_try_plays_created_at", "try_plays", ["created_at"])
+    op.create_index("ix_try_plays_client_created_at", "try_plays", ["client", "created_at"])
     op.create_table(
         "prize_pool",
         sa.Column("id", sa.Integer, autoincrement=False, nullable=False),
