@@ -26,24 +26,27 @@ def lifespan_for(
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        task = asyncio.create_task(_auto_finisher(database, settings))
+        stop = asyncio.Event()
+        task = asyncio.create_task(_auto_finisher(database, settings, stop))
         try:
             yield
         finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            # Not task.cancel(): a round runs in a worker thread that a cancel would abandon,
+            # still using the database after shutdown. Let the round end, then stop.
+            stop.set()
+            await task
 
     return lifespan
 
 
-async def _auto_finisher(database: Database, settings: Settings) -> None:
+async def _auto_finisher(database: Database, settings: Settings, stop: asyncio.Event) -> None:
     rng = secure_rng()
-    while True:
+    while not stop.is_set():
         try:
             done = await run_in_threadpool(plays.auto_finish_due, database, rng)
             if done:
                 log.info("auto-finished %d play(s): %s", len(done), ", ".join(done))
         except Exception:  # keep the loop alive; the next round tries again
             log.exception("auto-finish round failed")
-        await asyncio.sleep(settings.auto_finish_interval.total_seconds())
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), settings.auto_finish_interval.total_seconds())

@@ -1,0 +1,447 @@
+"""Load benchmark of the game server: whole plays by many concurrent players, on loopback.
+
+Run: ``.venv/bin/python benchmarks/load_server.py [--backend sqlite|postgresql|both]
+[--players 50] [--duration 20] [--workers 1]``.
+
+For each backend it starts the real server (``colour-collector serve``; with ``--workers N`` > 1,
+uvicorn's ``--workers`` on :func:`make_app`, since ``serve`` runs one process) on a fresh
+database (an SQLite file, or a throwaway PostgreSQL 15 cluster started like the test suite's),
+registers and funds the players, then runs ``--players`` asyncio players, each with its own
+``httpx.AsyncClient``, playing whole games (purchase, every step, FINISH) until ``--duration``
+seconds have passed; each player finishes the play it is in, then stops. It reports complete plays
+per second, p50/p99 latency per endpoint as the client saw it, errors (any answer that is not the
+expected 2xx, or a connection error), checks that nothing was lost (each player's balance and
+play count against what its answers said; the audit chain), and measures ``/healthz`` requests per
+second on the same server with the same number of concurrent clients for comparison.
+
+This is a measurement, not a test: figures go into docs/load.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import pwd
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psycopg
+
+from colour_collector.server.app import create_app
+from colour_collector.server.settings import Settings
+from colour_collector.service import audit
+from colour_collector.store import Database, upgrade_to_head
+
+SECRET = "load-benchmark-secret-key-not-for-production-0123456789"
+PASSWORD = "load benchmark password"
+DEPOSIT = 100_000
+"""One test deposit: the largest allowed (£1,000, 200 plays)."""
+PRICE = 500
+PG_BIN = Path("/usr/lib/postgresql/15/bin")
+
+
+def make_app() -> Any:
+    """The app from the ``COLOUR_COLLECTOR_*`` environment (for ``uvicorn --factory``)."""
+
+    return create_app(Settings())
+
+
+# -- servers ---------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def postgres_cluster(durable: bool) -> Iterator[str]:
+    """A throwaway PostgreSQL 15 cluster on loopback; yields a database URL."""
+    base = Path(tempfile.mkdtemp(prefix="cc-load-pg-"))
+    as_postgres: list[str] = []
+    if os.geteuid() == 0:  # initdb refuses to run as root
+        user = pwd.getpwnam("postgres")
+        os.chown(base, user.pw_uid, user.pw_gid)
+        as_postgres = ["runuser", "-u", "postgres", "--"]
+    base.chmod(0o700)
+    data, log, port = base / "data", base / "server.log", free_port()
+    initdb = [str(PG_BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"]
+    subprocess.run(
+        [*as_postgres, *initdb, "-E", "UTF8", "--locale=C"], check=True, capture_output=True
+    )
+    # synchronous_commit=off: a crash may lose the last few commits but never corrupts; the
+    # same promise as SQLite's WAL with synchronous=NORMAL, so the two are compared fairly.
+    options = f"-c listen_addresses=127.0.0.1 -p {port} -k {base} -c max_connections=200"
+    if not durable:
+        options += " -c synchronous_commit=off"
+    pg_ctl = str(PG_BIN / "pg_ctl")
+    subprocess.run(
+        [*as_postgres, pg_ctl, "-D", str(data), "-l", str(log), "-o", options, "-w", "start"],
+        check=True,
+        capture_output=True,
+    )
+    try:
+        with psycopg.connect(
+            f"host=127.0.0.1 port={port} user=postgres dbname=postgres", autocommit=True
+        ) as connection:
+            connection.execute('CREATE DATABASE "colour_load"')
+        yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/colour_load"
+    finally:
+        subprocess.run(
+            [*as_postgres, pg_ctl, "-D", str(data), "-m", "fast", "-w", "stop"],
+            capture_output=True,
+            check=False,
+        )
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@contextmanager
+def server(url: str, workdir: Path, workers: int, access_log: bool) -> Iterator[str]:
+    """The real server on a free loopback port; yields its base URL."""
+    upgrade_to_head(url)  # once, before several workers would each try
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COLOUR_COLLECTOR_")}
+    env.update(
+        COLOUR_COLLECTOR_ENVIRONMENT="test",
+        COLOUR_COLLECTOR_SECRET_KEY=SECRET,
+        COLOUR_COLLECTOR_DATABASE_URL=url,
+        COLOUR_COLLECTOR_DATA_DIR=str(workdir),
+        COLOUR_COLLECTOR_WEB_DIR=str(workdir / "no-web"),
+        COLOUR_COLLECTOR_TRY_PLAYS_PER_HOUR="1000000",
+    )
+    if workers == 1 and access_log:
+        command = [
+            sys.executable,
+            "-c",
+            "from colour_collector.cli.app import main; main()",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ]
+    else:
+        command = [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "--factory",
+            "load_server:make_app",
+            "--app-dir",
+            str(Path(__file__).parent),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+            "--log-level",
+            "warning",
+        ]
+        if not access_log:
+            command.append("--no-access-log")
+    with (workdir / f"server-{port}.log").open("w") as log:
+        process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError((workdir / f"server-{port}.log").read_text())
+            try:
+                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+# -- players ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Stats:
+    """What the players saw."""
+
+    latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    errors: list[str] = field(default_factory=list)
+    plays: int = 0
+    steps: int = 0
+
+
+@dataclass
+class Player:
+    """One player's client and what its answers said."""
+
+    client: httpx.AsyncClient
+    deposited: int = 0
+    bought: int = 0
+    prizes: int = 0
+
+
+async def timed(stats: Stats, name: str, call: Any) -> httpx.Response | None:
+    start = time.perf_counter()
+    try:
+        answer: httpx.Response = await call
+    except httpx.HTTPError as error:
+        stats.errors.append(f"{name}: {type(error).__name__}: {error}")
+        return None
+    stats.latencies[name].append(time.perf_counter() - start)
+    return answer
+
+
+async def sign_up(base: str, n: int) -> Player:
+    limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+    client = httpx.AsyncClient(base_url=base, timeout=60, limits=limits)
+    token = (await client.get("/api/csrf")).json()["csrf_token"]
+    client.headers["X-CSRF-Token"] = token
+    email = f"load-{uuid.uuid4().hex[:8]}-{n}@example.com"
+    body = {"email": email, "password": PASSWORD, "date_of_birth": "1980-01-01"}
+    (await client.post("/api/register", json=body)).raise_for_status()
+    (
+        await client.post("/api/login", json={"email": email, "password": PASSWORD})
+    ).raise_for_status()
+    player = Player(client)
+    await deposit(player)
+    return player
+
+
+async def deposit(player: Player) -> None:
+    answer = await player.client.post("/api/wallet/test-deposit", json={"amount_pence": DEPOSIT})
+    answer.raise_for_status()
+    player.deposited += DEPOSIT
+
+
+async def play_games(player: Player, stats: Stats, until: float) -> None:
+    """Whole plays until ``until``; the play in progress at that time is finished."""
+    client = player.client
+    while time.monotonic() < until:
+        key = uuid.uuid4().hex
+        bought = await timed(
+            stats,
+            "POST /api/plays",
+            client.post("/api/plays", json={"confirm": True}, headers={"Idempotency-Key": key}),
+        )
+        if bought is None:
+            return
+        if bought.status_code == 409 and bought.json().get("code") == "insufficient_funds":
+            await deposit(player)
+            continue
+        if bought.status_code != 201:
+            stats.errors.append(f"purchase: {bought.status_code} {bought.text[:200]}")
+            return
+        player.bought += 1
+        body = bought.json()
+        number, board = body["play"]["play_number"], body["board"]
+        while board["next"] is not None:
+            step = {"kind": board["next"]}
+            if board["next"] == "bonus_pick":
+                step["pick"] = "odd"
+            answer = await timed(
+                stats,
+                "POST /api/plays/{n}/steps",
+                client.post(f"/api/plays/{number}/steps", json=step),
+            )
+            if answer is None or answer.status_code != 200:
+                stats.errors.append(
+                    f"step: {answer and answer.status_code} {answer and answer.text[:200]}"
+                )
+                return
+            stats.steps += 1
+            board = answer.json()["board"]
+        done = await timed(
+            stats, "POST /api/plays/{n}/finish", client.post(f"/api/plays/{number}/finish", json={})
+        )
+        if done is None or done.status_code != 200:
+            stats.errors.append(f"finish: {done and done.status_code} {done and done.text[:200]}")
+            return
+        player.prizes += done.json()["prize_pence"]
+        stats.plays += 1
+
+
+async def hammer_healthz(base: str, clients: int, seconds: float) -> tuple[int, list[float], int]:
+    latencies: list[float] = []
+    errors = 0
+    until = time.monotonic() + seconds
+
+    async def one() -> None:
+        nonlocal errors
+        limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+        async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as client:
+            while time.monotonic() < until:
+                start = time.perf_counter()
+                answer = await client.get("/healthz")
+                latencies.append(time.perf_counter() - start)
+                errors += answer.status_code != 200
+
+    await asyncio.gather(*(one() for _ in range(clients)))
+    return len(latencies), latencies, errors
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else float("nan")
+
+
+async def run_load(
+    base: str, players: int, duration: float, healthz_seconds: float
+) -> dict[str, Any]:
+    signed = []
+    for batch in range(0, players, 10):  # Argon2 hashing: a few at a time
+        signed += await asyncio.gather(
+            *(sign_up(base, n) for n in range(batch, min(players, batch + 10)))
+        )
+    stats = Stats()
+    start = time.monotonic()
+    await asyncio.gather(*(play_games(p, stats, start + duration) for p in signed))
+    elapsed = time.monotonic() - start
+
+    lost = []
+    for player in signed:  # nothing lost: the server's books agree with what the answers said
+        wallet = (await player.client.get("/api/wallet")).json()["balance_pence"]
+        games = (await player.client.get("/api/my-games", params={"per_page": 1})).json()["total"]
+        expected = player.deposited - PRICE * player.bought + player.prizes
+        if wallet != expected or games != player.bought:
+            lost.append(f"balance {wallet} != {expected} or plays {games} != {player.bought}")
+        await player.client.aclose()
+
+    count, health, health_errors = await hammer_healthz(base, players, healthz_seconds)
+    result: dict[str, Any] = {
+        "players": players,
+        "seconds": round(elapsed, 2),
+        "plays": stats.plays,
+        "plays_per_second": round(stats.plays / elapsed, 1),
+        "requests_per_second": round(sum(len(v) for v in stats.latencies.values()) / elapsed, 1),
+        "steps_per_play": round(stats.steps / max(1, stats.plays), 2),
+        "errors": len(stats.errors),
+        "error_samples": stats.errors[:5],
+        "lost": lost[:5],
+        "endpoints": {
+            name: {
+                "requests": len(values),
+                "p50_ms": round(1000 * percentile(values, 0.50), 1),
+                "p99_ms": round(1000 * percentile(values, 0.99), 1),
+            }
+            for name, values in stats.latencies.items()
+        },
+        "healthz": {
+            "requests_per_second": round(count / healthz_seconds, 1),
+            "p50_ms": round(1000 * percentile(health, 0.50), 1),
+            "p99_ms": round(1000 * percentile(health, 0.99), 1),
+            "errors": health_errors,
+        },
+    }
+    return result
+
+
+def audit_ok(url: str) -> str:
+    database = Database(url)
+    try:
+        report = audit.verify_chain(database)
+    finally:
+        database.dispose()
+    return f"OK, {report.entries} entries"
+
+
+def bench(backend: str, args: argparse.Namespace) -> dict[str, Any]:
+    workdir = Path(tempfile.mkdtemp(prefix=f"cc-load-{backend}-"))
+    try:
+        with (
+            postgres_cluster(args.pg_durable)
+            if backend == "postgresql"
+            else nullcontext(f"sqlite:///{workdir / 'colour-collector.sqlite3'}")
+        ) as url:
+            with server(url, workdir, args.workers, not args.no_access_log) as base:
+                result = asyncio.run(
+                    run_load(base, args.players, args.duration, args.healthz_seconds)
+                )
+            result["audit"] = audit_ok(url)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    result["backend"] = backend
+    return result
+
+
+@contextmanager
+def nullcontext(value: str) -> Iterator[str]:
+    yield value
+
+
+def show(result: dict[str, Any]) -> None:
+    print(f"\n== {result['backend']}: {result['players']} players, {result['seconds']} s ==")
+    print(
+        f"complete plays/s: {result['plays_per_second']}  ({result['plays']} plays,"
+        f" {result['steps_per_play']} steps a play, {result['requests_per_second']} requests/s)"
+    )
+    print(
+        f"errors: {result['errors']} {result['error_samples']}  lost: {result['lost'] or 'none'}"
+        f"  audit: {result['audit']}"
+    )
+    for name, figures in result["endpoints"].items():
+        print(
+            f"  {name:30} n={figures['requests']:6}  p50 {figures['p50_ms']:6.1f} ms"
+            f"  p99 {figures['p99_ms']:6.1f} ms"
+        )
+    health = result["healthz"]
+    print(
+        f"  {'GET /healthz':30} {health['requests_per_second']:8.1f} req/s  p50"
+        f" {health['p50_ms']:.1f} ms  p99 {health['p99_ms']:.1f} ms  errors {health['errors']}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backend", choices=["sqlite", "postgresql", "both"], default="both")
+    parser.add_argument("--players", type=int, default=50)
+    parser.add_argument("--duration", type=float, default=20.0, help="seconds of new plays")
+    parser.add_argument("--healthz-seconds", type=float, default=5.0)
+    parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
+    parser.add_argument(
+        "--no-access-log",
+        action="store_true",
+        help="run uvicorn without its access log (serve logs every request)",
+    )
+    parser.add_argument(
+        "--pg-durable",
+        action="store_true",
+        help="PostgreSQL with synchronous_commit=on (default off, as SQLite NORMAL)",
+    )
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    args = parser.parse_args()
+    print(
+        f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs,"
+        f" workers={args.workers}, access log={'off' if args.no_access_log else 'on'}"
+    )
+    backends = ["sqlite", "postgresql"] if args.backend == "both" else [args.backend]
+    results = [bench(backend, args) for backend in backends]
+    for result in results:
+        show(result)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
