@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from plays_fixtures import make_settings
 from sqlalchemy import select, update
 
 from colour_collector.game.pool import POOL_SIZE
@@ -16,17 +17,17 @@ from colour_collector.server.app import create_app
 from colour_collector.service import plays
 from colour_collector.store.tables import plays as plays_table
 from colour_collector.store.tables import prize_pool
-from conftest import api_client, make_settings
 
 
 def _app(database_url: str, tmp_path: Path, **overrides: Any) -> Any:
     return create_app(make_settings(database_url, tmp_path, **overrides))
 
 
-def test_try_plays_are_limited_per_address(database_url: str, tmp_path: Path) -> None:
+def test_try_plays_are_limited_per_address(
+    database_url: str, tmp_path: Path, new_client: Any
+) -> None:
     app = _app(database_url, tmp_path, try_plays_per_hour=2)
-    guest = api_client(app)
-    guest.fetch_csrf()
+    guest = new_client(app)
     assert guest.post("/api/try", json={}).status_code == 201
     assert guest.post("/api/try", json={}).status_code == 201
     refused = guest.post("/api/try", json={})
@@ -37,7 +38,7 @@ def test_try_plays_are_limited_per_address(database_url: str, tmp_path: Path) ->
 
 
 def test_the_finite_pool_is_stored_whole_when_the_server_starts(
-    database_url: str, tmp_path: Path
+    database_url: str, tmp_path: Path, new_client: Any
 ) -> None:
     app = _app(database_url, tmp_path, draw_mode="pool")
     database = app.state.database
@@ -47,7 +48,7 @@ def test_the_finite_pool_is_stored_whole_when_the_server_starts(
     assert sum(int(n) for n in row.remaining.strip("[]").split(",")) == POOL_SIZE
     # A second server process on the same database keeps the stored pool.
     again = _app(database_url, tmp_path, draw_mode="pool")
-    player = api_client(again)
+    player = new_client(again)
     player.sign_up("pool@example.com")
     player.post("/api/wallet/test-deposit", json={"amount_pence": 500})
     assert player.post("/api/plays", json={"confirm": True}).status_code == 201
@@ -58,12 +59,12 @@ def test_the_finite_pool_is_stored_whole_when_the_server_starts(
 
 
 def test_one_broken_play_does_not_stop_auto_finish(
-    database_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    database_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture, new_client: Any
 ) -> None:
     app = _app(database_url, tmp_path)
     numbers = []
     for name in ("first@example.com", "second@example.com"):
-        player = api_client(app)
+        player = new_client(app)
         player.sign_up(name)
         player.post("/api/wallet/test-deposit", json={"amount_pence": 500})
         numbers.append(
