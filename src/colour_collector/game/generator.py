@@ -85,10 +85,15 @@ def _hopeless(tier: Tier | None, config: GameConfig) -> GiveUp:
     boxes = [row.boxes for row in config.prize_table]
     capped = tier is None or top >= config.max_level
 
+    watched = [(r, boxes[r]) for r in range(len(boxes)) if r not in rows]
+
     def give_up(filled: list[int], boosts: int, unlocked: bool) -> bool:
         if unlocked or (boosts > top and not capped):
             return True
-        return any(n >= boxes[r] and r not in rows for r, n in enumerate(filled))
+        for row, full in watched:  # noqa: SIM110 - a plain loop is faster; runs every spin
+            if filled[row] >= full:
+                return True
+        return False
 
     return give_up
 
