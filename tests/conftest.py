@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 import uuid
@@ -33,18 +32,10 @@ with warnings.catch_warnings():
 
 from colour_collector.server.app import create_app
 from colour_collector.server.settings import Settings
+from support import free_port, make_settings
 
-TEST_SECRET = "test-secret-key-for-the-test-suite-only-0123456789"
 PASSWORD = "correct horse battery"
 PG_BIN_DIRS = ("/usr/lib/postgresql/15/bin",)
-
-
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _pg_binary(name: str) -> str:
@@ -155,23 +146,6 @@ def database_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -
         yield cluster.url(name)
     finally:
         cluster.drop_database(name)
-
-
-def make_settings(database_url: str, tmp_path: Path, **overrides: Any) -> Settings:
-    """Test settings: every value explicit so the environment cannot leak in."""
-    values: dict[str, Any] = {
-        "environment": "test",
-        "secret_key": TEST_SECRET,
-        "database_url": database_url,
-        "data_dir": tmp_path / "data",
-        "web_dir": tmp_path / "no-web",
-        "test_deposits_enabled": True,
-        "login_max_failures_per_email": 5,
-        "login_max_failures_per_client": 20,
-        "secure_cookies": False,
-    }
-    values.update(overrides)
-    return Settings(**values)
 
 
 @pytest.fixture

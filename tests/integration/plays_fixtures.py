@@ -7,7 +7,6 @@ Plain functions (no fixtures), imported by the plays test modules.
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,27 +16,13 @@ from sqlalchemy import func, select
 from colour_collector.server.settings import Settings
 from colour_collector.store import Database
 from colour_collector.store.tables import audit_log, ledger, plays
+from support import TEST_SECRET, make_settings
 
 PROBLEM = "application/problem+json"
 PRICE = 500
 """The price of a play, in pence."""
-SECRET = "plays-test-secret-key-for-the-test-suite-only-0123456789"
+SECRET = TEST_SECRET
 """The secret key of the test servers."""
-
-
-def make_settings(database_url: str, tmp_path: Path, **overrides: Any) -> Settings:
-    """Test settings, every value explicit (as ``conftest.make_settings``)."""
-    values: dict[str, Any] = {
-        "environment": "test",
-        "secret_key": SECRET,
-        "database_url": database_url,
-        "data_dir": tmp_path / "data",
-        "web_dir": tmp_path / "no-web",
-        "test_deposits_enabled": True,
-        "secure_cookies": False,
-    }
-    values.update(overrides)
-    return Settings(**values)
 
 
 def play_settings(
@@ -49,14 +34,6 @@ def play_settings(
         script.write_text(json.dumps(outcomes), encoding="utf-8")
         overrides["outcome_script"] = script
     return make_settings(database_url, tmp_path, **overrides)
-
-
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def assert_problem(response: Any, status: int, code: str, field: str | None = None) -> Any:

@@ -22,10 +22,11 @@ from typing import Any
 
 import httpx
 import pytest
-from plays_fixtures import PRICE, SECRET, free_port, step_body
+from plays_fixtures import PRICE, SECRET, step_body
 
 from colour_collector.service import audit
 from colour_collector.store import Database
+from support import free_port
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from plays_fixtures import make_settings
 from sqlalchemy import select, update
 
 from colour_collector.game.pool import POOL_SIZE
@@ -17,6 +16,7 @@ from colour_collector.server.app import create_app
 from colour_collector.service import plays
 from colour_collector.store.tables import plays as plays_table
 from colour_collector.store.tables import prize_pool
+from support import make_settings
 
 
 def _app(database_url: str, tmp_path: Path, **overrides: Any) -> Any:

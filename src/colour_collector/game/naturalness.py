@@ -25,6 +25,7 @@ from colour_collector.game.config import GameConfig, load_config
 from colour_collector.game.natural import simulate_main
 from colour_collector.game.record import Item, MainSpin, PrizeSpin, Step
 from colour_collector.game.rules import Game
+from colour_collector.game.simulation import chi_square_pvalue
 
 Measures = dict[str, int]
 """One play's value of each measure it has (a finished row has no row measure)."""
@@ -151,17 +152,6 @@ def chi_square_two_sample(cells: Sequence[tuple[int, int]]) -> tuple[float, int]
     return statistic, len(cells) - 1
 
 
-def pvalue(statistic: float, dof: int) -> float | None:
-    """P(chi-square with ``dof`` degrees of freedom >= ``statistic``); None without scipy."""
-    if dof < 1:
-        return None
-    try:
-        from scipy.stats import chi2  # noqa: PLC0415  (lazy: the core imports without scipy)
-    except ImportError:
-        return None
-    return float(chi2.sf(statistic, dof))
-
-
 def compare(sample_a: Sequence[Measures], sample_b: Sequence[Measures]) -> list[Comparison]:
     """Compare every measure the two samples have, one chi-square test each."""
     names = sorted({name for m in (*sample_a, *sample_b) for name in m})
@@ -179,7 +169,7 @@ def compare(sample_a: Sequence[Measures], sample_b: Sequence[Measures]) -> list[
                 n_b=sum(b.values()),
                 statistic=statistic,
                 dof=dof,
-                pvalue=pvalue(statistic, dof),
+                pvalue=chi_square_pvalue(statistic, dof),
             )
         )
     return found
