@@ -8,10 +8,10 @@ from hypothesis import given, settings
 
 from colour_collector.game.config import load_config
 from colour_collector.game.generator import generate
-from colour_collector.game.prize_table import tier_by_name
+from colour_collector.game.prize_table import load_tiers, tier_by_name
 from colour_collector.game.record import BonusRound, MainSpin, PlayRecord, PrizeSpin
 from colour_collector.game.replay import replay
-from colour_collector.game.view import board, step_detail
+from colour_collector.game.view import board, step_and_board, step_detail
 from strategies import records
 
 
@@ -30,6 +30,28 @@ def test_the_result_appears_only_at_the_end(record: PlayRecord) -> None:
     assert final["phase"] == "over"
     assert final["result"]["prize_pence"] == result.prize
     assert final["result"]["tier"] == (None if result.tier is None else result.tier.name)
+
+
+@settings(max_examples=40, deadline=None)
+@given(record=records())
+def test_step_and_board_equals_step_detail_and_board(record: PlayRecord) -> None:
+    for index in range(len(record.steps)):
+        assert step_and_board(record, index) == (
+            step_detail(record, index),
+            board(record, index + 1),
+        )
+
+
+def test_step_and_board_over_generated_plays_of_every_tier() -> None:
+    rng = random.Random(11)
+    for tier in (None, *load_tiers()):
+        for _ in range(3):
+            record = generate(tier, rng)
+            for index in range(len(record.steps)):
+                assert step_and_board(record, index) == (
+                    step_detail(record, index),
+                    board(record, index + 1),
+                )
 
 
 def test_the_board_shows_the_grid_with_the_colours_of_the_next_spin() -> None:

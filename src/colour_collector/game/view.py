@@ -41,7 +41,22 @@ def state_after(record: PlayRecord, revealed: int, config: GameConfig | None = N
 def board(record: PlayRecord, revealed: int, config: GameConfig | None = None) -> dict[str, Any]:
     """Everything on the player's screen after ``revealed`` steps."""
     cfg = config or load_config()
-    game = state_after(record, revealed, cfg)
+    return _board(record, revealed, state_after(record, revealed, cfg), cfg)
+
+
+def step_and_board(
+    record: PlayRecord, index: int, config: GameConfig | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(step_detail(record, index), board(record, index + 1))`` from one replay of the steps."""
+    cfg = config or load_config()
+    game = state_after(record, index, cfg)
+    detail = _step_detail(record, index, game, cfg)
+    game.apply(record.steps[index])
+    return detail, _board(record, index + 1, game, cfg)
+
+
+def _board(record: PlayRecord, revealed: int, game: Game, cfg: GameConfig) -> dict[str, Any]:
+    """The screen, given the rules state after the first ``revealed`` steps."""
     nxt = expected_step(record, revealed)
     upcoming = record.steps[revealed] if revealed < len(record.steps) else None
     names = cfg.item_names
@@ -135,6 +150,14 @@ def step_detail(record: PlayRecord, index: int, config: GameConfig | None = None
     step = record.steps[index]
     if isinstance(step, BonusRound):
         return {"kind": "bonus_pick", "index": index, **_round(step)}
+    return _step_detail(record, index, state_after(record, index, cfg), cfg)
+
+
+def _step_detail(record: PlayRecord, index: int, before: Game, cfg: GameConfig) -> dict[str, Any]:
+    """What step ``index`` showed, given the rules state before it."""
+    step = record.steps[index]
+    if isinstance(step, BonusRound):
+        return {"kind": "bonus_pick", "index": index, **_round(step)}
     collected = [s for s, c in enumerate(step.colours) if c == step.wheel]
     kind = "spin" if isinstance(step, MainSpin) else "prize_spin"
     detail: dict[str, Any] = {
@@ -144,10 +167,10 @@ def step_detail(record: PlayRecord, index: int, config: GameConfig | None = None
         "collected": collected,
     }
     if isinstance(step, MainSpin):
-        before = state_after(record, index, cfg).grid
-        detail["collected_items"] = [cfg.item_names[before[s]] for s in collected]
+        grid = before.grid
+        detail["collected_items"] = [cfg.item_names[grid[s]] for s in collected]
         detail["bonus_games_started"] = len(step.bonus_panels)
     else:
-        before = state_after(record, index, cfg).prize_grid
-        detail["collected_items"] = [_prize_item(before[s]) for s in collected]
+        prize_grid = before.prize_grid
+        detail["collected_items"] = [_prize_item(prize_grid[s]) for s in collected]
     return detail

@@ -87,6 +87,24 @@ class Purchase:
     """Whether an unfinished play was returned instead of a purchase."""
     balance_pence: Pence
     """The wallet balance after the request."""
+    record: PlayRecord | None = None
+    """The play's record when this request generated it (saves decoding ``play.record``)."""
+
+    def play_record(self) -> PlayRecord:
+        """The play's record."""
+        return record_of(self.play) if self.record is None else self.record
+
+
+@dataclass(frozen=True, slots=True)
+class Revealed:
+    """The answer to a reveal."""
+
+    play: StoredPlay
+    """The saved play."""
+    index: int
+    """The index of the step revealed."""
+    record: PlayRecord
+    """The play's record as saved (``record_of(play)``, already decoded)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +252,7 @@ def purchase(
         )
         balance = wallet.balance(uow, account_id)
         uow.commit()
-    return Purchase(play, True, False, balance)
+    return Purchase(play, True, False, balance, record)
 
 
 # -- reading ---------------------------------------------------------------------------------------
@@ -311,8 +329,8 @@ def reveal(
     *,
     rng: random.Random,
     now: dt.datetime | None = None,
-) -> tuple[StoredPlay, int]:
-    """Reveal the next step; return the saved play and the index of the step revealed."""
+) -> Revealed:
+    """Reveal the next step; return the saved play, the step's index and the record."""
     step_kind, parity = parse_step_request(kind, pick)
     with factory() as uow:
         play = _owned(uow, account_id, play_number, lock=True)
@@ -341,7 +359,7 @@ def reveal(
             payload["number"] = getattr(step, "number", None)
         audit.append(uow, AuditKind.REVEAL, account_id, payload, now=now)
         uow.commit()
-    return saved, index
+    return Revealed(saved, index, record)
 
 
 def finish(
@@ -364,12 +382,14 @@ def finish(
                     f"play {play.play_number} is not over: the next step is {nxt.value!r}",
                     expected=nxt.value,
                 )
-            play = _settle(
+            play, tier = _settle(
                 uow, play, record, status=PlayStatus.FINISHED, kind=AuditKind.FINISH, at=at
             )
+        else:
+            tier = _tier_name(record)
         balance = wallet.balance(uow, account_id)
         uow.commit()
-    return Finished(play, _tier_name(record), balance)
+    return Finished(play, tier, balance)
 
 
 def _tier_name(record: PlayRecord) -> str | None:
@@ -385,8 +405,11 @@ def _settle(
     status: PlayStatus,
     kind: AuditKind,
     at: dt.datetime,
-) -> StoredPlay:
-    """Credit the stored play's prize and close it (inside the caller's unit of work)."""
+) -> tuple[StoredPlay, str | None]:
+    """Credit the stored play's prize and close it (inside the caller's unit of work).
+
+    Returns the closed play and its prize tier's name (None: no win).
+    """
     try:
         result = replay(record)
     except RuleError as exc:  # the stored play was generated and checked at purchase
@@ -424,7 +447,8 @@ def _settle(
         },
         now=at,
     )
-    return replace(
+    tier = None if result.tier is None else result.tier.name
+    closed = replace(
         play,
         record=text,
         revealed=len(record.steps),
@@ -432,6 +456,7 @@ def _settle(
         balance_after_pence=balance,
         finished_at=at,
     )
+    return closed, tier
 
 
 def auto_finish_due(

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -19,6 +19,21 @@ from colour_collector.store.tables import plays, prize_pool, try_plays
 
 POOL_ROW = 1
 """Id of the single prize pool row."""
+
+# Statements run on every step, built once (see ``repositories``); values are bound at execution.
+_PLAY_BY_NUMBER = select(plays).where(plays.c.play_number == bindparam("play_number"))
+_LOCK_PLAY_BY_NUMBER = _PLAY_BY_NUMBER.with_for_update()
+_UPDATE_PLAY = (
+    update(plays)
+    .where(plays.c.id == bindparam("play_id"))
+    .values(
+        record=bindparam("p_record"),
+        revealed=bindparam("p_revealed"),
+        status=bindparam("p_status"),
+        balance_after_pence=bindparam("p_balance_after_pence"),
+        finished_at=bindparam("p_finished_at"),
+    )
+)
 
 
 def _play(row: Any) -> StoredPlay:
@@ -78,10 +93,8 @@ class SqlPlayRepository:
         return _replace_id(play, new_id)
 
     def get(self, play_number: str, *, lock: bool = False) -> StoredPlay | None:
-        query = select(plays).where(plays.c.play_number == play_number)
-        if lock:
-            query = query.with_for_update()
-        row = self.session.execute(query).first()
+        query = _LOCK_PLAY_BY_NUMBER if lock else _PLAY_BY_NUMBER
+        row = self.session.execute(query, {"play_number": play_number}).first()
         return None if row is None else _play(row)
 
     def by_idempotency_key(self, account_id: AccountId, key: str) -> StoredPlay | None:
@@ -139,15 +152,15 @@ class SqlPlayRepository:
         finished_at: dt.datetime | None,
     ) -> None:
         self.session.execute(
-            update(plays)
-            .where(plays.c.id == play_id)
-            .values(
-                record=record,
-                revealed=revealed,
-                status=status.value,
-                balance_after_pence=balance_after_pence,
-                finished_at=finished_at,
-            )
+            _UPDATE_PLAY,
+            {
+                "play_id": play_id,
+                "p_record": record,
+                "p_revealed": revealed,
+                "p_status": status.value,
+                "p_balance_after_pence": balance_after_pence,
+                "p_finished_at": finished_at,
+            },
         )
 
 

@@ -9,7 +9,7 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -34,6 +34,36 @@ from colour_collector.store.tables import (
 )
 
 GENESIS_HASH = "0" * 64
+
+# Statements run on every request, built once: building a statement and its cache key costs more
+# than running it on SQLite. Values are bound at execution (the same SQL as built inline).
+_ACCOUNT_BY_ID = select(accounts).where(accounts.c.id == bindparam("account_id"))
+_LOCK_ACCOUNT = (
+    select(accounts.c.id).where(accounts.c.id == bindparam("account_id")).with_for_update()
+)
+_SESSION_ACCOUNT = select(sessions.c.account_id).where(
+    sessions.c.token_hash == bindparam("token_hash"), sessions.c.expires_at > bindparam("now")
+)
+_BALANCE = select(func.coalesce(func.sum(ledger.c.amount_pence), 0)).where(
+    ledger.c.account_id == bindparam("account_id")
+)
+_LOCK_HEAD = (
+    select(audit_head.c.seq, audit_head.c.hash).where(audit_head.c.id == 1).with_for_update()
+)
+_APPEND_ENTRY = insert(audit_log).values(
+    seq=bindparam("e_seq"),
+    created_at=bindparam("e_created_at"),
+    kind=bindparam("e_kind"),
+    account_id=bindparam("e_account_id"),
+    payload=bindparam("e_payload"),
+    prev_hash=bindparam("e_prev_hash"),
+    hash=bindparam("e_hash"),
+)
+_MOVE_HEAD = (
+    update(audit_head)
+    .where(audit_head.c.id == 1)
+    .values(seq=bindparam("e_seq"), hash=bindparam("e_hash"))
+)
 
 
 def _account(row: Any) -> Account:
@@ -81,7 +111,7 @@ class SqlAccountRepository:
         return Account(id=new_id, email=email, date_of_birth=date_of_birth, created_at=created_at)
 
     def get(self, account_id: AccountId) -> Account | None:
-        row = self.session.execute(select(accounts).where(accounts.c.id == account_id)).first()
+        row = self.session.execute(_ACCOUNT_BY_ID, {"account_id": account_id}).first()
         return None if row is None else _account(row)
 
     def find_by_email(self, email: str) -> StoredAccount | None:
@@ -92,9 +122,7 @@ class SqlAccountRepository:
 
     def lock(self, account_id: AccountId) -> None:
         # FOR UPDATE is left out by SQLAlchemy on SQLite, where BEGIN IMMEDIATE serialises.
-        self.session.execute(
-            select(accounts.c.id).where(accounts.c.id == account_id).with_for_update()
-        )
+        self.session.execute(_LOCK_ACCOUNT, {"account_id": account_id})
 
 
 class SqlSessionRepository:
@@ -122,9 +150,7 @@ class SqlSessionRepository:
 
     def account_for(self, token_hash: str, now: dt.datetime) -> AccountId | None:
         found = self.session.execute(
-            select(sessions.c.account_id).where(
-                sessions.c.token_hash == token_hash, sessions.c.expires_at > now
-            )
+            _SESSION_ACCOUNT, {"token_hash": token_hash, "now": now}
         ).scalar_one_or_none()
         return None if found is None else int(found)
 
@@ -222,11 +248,7 @@ class SqlLedgerRepository:
         )
 
     def balance(self, account_id: AccountId) -> Pence:
-        total = self.session.execute(
-            select(func.coalesce(func.sum(ledger.c.amount_pence), 0)).where(
-                ledger.c.account_id == account_id
-            )
-        ).scalar_one()
+        total = self.session.execute(_BALANCE, {"account_id": account_id}).scalar_one()
         return int(total)
 
     def recent(self, account_id: AccountId, limit: int) -> Sequence[Movement]:
@@ -250,30 +272,23 @@ class SqlAuditRepository:
         self.session = session
 
     def lock_head(self) -> ChainHead:
-        row = self.session.execute(
-            select(audit_head.c.seq, audit_head.c.hash)
-            .where(audit_head.c.id == 1)
-            .with_for_update()
-        ).first()
+        row = self.session.execute(_LOCK_HEAD).first()
         if row is None:
             raise RuntimeError("audit_head row is missing; run the migrations")
         return ChainHead(seq=int(row.seq), hash=row.hash)
 
     def append(self, entry: AuditEntry) -> None:
-        self.session.execute(
-            insert(audit_log).values(
-                seq=entry.seq,
-                created_at=entry.created_at,
-                kind=entry.kind,
-                account_id=entry.account_id,
-                payload=entry.payload,
-                prev_hash=entry.prev_hash,
-                hash=entry.hash,
-            )
-        )
-        self.session.execute(
-            update(audit_head).where(audit_head.c.id == 1).values(seq=entry.seq, hash=entry.hash)
-        )
+        values = {
+            "e_seq": entry.seq,
+            "e_created_at": entry.created_at,
+            "e_kind": entry.kind,
+            "e_account_id": entry.account_id,
+            "e_payload": entry.payload,
+            "e_prev_hash": entry.prev_hash,
+            "e_hash": entry.hash,
+        }
+        self.session.execute(_APPEND_ENTRY, values)
+        self.session.execute(_MOVE_HEAD, {"e_seq": entry.seq, "e_hash": entry.hash})
 
     def head(self) -> ChainHead:
         row = self.session.execute(

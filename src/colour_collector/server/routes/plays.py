@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Header, Path, Query, Request, Response, status
 
-from colour_collector.game.view import board, step_detail
+from colour_collector.game.view import board, step_and_board, step_detail
 from colour_collector.server.dependencies import CurrentAccount, DatabaseDep
 from colour_collector.server.play_schemas import (
     EmptyRequest,
@@ -112,9 +112,11 @@ def purchase(
     )
     if not done.created:
         response.status_code = status.HTTP_200_OK
-    view = _view(done.play)
     return PurchaseResponse(
-        play=view.play, board=view.board, resumed=done.resumed, balance_pence=done.balance_pence
+        play=PlayResponse.of(done.play),
+        board=board(done.play_record(), done.play.revealed),
+        resumed=done.resumed,
+        balance_pence=done.balance_pence,
     )
 
 
@@ -160,11 +162,11 @@ def reveal(
     database: DatabaseDep,
 ) -> StepResponse:
     """Reveal the next step: a spin, a bonus pick (with ``pick``) or a Prize Game spin."""
-    play, index = plays.reveal(
+    done = plays.reveal(
         database, account.id, play_number, body.kind, body.pick, rng=play_rng(request)
     )
-    record = plays.record_of(play)
-    return StepResponse(step=step_detail(record, index), board=board(record, play.revealed))
+    step, screen = step_and_board(done.record, done.index)
+    return StepResponse(step=step, board=screen)
 
 
 @router.post(
