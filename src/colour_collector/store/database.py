@@ -37,7 +37,10 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         )
         _configure_sqlite(engine)
         return engine
-    return create_engine(parsed, pool_pre_ping=True, **kwargs)
+    # Up to 40 connections: one for each of the server's 40 worker threads (AnyIO's default), so
+    # a request never queues for a connection behind others that wait for a lock.
+    options: dict[str, Any] = {"pool_pre_ping": True, "pool_size": 20, "max_overflow": 20}
+    return create_engine(parsed, **{**options, **kwargs})
 
 
 def _configure_sqlite(engine: Engine) -> None:
