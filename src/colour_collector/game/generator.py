@@ -49,7 +49,7 @@ NO_WIN = -1
 UNDECIDED = -2
 """``natural_outcome`` of a Main Game that reaches a Prize Game or pays no tier."""
 
-_common: dict[int, frozenset[int]] = {}
+_common: dict[int, tuple[GameConfig, frozenset[int]]] = {}
 
 
 class GenerationError(GameError):
@@ -113,18 +113,19 @@ def natural_outcome(main: NaturalMain, config: GameConfig) -> int:
 
 def common_tiers(config: GameConfig) -> frozenset[int]:
     """Tiers that at least one natural play in ``COMMON_SHARE`` reaches (found once a process)."""
-    key = id(config)
-    if key not in _common:
+    held = _common.get(id(config))
+    if held is None or held[0] is not config:  # the entry keeps its config alive: ids stay true
         rng = random.Random(CALIBRATION_SEED)
         counts = Counter(
             natural_outcome(simulate_main(config, rng), config) for _ in range(CALIBRATION_PLAYS)
         )
-        _common[key] = frozenset(
+        common = frozenset(
             index
             for index, count in counts.items()
             if index >= 0 and count * COMMON_SHARE >= CALIBRATION_PLAYS
         )
-    return _common[key]
+        held = _common[id(config)] = (config, common)
+    return held[1]
 
 
 def build(plan: Plan, config: GameConfig, rng: random.Random) -> PlayRecord:

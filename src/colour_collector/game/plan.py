@@ -62,12 +62,27 @@ class Plan:
     """Bonus Games in the play."""
 
 
+_realised: dict[
+    tuple[int, tuple[Pence, ...]], tuple[GameConfig, tuple[tuple[int, frozenset[int]], ...]]
+] = {}
+
+
 def realisations(
     config: GameConfig, rows: tuple[Pence, ...]
 ) -> tuple[tuple[int, frozenset[int]], ...]:
-    """Every (level, set of rows) whose amounts are exactly ``rows``."""
+    """Every (level, set of rows) whose amounts are exactly ``rows`` (worked out once a process
+    for each configuration and breakdown: every winning play asks)."""
+    key = (id(config), tuple(sorted(rows)))
+    held = _realised.get(key)
+    if held is None or held[0] is not config:  # the entry keeps its config alive: ids stay true
+        held = _realised[key] = (config, _realise(config, key[1]))
+    return held[1]
+
+
+def _realise(
+    config: GameConfig, wanted: tuple[Pence, ...]
+) -> tuple[tuple[int, frozenset[int]], ...]:
     found = []
-    wanted = tuple(sorted(rows))
     if not wanted:
         return tuple((level, frozenset()) for level in range(config.max_level + 1))
     for level in range(config.max_level + 1):
