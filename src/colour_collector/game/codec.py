@@ -48,7 +48,7 @@ def to_json(record: PlayRecord, config: GameConfig | None = None) -> dict[str, A
         "grid": [names[i] for i in record.grid],
         "prize_grid": None
         if record.prize_grid is None
-        else [_prize_item_json(i) for i in record.prize_grid],
+        else [prize_item_json(i) for i in record.prize_grid],
         "steps": [_step_json(step, names, colours) for step in record.steps],
     }
 
@@ -66,7 +66,8 @@ def dumps(
     return json.dumps(to_json(record, config), indent=indent, ensure_ascii=False)
 
 
-def _prize_item_json(item: Item) -> int | str:
+def prize_item_json(item: Item) -> int | str:
+    """The JSON form of a Prize Game item: pence, ``"win"`` or ``"win_x2"``."""
     return _PRIZE_SYMBOLS.get(item, item)
 
 
@@ -96,7 +97,7 @@ def _step_json(step: Step, names: tuple[str, ...], colours: tuple[str, ...]) -> 
         "type": "prize_spin",
         "colours": [colours[c] for c in step.colours],
         "wheel": colours[step.wheel],
-        "refill": [_prize_item_json(i) for i in step.refill],
+        "refill": [prize_item_json(i) for i in step.refill],
     }
 
 

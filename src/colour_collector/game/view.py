@@ -9,25 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from colour_collector.game.codec import prize_item_json
 from colour_collector.game.config import GameConfig, load_config
 from colour_collector.game.progress import expected_step
 from colour_collector.game.record import (
-    WIN,
-    WIN_X2,
     BonusRound,
-    Item,
     MainSpin,
     PlayRecord,
     PrizeSpin,
 )
 from colour_collector.game.replay import result_of
 from colour_collector.game.rules import Game, Phase
-
-_PRIZE_SYMBOLS = {WIN: "win", WIN_X2: "win_x2"}
-
-
-def _prize_item(item: Item) -> int | str:
-    return _PRIZE_SYMBOLS.get(item, item)
 
 
 def state_after(record: PlayRecord, revealed: int, config: GameConfig | None = None) -> Game:
@@ -100,7 +92,7 @@ def _board(record: PlayRecord, revealed: int, game: Game, cfg: GameConfig) -> di
         view["prize_game"] = {
             "grid": [
                 {
-                    "item": _prize_item(item),
+                    "item": prize_item_json(item),
                     "colour": None if prize_colours is None else cfg.colours[prize_colours[s]],
                 }
                 for s, item in enumerate(game.prize_grid)
@@ -172,5 +164,5 @@ def _step_detail(record: PlayRecord, index: int, before: Game, cfg: GameConfig) 
         detail["bonus_games_started"] = len(step.bonus_panels)
     else:
         prize_grid = before.prize_grid
-        detail["collected_items"] = [_prize_item(prize_grid[s]) for s in collected]
+        detail["collected_items"] = [prize_item_json(prize_grid[s]) for s in collected]
     return detail
