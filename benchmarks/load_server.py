@@ -46,6 +46,7 @@ from colour_collector.server.app import create_app
 from colour_collector.server.settings import Settings
 from colour_collector.service import audit
 from colour_collector.store import Database, upgrade_to_head
+from lean_client import Answer, ConnectionLost, LeanClient
 
 SECRET = "load-benchmark-secret-key-not-for-production-0123456789"
 PASSWORD = "load benchmark password"
@@ -196,42 +197,45 @@ class Stats:
 class Player:
     """One player's client and what its answers said."""
 
-    client: httpx.AsyncClient
+    client: LeanClient
     deposited: int = 0
     bought: int = 0
     prizes: int = 0
 
 
-async def timed(stats: Stats, name: str, call: Any) -> httpx.Response | None:
+async def timed(stats: Stats, name: str, call: Any) -> Answer | None:
     start = time.perf_counter()
     try:
-        answer: httpx.Response = await call
-    except httpx.HTTPError as error:
+        answer: Answer = await call
+    except (OSError, asyncio.IncompleteReadError, ConnectionLost) as error:
         stats.errors.append(f"{name}: {type(error).__name__}: {error}")
         return None
     stats.latencies[name].append(time.perf_counter() - start)
     return answer
 
 
+def expect(answer: Answer, status: int, what: str) -> None:
+    if answer.status != status:
+        raise RuntimeError(f"{what}: {answer.status} {answer.text[:200]}")
+
+
 async def sign_up(base: str, n: int) -> Player:
-    limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
-    client = httpx.AsyncClient(base_url=base, timeout=60, limits=limits)
+    host, port = base.removeprefix("http://").split(":")
+    client = LeanClient(host, int(port))
     token = (await client.get("/api/csrf")).json()["csrf_token"]
     client.headers["X-CSRF-Token"] = token
     email = f"load-{uuid.uuid4().hex[:8]}-{n}@example.com"
     body = {"email": email, "password": PASSWORD, "date_of_birth": "1980-01-01"}
-    (await client.post("/api/register", json=body)).raise_for_status()
-    (
-        await client.post("/api/login", json={"email": email, "password": PASSWORD})
-    ).raise_for_status()
+    expect(await client.post("/api/register", body), 201, "register")
+    expect(await client.post("/api/login", {"email": email, "password": PASSWORD}), 200, "login")
     player = Player(client)
     await deposit(player)
     return player
 
 
 async def deposit(player: Player) -> None:
-    answer = await player.client.post("/api/wallet/test-deposit", json={"amount_pence": DEPOSIT})
-    answer.raise_for_status()
+    answer = await player.client.post("/api/wallet/test-deposit", {"amount_pence": DEPOSIT})
+    expect(answer, 201, "deposit")
     player.deposited += DEPOSIT
 
 
@@ -243,15 +247,15 @@ async def play_games(player: Player, stats: Stats, until: float) -> None:
         bought = await timed(
             stats,
             "POST /api/plays",
-            client.post("/api/plays", json={"confirm": True}, headers={"Idempotency-Key": key}),
+            client.post("/api/plays", {"confirm": True}, {"Idempotency-Key": key}),
         )
         if bought is None:
             return
-        if bought.status_code == 409 and bought.json().get("code") == "insufficient_funds":
+        if bought.status == 409 and bought.json().get("code") == "insufficient_funds":
             await deposit(player)
             continue
-        if bought.status_code != 201:
-            stats.errors.append(f"purchase: {bought.status_code} {bought.text[:200]}")
+        if bought.status != 201:
+            stats.errors.append(f"purchase: {bought.status} {bought.text[:200]}")
             return
         player.bought += 1
         body = bought.json()
@@ -263,20 +267,20 @@ async def play_games(player: Player, stats: Stats, until: float) -> None:
             answer = await timed(
                 stats,
                 "POST /api/plays/{n}/steps",
-                client.post(f"/api/plays/{number}/steps", json=step),
+                client.post(f"/api/plays/{number}/steps", step),
             )
-            if answer is None or answer.status_code != 200:
+            if answer is None or answer.status != 200:
                 stats.errors.append(
-                    f"step: {answer and answer.status_code} {answer and answer.text[:200]}"
+                    f"step: {answer and answer.status} {answer and answer.text[:200]}"
                 )
                 return
             stats.steps += 1
             board = answer.json()["board"]
         done = await timed(
-            stats, "POST /api/plays/{n}/finish", client.post(f"/api/plays/{number}/finish", json={})
+            stats, "POST /api/plays/{n}/finish", client.post(f"/api/plays/{number}/finish", {})
         )
-        if done is None or done.status_code != 200:
-            stats.errors.append(f"finish: {done and done.status_code} {done and done.text[:200]}")
+        if done is None or done.status != 200:
+            stats.errors.append(f"finish: {done and done.status} {done and done.text[:200]}")
             return
         player.prizes += done.json()["prize_pence"]
         stats.plays += 1
@@ -289,13 +293,14 @@ async def hammer_healthz(base: str, clients: int, seconds: float) -> tuple[int, 
 
     async def one() -> None:
         nonlocal errors
-        limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
-        async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as client:
-            while time.monotonic() < until:
-                start = time.perf_counter()
-                answer = await client.get("/healthz")
-                latencies.append(time.perf_counter() - start)
-                errors += answer.status_code != 200
+        host, port = base.removeprefix("http://").split(":")
+        client = LeanClient(host, int(port))
+        while time.monotonic() < until:
+            start = time.perf_counter()
+            answer = await client.get("/healthz")
+            latencies.append(time.perf_counter() - start)
+            errors += answer.status != 200
+        await client.close()
 
     await asyncio.gather(*(one() for _ in range(clients)))
     return len(latencies), latencies, errors
@@ -322,11 +327,11 @@ async def run_load(
     lost = []
     for player in signed:  # nothing lost: the server's books agree with what the answers said
         wallet = (await player.client.get("/api/wallet")).json()["balance_pence"]
-        games = (await player.client.get("/api/my-games", params={"per_page": 1})).json()["total"]
+        games = (await player.client.get("/api/my-games?per_page=1")).json()["total"]
         expected = player.deposited - PRICE * player.bought + player.prizes
         if wallet != expected or games != player.bought:
             lost.append(f"balance {wallet} != {expected} or plays {games} != {player.bought}")
-        await player.client.aclose()
+        await player.client.close()
 
     count, health, health_errors = await hammer_healthz(base, players, healthz_seconds)
     result: dict[str, Any] = {

@@ -28,7 +28,7 @@ from colour_collector.game.natural import (
     simulate_main_unless,
 )
 from colour_collector.game.plan import Plan, plan_for, realisations
-from colour_collector.game.prize_table import Tier, tier_for_breakdown
+from colour_collector.game.prize_table import Tier, load_tiers, tier_for_breakdown
 from colour_collector.game.record import PlayRecord, Step
 
 NATURAL_TRIES = 100
@@ -73,6 +73,15 @@ def generate(tier: Tier | None, rng: random.Random, config: GameConfig | None = 
                 return PlayRecord(main.grid, main.steps, None)
     plan = plan_for(tier, cfg, rng)
     return build(plan, cfg, rng)
+
+
+def prepare(config: GameConfig | None = None) -> None:
+    """Work out now what generation works out once a process (the common tiers, every tier's
+    realisations), so that the first purchases a server answers do not pay for it."""
+    cfg = config or load_config()
+    common_tiers(cfg)
+    for tier in load_tiers():
+        realisations(cfg, tier.rows)
 
 
 def _hopeless(tier: Tier | None, config: GameConfig) -> GiveUp:

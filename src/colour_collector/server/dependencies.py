@@ -1,4 +1,7 @@
-"""FastAPI dependencies as ``Annotated`` aliases. Routes declare what they need with these."""
+"""FastAPI dependencies as ``Annotated`` aliases. Routes declare what they need with these.
+
+They are ``async def`` so FastAPI does not send each one to the thread pool.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ from typing import Annotated
 
 from fastapi import Cookie, Depends, Request
 
+from colour_collector.server.offload import database_call
 from colour_collector.server.settings import Settings
 from colour_collector.service import accounts
 from colour_collector.service.models import Account
@@ -15,25 +19,25 @@ SESSION_COOKIE = "cc_session"
 """HttpOnly cookie holding the opaque session token."""
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     """The settings the app was created with."""
     settings: Settings = request.app.state.settings
     return settings
 
 
-def get_database(request: Request) -> Database:
+async def get_database(request: Request) -> Database:
     """The database handle (a unit-of-work factory)."""
     database: Database = request.app.state.database
     return database
 
 
-def get_login_policy(request: Request) -> accounts.LoginPolicy:
+async def get_login_policy(request: Request) -> accounts.LoginPolicy:
     """Throttling and session lifetime, from the settings."""
     policy: accounts.LoginPolicy = request.app.state.login_policy
     return policy
 
 
-def get_client_address(request: Request) -> str:
+async def get_client_address(request: Request) -> str:
     """The client's address (behind a proxy, run uvicorn with ``--proxy-headers``)."""
     return request.client.host if request.client else "unknown"
 
@@ -45,9 +49,9 @@ ClientAddress = Annotated[str, Depends(get_client_address)]
 SessionToken = Annotated[str | None, Cookie(alias=SESSION_COOKIE, include_in_schema=False)]
 
 
-def get_current_account(database: DatabaseDep, token: SessionToken = None) -> Account:
+async def get_current_account(database: DatabaseDep, token: SessionToken = None) -> Account:
     """The logged-in account; 401 ``not_authenticated`` otherwise."""
-    return accounts.current_account(database, token)
+    return await database_call(database, accounts.current_account, database, token)
 
 
 CurrentAccount = Annotated[Account, Depends(get_current_account)]

@@ -11,6 +11,7 @@ from fastapi import FastAPI, Request
 
 from colour_collector.game.config import load_config
 from colour_collector.game.draw import secure_rng
+from colour_collector.game.generator import prepare
 from colour_collector.game.pool import load_pool
 from colour_collector.server.settings import DrawMode, Settings
 from colour_collector.service.outcomes import (
@@ -36,8 +37,12 @@ class PlayRuntime:
 
 
 def build_runtime(settings: Settings, database: UnitOfWorkFactory) -> PlayRuntime:
-    """The runtime for these settings (storing the finite pool if it is used and not stored)."""
+    """The runtime for these settings (storing the finite pool if it is used and not stored).
+
+    It also works out the generator's per-process tables, so the first purchase is not slow.
+    """
     pool = load_pool()
+    prepare()
     independent = IndependentSource(pool)
     purchase: OutcomeSource = independent
     if settings.draw_mode is DrawMode.POOL:

@@ -224,8 +224,7 @@ def current_account(
     if not token:
         raise NotAuthenticatedError("log in first")
     with uow_factory(write=False) as uow:
-        account_id = uow.sessions.account_for(hash_token(token), now or utcnow())
-        account = None if account_id is None else uow.accounts.get(account_id)
+        account = uow.sessions.account_for(hash_token(token), now or utcnow())
     if account is None:
         raise NotAuthenticatedError("session expired or unknown; log in again")
     return account

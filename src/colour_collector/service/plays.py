@@ -42,6 +42,7 @@ from colour_collector.service.play_numbers import (
     parse_play_number,
 )
 from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
+from colour_collector.service.record_cache import RECORDS
 
 log = logging.getLogger(__name__)
 
@@ -134,8 +135,14 @@ class PlayPage:
 
 
 def record_of(play: StoredPlay) -> PlayRecord:
-    """The stored play record."""
-    return codec.loads(play.record)
+    """The stored play record (decoded once per process, see :mod:`record_cache`)."""
+    return RECORDS.decode(play.record)
+
+
+def _encode(record: PlayRecord) -> str:
+    text = codec.dumps(record)
+    RECORDS.remember(text, record)
+    return text
 
 
 def _digest(text: str) -> str:
@@ -212,7 +219,7 @@ def purchase(
         )
         tier = policy.outcomes.draw(uow, rng)
         record = generate(tier, rng)
-        text = codec.dumps(record)
+        text = _encode(record)
         play = StoredPlay(
             id=0,
             play_number=number,
@@ -337,7 +344,7 @@ def reveal(
         if play.status is not PlayStatus.IN_PROGRESS:
             raise StepOutOfOrderError(f"play {play.play_number} is finished", expected=None)
         record = advance(record_of(play), play.revealed, step_kind, parity, rng)
-        text = play.record if parity is None else codec.dumps(record)
+        text = play.record if parity is None else _encode(record)
         index = play.revealed
         saved = replace(play, record=text, revealed=index + 1)
         uow.plays.update(
@@ -383,7 +390,13 @@ def finish(
                     expected=nxt.value,
                 )
             play, tier = _settle(
-                uow, play, record, status=PlayStatus.FINISHED, kind=AuditKind.FINISH, at=at
+                uow,
+                play,
+                record,
+                play.record,
+                status=PlayStatus.FINISHED,
+                kind=AuditKind.FINISH,
+                at=at,
             )
         else:
             tier = _tier_name(record)
@@ -401,6 +414,7 @@ def _settle(
     uow: UnitOfWork,
     play: StoredPlay,
     record: PlayRecord,
+    text: str,
     *,
     status: PlayStatus,
     kind: AuditKind,
@@ -408,7 +422,8 @@ def _settle(
 ) -> tuple[StoredPlay, str | None]:
     """Credit the stored play's prize and close it (inside the caller's unit of work).
 
-    Returns the closed play and its prize tier's name (None: no win).
+    ``text`` is ``record`` encoded. Returns the closed play and its prize tier's name (None:
+    no win).
     """
     try:
         result = replay(record)
@@ -426,7 +441,6 @@ def _settle(
             now=at,
         )
     balance = wallet.balance(uow, play.account_id)
-    text = codec.dumps(record)
     uow.plays.update(
         play.id,
         record=text,
@@ -502,6 +516,7 @@ def _auto_finish_one(
             uow,
             play,
             record,
+            codec.dumps(record),
             status=PlayStatus.AUTO_FINISHED,
             kind=AuditKind.AUTO_FINISH,
             at=at,

@@ -67,8 +67,8 @@ class SessionRepository(Protocol):
         """Store a new session."""
         ...
 
-    def account_for(self, token_hash: str, now: dt.datetime) -> AccountId | None:
-        """The account of an unexpired session, if any."""
+    def account_for(self, token_hash: str, now: dt.datetime) -> Account | None:
+        """The account of an unexpired session, if any (one query)."""
         ...
 
     def delete(self, token_hash: str) -> AccountId | None:

@@ -2,7 +2,8 @@
 
 SQLite is made safe for several writers: WAL journal, a busy timeout, foreign keys on, and
 every write transaction opened with ``BEGIN IMMEDIATE`` so writers queue for the lock up front
-instead of failing with "database is locked" when they first write. Read-only units of work
+instead of failing with "database is locked" when they first write, after queueing at a
+:class:`~colour_collector.store.write_gate.WriteGate` so they never poll. Read-only units of work
 open with a plain ``BEGIN`` and are not blocked by writers (WAL).
 """
 
@@ -12,10 +13,10 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, make_url, text
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy import Connection, Engine, create_engine, event, make_url, text
 
 from colour_collector.store.unit_of_work import SqlUnitOfWork
+from colour_collector.store.write_gate import WriteGate, lock_file_for
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 """How long an SQLite connection waits for the write lock before giving up."""
@@ -64,23 +65,32 @@ def _configure_sqlite(engine: Engine) -> None:
 
 
 class Database:
-    """An engine plus a session factory; opens units of work."""
+    """An engine; opens units of work."""
 
     def __init__(self, url: str, **engine_kwargs: Any) -> None:
         self.url = url
         self.engine = make_engine(url, **engine_kwargs)
         self.is_sqlite = self.engine.dialect.name == "sqlite"
-        self._sessions = sessionmaker(bind=self.engine, expire_on_commit=False)
+        self._gate: WriteGate | None = None
+        if self.is_sqlite:
+            self._gate = WriteGate(lock_file_for(self.engine.url.database or ""))
 
     def unit_of_work(self, *, write: bool = True) -> SqlUnitOfWork:
-        """A new unit of work; ``write=False`` reads without taking SQLite's write lock."""
-        options = {} if write or not self.is_sqlite else {_BEGIN_OPTION: "DEFERRED"}
-        return SqlUnitOfWork(self._new_session, options)
+        """A new unit of work; ``write=False`` reads without taking SQLite's write lock.
+
+        SQLite write units of work first pass the :class:`WriteGate`, so writers queue without
+        polling.
+        """
+        if not self.is_sqlite:
+            return SqlUnitOfWork(self._connect, {})
+        if write:
+            return SqlUnitOfWork(self._connect, {}, self._gate)
+        return SqlUnitOfWork(self._connect, {_BEGIN_OPTION: "DEFERRED"})
 
     __call__ = unit_of_work
 
-    def _new_session(self) -> Session:
-        return self._sessions()
+    def _connect(self) -> Connection:
+        return self.engine.connect()
 
     def ping(self) -> None:
         """Run ``SELECT 1``; raises if the database cannot be reached."""
@@ -88,5 +98,7 @@ class Database:
             connection.execution_options(**{_BEGIN_OPTION: "DEFERRED"}).execute(text("SELECT 1"))
 
     def dispose(self) -> None:
-        """Close every pooled connection."""
+        """Close every pooled connection (and the SQLite write gate's file)."""
         self.engine.dispose()
+        if self._gate is not None:
+            self._gate.close()

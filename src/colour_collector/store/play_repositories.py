@@ -8,22 +8,38 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import bindparam, delete, func, insert, select, update
+from sqlalchemy import Connection, bindparam, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
 
 from colour_collector.service.errors import DuplicatePlayError
 from colour_collector.service.models import AccountId, Pence
 from colour_collector.service.play_models import PlayStatus, StoredPlay, TryPlay
+from colour_collector.store.prepared import Prepared
 from colour_collector.store.tables import plays, prize_pool, try_plays
 
 POOL_ROW = 1
 """Id of the single prize pool row."""
 
-# Statements run on every step, built once (see ``repositories``); values are bound at execution.
-_PLAY_BY_NUMBER = select(plays).where(plays.c.play_number == bindparam("play_number"))
-_LOCK_PLAY_BY_NUMBER = _PLAY_BY_NUMBER.with_for_update()
-_UPDATE_PLAY = (
+# Statements run on every step, prepared once (see ``repositories``); values bound at execution.
+_SELECT_PLAY = select(plays).where(plays.c.play_number == bindparam("play_number"))
+_PLAY_BY_NUMBER = Prepared(_SELECT_PLAY)
+_LOCK_PLAY_BY_NUMBER = Prepared(_SELECT_PLAY.with_for_update())
+_PLAY_BY_KEY = Prepared(
+    select(plays).where(
+        plays.c.account_id == bindparam("account_id"),
+        plays.c.idempotency_key == bindparam("key"),
+    )
+)
+_UNFINISHED_PLAY = Prepared(
+    select(plays)
+    .where(
+        plays.c.account_id == bindparam("account_id"),
+        plays.c.status == PlayStatus.IN_PROGRESS.value,
+    )
+    .order_by(plays.c.id.desc())
+    .limit(1)
+)
+_UPDATE_PLAY = Prepared(
     update(plays)
     .where(plays.c.id == bindparam("play_id"))
     .values(
@@ -60,8 +76,8 @@ def _play(row: Any) -> StoredPlay:
 class SqlPlayRepository:
     """Implements ``PlayRepository``."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
 
     def add(self, play: StoredPlay) -> StoredPlay:
         values = {
@@ -82,8 +98,8 @@ class SqlPlayRepository:
             "finished_at": play.finished_at,
         }
         try:
-            with self.session.begin_nested():
-                new_id = self.session.execute(
+            with self.connection.begin_nested():
+                new_id = self.connection.execute(
                     insert(plays).values(values).returning(plays.c.id)
                 ).scalar_one()
         except IntegrityError:
@@ -94,29 +110,19 @@ class SqlPlayRepository:
 
     def get(self, play_number: str, *, lock: bool = False) -> StoredPlay | None:
         query = _LOCK_PLAY_BY_NUMBER if lock else _PLAY_BY_NUMBER
-        row = self.session.execute(query, {"play_number": play_number}).first()
+        row = query.first(self.connection, {"play_number": play_number})
         return None if row is None else _play(row)
 
     def by_idempotency_key(self, account_id: AccountId, key: str) -> StoredPlay | None:
-        row = self.session.execute(
-            select(plays).where(plays.c.account_id == account_id, plays.c.idempotency_key == key)
-        ).first()
+        row = _PLAY_BY_KEY.first(self.connection, {"account_id": account_id, "key": key})
         return None if row is None else _play(row)
 
     def unfinished(self, account_id: AccountId) -> StoredPlay | None:
-        row = self.session.execute(
-            select(plays)
-            .where(
-                plays.c.account_id == account_id,
-                plays.c.status == PlayStatus.IN_PROGRESS.value,
-            )
-            .order_by(plays.c.id.desc())
-            .limit(1)
-        ).first()
+        row = _UNFINISHED_PLAY.first(self.connection, {"account_id": account_id})
         return None if row is None else _play(row)
 
     def page(self, account_id: AccountId, offset: int, limit: int) -> Sequence[StoredPlay]:
-        rows = self.session.execute(
+        rows = self.connection.execute(
             select(plays)
             .where(plays.c.account_id == account_id)
             .order_by(plays.c.id.desc())
@@ -127,13 +133,13 @@ class SqlPlayRepository:
 
     def count(self, account_id: AccountId) -> int:
         return int(
-            self.session.execute(
+            self.connection.execute(
                 select(func.count()).select_from(plays).where(plays.c.account_id == account_id)
             ).scalar_one()
         )
 
     def due(self, now: dt.datetime, limit: int) -> Sequence[str]:
-        rows = self.session.execute(
+        rows = self.connection.execute(
             select(plays.c.play_number)
             .where(plays.c.status == PlayStatus.IN_PROGRESS.value, plays.c.finish_by <= now)
             .order_by(plays.c.finish_by)
@@ -151,8 +157,8 @@ class SqlPlayRepository:
         balance_after_pence: Pence | None,
         finished_at: dt.datetime | None,
     ) -> None:
-        self.session.execute(
-            _UPDATE_PLAY,
+        _UPDATE_PLAY.execute(
+            self.connection,
             {
                 "play_id": play_id,
                 "p_record": record,
@@ -183,11 +189,11 @@ def _try(row: Any) -> TryPlay:
 class SqlTryRepository:
     """Implements ``TryRepository``."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
 
     def add(self, token_hash: str, play: TryPlay, client: str) -> TryPlay:
-        new_id = self.session.execute(
+        new_id = self.connection.execute(
             insert(try_plays)
             .values(
                 token_hash=token_hash,
@@ -209,13 +215,13 @@ class SqlTryRepository:
         query = select(try_plays).where(try_plays.c.token_hash == token_hash)
         if lock:
             query = query.with_for_update()
-        row = self.session.execute(query).first()
+        row = self.connection.execute(query).first()
         return None if row is None else _try(row)
 
     def update(
         self, play_id: int, *, record: str, revealed: int, finished_at: dt.datetime | None
     ) -> None:
-        self.session.execute(
+        self.connection.execute(
             update(try_plays)
             .where(try_plays.c.id == play_id)
             .values(record=record, revealed=revealed, finished_at=finished_at)
@@ -223,7 +229,7 @@ class SqlTryRepository:
 
     def started_since(self, client: str, since: dt.datetime) -> int:
         return int(
-            self.session.execute(
+            self.connection.execute(
                 select(func.count())
                 .select_from(try_plays)
                 .where(try_plays.c.client == client, try_plays.c.created_at >= since)
@@ -231,18 +237,18 @@ class SqlTryRepository:
         )
 
     def delete_before(self, before: dt.datetime) -> int:
-        result = self.session.execute(delete(try_plays).where(try_plays.c.created_at < before))
+        result = self.connection.execute(delete(try_plays).where(try_plays.c.created_at < before))
         return int(getattr(result, "rowcount", 0) or 0)
 
 
 class SqlPoolRepository:
     """Implements ``PoolRepository``: one row holding the remaining counts as JSON."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
 
     def lock(self) -> tuple[int, ...] | None:
-        row = self.session.execute(
+        row = self.connection.execute(
             select(prize_pool.c.remaining).where(prize_pool.c.id == POOL_ROW).with_for_update()
         ).first()
         if row is None:
@@ -251,8 +257,8 @@ class SqlPoolRepository:
 
     def create_if_missing(self, remaining: tuple[int, ...]) -> bool:
         try:
-            with self.session.begin_nested():
-                self.session.execute(
+            with self.connection.begin_nested():
+                self.connection.execute(
                     insert(prize_pool).values(
                         id=POOL_ROW, remaining=json.dumps(list(remaining)), dealt=0
                     )
@@ -263,12 +269,12 @@ class SqlPoolRepository:
 
     def save(self, remaining: tuple[int, ...], dealt: int) -> None:
         text = json.dumps(list(remaining))
-        changed = self.session.execute(
+        changed = self.connection.execute(
             update(prize_pool)
             .where(prize_pool.c.id == POOL_ROW)
             .values(remaining=text, dealt=dealt)
         )
         if not getattr(changed, "rowcount", 0):
-            self.session.execute(
+            self.connection.execute(
                 insert(prize_pool).values(id=POOL_ROW, remaining=text, dealt=dealt)
             )

@@ -9,9 +9,8 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import bindparam, delete, func, insert, select, update
+from sqlalchemy import Connection, bindparam, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
 
 from colour_collector.service.errors import EmailTakenError
 from colour_collector.service.models import (
@@ -24,6 +23,7 @@ from colour_collector.service.models import (
     Pence,
     StoredAccount,
 )
+from colour_collector.store.prepared import Prepared
 from colour_collector.store.tables import (
     accounts,
     audit_head,
@@ -35,31 +35,51 @@ from colour_collector.store.tables import (
 
 GENESIS_HASH = "0" * 64
 
-# Statements run on every request, built once: building a statement and its cache key costs more
-# than running it on SQLite. Values are bound at execution (the same SQL as built inline).
-_ACCOUNT_BY_ID = select(accounts).where(accounts.c.id == bindparam("account_id"))
-_LOCK_ACCOUNT = (
+# Statements run on every request, built once and run as prepared statements (see ``prepared``):
+# building a statement and running it through ``Connection.execute`` costs more than running it
+# on SQLite. Values are bound at execution.
+_ACCOUNT_BY_ID = Prepared(select(accounts).where(accounts.c.id == bindparam("account_id")))
+_LOCK_ACCOUNT = Prepared(
     select(accounts.c.id).where(accounts.c.id == bindparam("account_id")).with_for_update()
 )
-_SESSION_ACCOUNT = select(sessions.c.account_id).where(
-    sessions.c.token_hash == bindparam("token_hash"), sessions.c.expires_at > bindparam("now")
+_SESSION_ACCOUNT = Prepared(
+    select(accounts)
+    .join(sessions, sessions.c.account_id == accounts.c.id)
+    .where(
+        sessions.c.token_hash == bindparam("token_hash"), sessions.c.expires_at > bindparam("now")
+    )
 )
-_BALANCE = select(func.coalesce(func.sum(ledger.c.amount_pence), 0)).where(
-    ledger.c.account_id == bindparam("account_id")
+_BALANCE = Prepared(
+    select(func.coalesce(func.sum(ledger.c.amount_pence), 0).label("balance")).where(
+        ledger.c.account_id == bindparam("account_id")
+    )
 )
-_LOCK_HEAD = (
+_ADD_MOVEMENT = Prepared(
+    insert(ledger)
+    .values(
+        account_id=bindparam("m_account_id"),
+        amount_pence=bindparam("m_amount_pence"),
+        kind=bindparam("m_kind"),
+        reference=bindparam("m_reference"),
+        created_at=bindparam("m_created_at"),
+    )
+    .returning(ledger.c.id)
+)
+_LOCK_HEAD = Prepared(
     select(audit_head.c.seq, audit_head.c.hash).where(audit_head.c.id == 1).with_for_update()
 )
-_APPEND_ENTRY = insert(audit_log).values(
-    seq=bindparam("e_seq"),
-    created_at=bindparam("e_created_at"),
-    kind=bindparam("e_kind"),
-    account_id=bindparam("e_account_id"),
-    payload=bindparam("e_payload"),
-    prev_hash=bindparam("e_prev_hash"),
-    hash=bindparam("e_hash"),
+_APPEND_ENTRY = Prepared(
+    insert(audit_log).values(
+        seq=bindparam("e_seq"),
+        created_at=bindparam("e_created_at"),
+        kind=bindparam("e_kind"),
+        account_id=bindparam("e_account_id"),
+        payload=bindparam("e_payload"),
+        prev_hash=bindparam("e_prev_hash"),
+        hash=bindparam("e_hash"),
+    )
 )
-_MOVE_HEAD = (
+_MOVE_HEAD = Prepared(
     update(audit_head)
     .where(audit_head.c.id == 1)
     .values(seq=bindparam("e_seq"), hash=bindparam("e_hash"))
@@ -89,8 +109,8 @@ def _movement(row: Any) -> Movement:
 class SqlAccountRepository:
     """Implements ``AccountRepository``."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
 
     def add(
         self, *, email: str, password_hash: str, date_of_birth: dt.date, created_at: dt.datetime
@@ -102,8 +122,8 @@ class SqlAccountRepository:
             "created_at": created_at,
         }
         try:
-            with self.session.begin_nested():
-                new_id = self.session.execute(
+            with self.connection.begin_nested():
+                new_id = self.connection.execute(
                     insert(accounts).values(values).returning(accounts.c.id)
                 ).scalar_one()
         except IntegrityError:
@@ -111,25 +131,25 @@ class SqlAccountRepository:
         return Account(id=new_id, email=email, date_of_birth=date_of_birth, created_at=created_at)
 
     def get(self, account_id: AccountId) -> Account | None:
-        row = self.session.execute(_ACCOUNT_BY_ID, {"account_id": account_id}).first()
+        row = _ACCOUNT_BY_ID.first(self.connection, {"account_id": account_id})
         return None if row is None else _account(row)
 
     def find_by_email(self, email: str) -> StoredAccount | None:
-        row = self.session.execute(select(accounts).where(accounts.c.email == email)).first()
+        row = self.connection.execute(select(accounts).where(accounts.c.email == email)).first()
         if row is None:
             return None
         return StoredAccount(account=_account(row), password_hash=row.password_hash)
 
     def lock(self, account_id: AccountId) -> None:
         # FOR UPDATE is left out by SQLAlchemy on SQLite, where BEGIN IMMEDIATE serialises.
-        self.session.execute(_LOCK_ACCOUNT, {"account_id": account_id})
+        _LOCK_ACCOUNT.execute(self.connection, {"account_id": account_id})
 
 
 class SqlSessionRepository:
     """Implements ``SessionRepository``."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
 
     def add(
         self,
@@ -139,7 +159,7 @@ class SqlSessionRepository:
         created_at: dt.datetime,
         expires_at: dt.datetime,
     ) -> None:
-        self.session.execute(
+        self.connection.execute(
             insert(sessions).values(
                 token_hash=token_hash,
                 account_id=account_id,
@@ -148,14 +168,12 @@ class SqlSessionRepository:
             )
         )
 
-    def account_for(self, token_hash: str, now: dt.datetime) -> AccountId | None:
-        found = self.session.execute(
-            _SESSION_ACCOUNT, {"token_hash": token_hash, "now": now}
-        ).scalar_one_or_none()
-        return None if found is None else int(found)
+    def account_for(self, token_hash: str, now: dt.datetime) -> Account | None:
+        row = _SESSION_ACCOUNT.first(self.connection, {"token_hash": token_hash, "now": now})
+        return None if row is None else _account(row)
 
     def delete(self, token_hash: str) -> AccountId | None:
-        found = self.session.execute(
+        found = self.connection.execute(
             delete(sessions)
             .where(sessions.c.token_hash == token_hash)
             .returning(sessions.c.account_id)
@@ -163,24 +181,24 @@ class SqlSessionRepository:
         return None if found is None else int(found)
 
     def delete_expired(self, now: dt.datetime) -> int:
-        result = self.session.execute(delete(sessions).where(sessions.c.expires_at <= now))
+        result = self.connection.execute(delete(sessions).where(sessions.c.expires_at <= now))
         return int(getattr(result, "rowcount", 0))
 
 
 class SqlLoginAttemptRepository:
     """Implements ``LoginAttemptRepository``."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
 
     def add_failure(self, *, email: str, client: str, at: dt.datetime) -> None:
-        self.session.execute(
+        self.connection.execute(
             insert(login_failures).values(email=email, client=client[:255], created_at=at)
         )
 
     def failures_by_email(self, email: str, since: dt.datetime) -> Sequence[dt.datetime]:
         return (
-            self.session.execute(
+            self.connection.execute(
                 select(login_failures.c.created_at)
                 .where(login_failures.c.email == email, login_failures.c.created_at >= since)
                 .order_by(login_failures.c.created_at)
@@ -191,7 +209,7 @@ class SqlLoginAttemptRepository:
 
     def failures_by_client(self, client: str, since: dt.datetime) -> Sequence[dt.datetime]:
         return (
-            self.session.execute(
+            self.connection.execute(
                 select(login_failures.c.created_at)
                 .where(
                     login_failures.c.client == client[:255], login_failures.c.created_at >= since
@@ -203,10 +221,10 @@ class SqlLoginAttemptRepository:
         )
 
     def clear_email(self, email: str) -> None:
-        self.session.execute(delete(login_failures).where(login_failures.c.email == email))
+        self.connection.execute(delete(login_failures).where(login_failures.c.email == email))
 
     def delete_before(self, before: dt.datetime) -> int:
-        result = self.session.execute(
+        result = self.connection.execute(
             delete(login_failures).where(login_failures.c.created_at < before)
         )
         return int(getattr(result, "rowcount", 0))
@@ -215,8 +233,8 @@ class SqlLoginAttemptRepository:
 class SqlLedgerRepository:
     """Implements ``LedgerRepository``."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
 
     def add(
         self,
@@ -227,17 +245,18 @@ class SqlLedgerRepository:
         reference: str | None,
         created_at: dt.datetime,
     ) -> Movement:
-        new_id = self.session.execute(
-            insert(ledger)
-            .values(
-                account_id=account_id,
-                amount_pence=amount_pence,
-                kind=str(kind),
-                reference=reference,
-                created_at=created_at,
-            )
-            .returning(ledger.c.id)
-        ).scalar_one()
+        new_id = _ADD_MOVEMENT.scalar(
+            self.connection,
+            {
+                "m_account_id": account_id,
+                "m_amount_pence": amount_pence,
+                "m_kind": str(kind),
+                "m_reference": reference,
+                "m_created_at": created_at,
+            },
+        )
+        if new_id is None:
+            raise RuntimeError("the ledger insert returned no id")
         return Movement(
             id=new_id,
             account_id=account_id,
@@ -248,11 +267,10 @@ class SqlLedgerRepository:
         )
 
     def balance(self, account_id: AccountId) -> Pence:
-        total = self.session.execute(_BALANCE, {"account_id": account_id}).scalar_one()
-        return int(total)
+        return int(_BALANCE.scalar(self.connection, {"account_id": account_id}) or 0)
 
     def recent(self, account_id: AccountId, limit: int) -> Sequence[Movement]:
-        rows = self.session.execute(
+        rows = self.connection.execute(
             select(ledger)
             .where(ledger.c.account_id == account_id)
             .order_by(ledger.c.id.desc())
@@ -261,18 +279,18 @@ class SqlLedgerRepository:
         return [_movement(row) for row in rows]
 
     def get(self, movement_id: int) -> Movement | None:
-        row = self.session.execute(select(ledger).where(ledger.c.id == movement_id)).first()
+        row = self.connection.execute(select(ledger).where(ledger.c.id == movement_id)).first()
         return None if row is None else _movement(row)
 
 
 class SqlAuditRepository:
     """Implements ``AuditRepository``. Appends serialise on the single ``audit_head`` row."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
 
     def lock_head(self) -> ChainHead:
-        row = self.session.execute(_LOCK_HEAD).first()
+        row = _LOCK_HEAD.first(self.connection, {})
         if row is None:
             raise RuntimeError("audit_head row is missing; run the migrations")
         return ChainHead(seq=int(row.seq), hash=row.hash)
@@ -287,11 +305,11 @@ class SqlAuditRepository:
             "e_prev_hash": entry.prev_hash,
             "e_hash": entry.hash,
         }
-        self.session.execute(_APPEND_ENTRY, values)
-        self.session.execute(_MOVE_HEAD, {"e_seq": entry.seq, "e_hash": entry.hash})
+        _APPEND_ENTRY.execute(self.connection, values)
+        _MOVE_HEAD.execute(self.connection, {"e_seq": entry.seq, "e_hash": entry.hash})
 
     def head(self) -> ChainHead:
-        row = self.session.execute(
+        row = self.connection.execute(
             select(audit_head.c.seq, audit_head.c.hash).where(audit_head.c.id == 1)
         ).first()
         if row is None:
@@ -299,7 +317,7 @@ class SqlAuditRepository:
         return ChainHead(seq=int(row.seq), hash=row.hash)
 
     def entries(self, after_seq: int = 0, limit: int = 1000) -> Sequence[AuditEntry]:
-        rows = self.session.execute(
+        rows = self.connection.execute(
             select(audit_log)
             .where(audit_log.c.seq > after_seq)
             .order_by(audit_log.c.seq)

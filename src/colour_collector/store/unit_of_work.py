@@ -1,12 +1,18 @@
-"""The SQLAlchemy unit of work: one session, one transaction, rolled back unless committed."""
+"""The SQLAlchemy unit of work: one connection, one transaction, rolled back unless committed.
+
+It works on a Core :class:`~sqlalchemy.Connection`, not an ORM ``Session``: the repositories
+run prepared Core statements and map rows themselves, and a ``Session`` only added its own
+bookkeeping to every statement.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import Any, Self
 
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection
 
 from colour_collector.store.play_repositories import (
     SqlPlayRepository,
@@ -26,8 +32,8 @@ class SqlUnitOfWork:
     """Implements :class:`colour_collector.service.ports.UnitOfWork`.
 
     Use as ``with db.unit_of_work() as uow: ...; uow.commit()``. Leaving the block without
-    ``commit()`` (or with an exception) rolls everything back. ``uow.session`` is there for
-    repositories added later (plays, reveals) that must share the transaction.
+    ``commit()`` (or with an exception) rolls everything back. ``uow.connection`` is there for
+    repositories added later that must share the transaction.
     """
 
     accounts: SqlAccountRepository
@@ -38,26 +44,44 @@ class SqlUnitOfWork:
     plays: SqlPlayRepository
     tries: SqlTryRepository
     pool: SqlPoolRepository
-    session: Session
+    connection: Connection
 
     def __init__(
-        self, session_factory: Callable[[], Session], execution_options: Mapping[str, Any]
+        self,
+        connect: Callable[[], Connection],
+        execution_options: Mapping[str, Any],
+        gate: AbstractContextManager[None] | None = None,
     ) -> None:
-        self._session_factory = session_factory
+        self._connect = connect
         self._execution_options = dict(execution_options)
+        self._gate = gate
 
     def __enter__(self) -> Self:
-        self.session = self._session_factory()
-        # Open the transaction now, with the right BEGIN on SQLite.
-        self.session.connection(execution_options=self._execution_options)
-        self.accounts = SqlAccountRepository(self.session)
-        self.sessions = SqlSessionRepository(self.session)
-        self.login_attempts = SqlLoginAttemptRepository(self.session)
-        self.ledger = SqlLedgerRepository(self.session)
-        self.audit = SqlAuditRepository(self.session)
-        self.plays = SqlPlayRepository(self.session)
-        self.tries = SqlTryRepository(self.session)
-        self.pool = SqlPoolRepository(self.session)
+        if self._gate is not None:
+            self._gate.__enter__()
+        try:
+            self.connection = self._connect()
+            try:
+                if self._execution_options:
+                    self.connection.execution_options(**self._execution_options)
+                # Open the transaction now, with the right BEGIN on SQLite.
+                self.connection.begin()
+            except BaseException:
+                self.connection.close()
+                raise
+        except BaseException:
+            if self._gate is not None:
+                self._gate.__exit__(None, None, None)
+            raise
+        connection = self.connection
+        self.accounts = SqlAccountRepository(connection)
+        self.sessions = SqlSessionRepository(connection)
+        self.login_attempts = SqlLoginAttemptRepository(connection)
+        self.ledger = SqlLedgerRepository(connection)
+        self.audit = SqlAuditRepository(connection)
+        self.plays = SqlPlayRepository(connection)
+        self.tries = SqlTryRepository(connection)
+        self.pool = SqlPoolRepository(connection)
         return self
 
     def __exit__(
@@ -67,14 +91,18 @@ class SqlUnitOfWork:
         tb: TracebackType | None,
     ) -> None:
         try:
-            self.session.rollback()
+            self.connection.rollback()
         finally:
-            self.session.close()
+            try:
+                self.connection.close()
+            finally:
+                if self._gate is not None:
+                    self._gate.__exit__(None, None, None)
 
     def commit(self) -> None:
         """Commit the transaction; later writes in the block start a new one."""
-        self.session.commit()
+        self.connection.commit()
 
     def rollback(self) -> None:
         """Roll the transaction back."""
-        self.session.rollback()
+        self.connection.rollback()

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Header, Path, Query, Request, Response, status
 
 from colour_collector.game.view import board, step_and_board, step_detail
 from colour_collector.server.dependencies import CurrentAccount, DatabaseDep
+from colour_collector.server.offload import database_call
 from colour_collector.server.play_schemas import (
     EmptyRequest,
     FinishResponse,
@@ -48,9 +49,9 @@ def _view(play: StoredPlay) -> PlayViewResponse:
 
 
 @router.get("/plays/quote", response_model=QuoteResponse, responses=problem_responses(_AUTH))
-def quote(request: Request, account: CurrentAccount, database: DatabaseDep) -> QuoteResponse:
+async def quote(request: Request, account: CurrentAccount, database: DatabaseDep) -> QuoteResponse:
     """The purchase screen: price, balance, and any unfinished play a purchase would resume."""
-    found = plays.quote(database, account.id, play_policy(request))
+    found = await database_call(database, plays.quote, database, account.id, play_policy(request))
     pounds = found.price_pence / 100
     return QuoteResponse(
         price_pence=found.price_pence,
@@ -82,7 +83,7 @@ def quote(request: Request, account: CurrentAccount, database: DatabaseDep) -> Q
         ),
     },
 )
-def purchase(
+async def purchase(
     body: PurchaseRequest,
     request: Request,
     response: Response,
@@ -102,7 +103,9 @@ def purchase(
     Answers 201 with the new play; 200 with the same play when the Idempotency-Key was used
     before; 200 with ``resumed: true`` when a play is unfinished (it must be finished first).
     """
-    done = plays.purchase(
+    done = await database_call(
+        database,
+        plays.purchase,
         database,
         account.id,
         play_policy(request),
@@ -125,9 +128,9 @@ def purchase(
     response_model=PlayViewResponse,
     responses=problem_responses({**_AUTH, 404: "No unfinished play (`play_not_found`)."}),
 )
-def current(account: CurrentAccount, database: DatabaseDep) -> PlayViewResponse:
+async def current(account: CurrentAccount, database: DatabaseDep) -> PlayViewResponse:
     """The unfinished play, to resume it at exactly its step."""
-    return _view(plays.current(database, account.id))
+    return _view(await database_call(database, plays.current, database, account.id))
 
 
 @router.get(
@@ -135,11 +138,11 @@ def current(account: CurrentAccount, database: DatabaseDep) -> PlayViewResponse:
     response_model=PlayViewResponse,
     responses=problem_responses({**_AUTH, **_NOT_FOUND}),
 )
-def get_play(
+async def get_play(
     play_number: PlayNumber, account: CurrentAccount, database: DatabaseDep
 ) -> PlayViewResponse:
     """One of your plays and the screen at its current step."""
-    return _view(plays.get_play(database, account.id, play_number))
+    return _view(await database_call(database, plays.get_play, database, account.id, play_number))
 
 
 @router.post(
@@ -154,7 +157,7 @@ def get_play(
         }
     ),
 )
-def reveal(
+async def reveal(
     play_number: PlayNumber,
     body: StepRequest,
     request: Request,
@@ -162,8 +165,15 @@ def reveal(
     database: DatabaseDep,
 ) -> StepResponse:
     """Reveal the next step: a spin, a bonus pick (with ``pick``) or a Prize Game spin."""
-    done = plays.reveal(
-        database, account.id, play_number, body.kind, body.pick, rng=play_rng(request)
+    done = await database_call(
+        database,
+        plays.reveal,
+        database,
+        account.id,
+        play_number,
+        body.kind,
+        body.pick,
+        rng=play_rng(request),
     )
     step, screen = step_and_board(done.record, done.index)
     return StepResponse(step=step, board=screen)
@@ -176,11 +186,11 @@ def reveal(
         {**BODY_PROBLEMS, **_AUTH, **_NOT_FOUND, 409: "Steps remain (`play_not_over`)."}
     ),
 )
-def finish(
+async def finish(
     play_number: PlayNumber, body: EmptyRequest, account: CurrentAccount, database: DatabaseDep
 ) -> FinishResponse:
     """Press FINISH: the prize is credited exactly once; repeats answer the same."""
-    done = plays.finish(database, account.id, play_number)
+    done = await database_call(database, plays.finish, database, account.id, play_number)
     return FinishResponse(
         play=PlayResponse.of(done.play),
         prize_pence=done.play.prize_pence,
@@ -194,14 +204,14 @@ def finish(
     response_model=MyGamesResponse,
     responses=problem_responses({**_AUTH, 422: "Bad page or per_page (`invalid_request`)."}),
 )
-def my_games(
+async def my_games(
     account: CurrentAccount,
     database: DatabaseDep,
     page: Annotated[int, Query(ge=1, le=1_000_000, description="Page, from 1.")] = 1,
     per_page: Annotated[int, Query(ge=1, le=plays.MAX_PAGE, description="Plays a page.")] = 20,
 ) -> MyGamesResponse:
     """Your plays, newest first."""
-    found = plays.my_games(database, account.id, page, per_page)
+    found = await database_call(database, plays.my_games, database, account.id, page, per_page)
     return MyGamesResponse(
         items=[PlayResponse.of(p) for p in found.items],
         page=found.page,
@@ -215,11 +225,11 @@ def my_games(
     response_model=RecallResponse,
     responses=problem_responses({**_AUTH, **_NOT_FOUND}),
 )
-def recall(
+async def recall(
     play_number: PlayNumber, account: CurrentAccount, database: DatabaseDep
 ) -> RecallResponse:
     """Recall a play: every revealed step with the screen after it, picks, balances."""
-    play = plays.get_play(database, account.id, play_number)
+    play = await database_call(database, plays.get_play, database, account.id, play_number)
     record = plays.record_of(play)
     return RecallResponse(
         play=PlayResponse.of(play),

@@ -1,0 +1,55 @@
+"""Decoded play records, kept by their stored text.
+
+Every step of a play reads the same stored record text and decodes it (a JSON parse and a check
+of every field: the largest piece of a step's own work). Decoding is a pure function of the
+text and records are immutable, so a small cache keyed by the text itself is always right: a
+changed record is a different text, and a text never decodes to two records.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+from colour_collector.game import codec
+from colour_collector.game.record import PlayRecord
+
+CACHE_SIZE = 1024
+"""Records kept per process: well above the plays in progress at one time on one server."""
+
+
+class RecordCache:
+    """A thread-safe least-recently-used map from record text to the decoded record."""
+
+    def __init__(self, size: int = CACHE_SIZE) -> None:
+        if size < 1:
+            raise ValueError(f"cache size must be at least 1, not {size!r}")
+        self._size = size
+        self._records: OrderedDict[str, PlayRecord] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def decode(self, text: str) -> PlayRecord:
+        """``codec.loads(text)``, from the cache when the same text was seen."""
+        with self._lock:
+            found = self._records.get(text)
+            if found is not None:
+                self._records.move_to_end(text)
+                return found
+        record = codec.loads(text)
+        self.remember(text, record)
+        return record
+
+    def remember(self, text: str, record: PlayRecord) -> None:
+        """Keep ``record`` as the decoding of ``text`` (the caller encoded it from ``record``)."""
+        with self._lock:
+            self._records[text] = record
+            self._records.move_to_end(text)
+            while len(self._records) > self._size:
+                self._records.popitem(last=False)
+
+
+RECORDS = RecordCache()
+"""The process's cache."""

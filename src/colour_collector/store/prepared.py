@@ -1,0 +1,150 @@
+"""Statements built with SQLAlchemy, compiled once per dialect, run on the DBAPI cursor.
+
+Every request runs the same dozen statements (session look-up, play by Play Number, play update,
+audit append ...). Through ``Connection.execute`` each run builds an execution context, fires
+events and wraps the result, which on SQLite costs several times the statement itself. A
+:class:`Prepared` statement keeps what SQLAlchemy compiled for the connection's dialect (the SQL
+text, the order of its parameters, each parameter's and each column's type conversion, all got
+through SQLAlchemy's public type API) and runs it straight on the connection's DBAPI cursor, in the
+transaction the unit of work opened. Rows come back as named tuples with the same conversions
+``Connection.execute`` would have applied; driver errors are raised as SQLAlchemy's
+``DBAPIError`` subclasses, as ``Connection.execute`` raises them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import namedtuple
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection
+from sqlalchemy.engine import Dialect
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.sql import ClauseElement
+from sqlalchemy.sql.compiler import SQLCompiler
+
+Processor = Callable[[Any], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    sql: str
+    positional: tuple[str, ...] | None
+    """Parameter names in order (positional paramstyles), None for named paramstyles."""
+    defaults: Mapping[str, Any]
+    """Values of binds fixed in the statement (literals in ``where``)."""
+    binds: Mapping[str, Processor]
+    """Type conversions of parameters, by name (only those that have one)."""
+    results: tuple[Processor | None, ...]
+    """Type conversion of each result column (None: as the driver returns it)."""
+    row: Callable[..., tuple[Any, ...]] | None
+    """Named tuple type of a result row (None: no result columns)."""
+
+
+class Prepared:
+    """A SQLAlchemy statement run straight on the DBAPI cursor (see the module docstring)."""
+
+    def __init__(self, statement: ClauseElement) -> None:
+        self.statement = statement
+        self._compiled: dict[str, _Compiled] = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"Prepared({self.statement})"
+
+    def _for(self, dialect: Dialect) -> _Compiled:
+        key = dialect.name
+        found = self._compiled.get(key)
+        if found is None:
+            with self._lock:
+                found = self._compiled.get(key)
+                if found is None:
+                    found = self._compiled[key] = _compile(self.statement, dialect)
+        return found
+
+    def _run(self, connection: Connection, params: Mapping[str, Any]) -> Any:
+        if not connection.in_transaction():
+            connection.begin()  # as Connection.execute would autobegin (BEGIN on SQLite)
+        compiled = self._for(connection.dialect)
+        values = {**compiled.defaults, **params}
+        for name, process in compiled.binds.items():
+            values[name] = process(values[name])
+        arguments: Sequence[Any] | Mapping[str, Any] = values
+        if compiled.positional is not None:
+            arguments = tuple(values[name] for name in compiled.positional)
+        cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cursor.execute(compiled.sql, arguments)
+        except Exception as error:
+            cursor.close()
+            base = connection.dialect.loaded_dbapi.Error
+            if isinstance(error, base):
+                raise DBAPIError.instance(compiled.sql, arguments, error, base) from error
+            raise
+        return cursor, compiled
+
+    def rows(self, connection: Connection, params: Mapping[str, Any]) -> list[Any]:
+        """Every result row, converted, as named tuples."""
+        cursor, compiled = self._run(connection, params)
+        try:
+            fetched = cursor.fetchall()
+        finally:
+            cursor.close()
+        return [_convert(compiled, raw) for raw in fetched]
+
+    def first(self, connection: Connection, params: Mapping[str, Any]) -> Any | None:
+        """The first result row (converted, a named tuple) or None."""
+        cursor, compiled = self._run(connection, params)
+        try:
+            raw = cursor.fetchone()
+        finally:
+            cursor.close()
+        return None if raw is None else _convert(compiled, raw)
+
+    def scalar(self, connection: Connection, params: Mapping[str, Any]) -> Any | None:
+        """The first column of the first row, or None."""
+        row = self.first(connection, params)
+        return None if row is None else row[0]
+
+    def execute(self, connection: Connection, params: Mapping[str, Any]) -> int:
+        """Run a statement without results; return the driver's row count."""
+        cursor, _ = self._run(connection, params)
+        try:
+            count: int = cursor.rowcount
+        finally:
+            cursor.close()
+        return count
+
+
+def _convert(compiled: _Compiled, raw: Sequence[Any]) -> Any:
+    assert compiled.row is not None  # a statement with no columns returns no rows
+    return compiled.row(
+        *(
+            value if process is None else process(value)
+            for process, value in zip(compiled.results, raw, strict=True)
+        )
+    )
+
+
+def _compile(statement: ClauseElement, dialect: Dialect) -> _Compiled:
+    compiled = statement.compile(dialect=dialect)
+    if not isinstance(compiled, SQLCompiler):
+        raise TypeError(f"not a SQL statement: {statement!r}")
+    defaults: dict[str, Any] = {}
+    binds: dict[str, Processor] = {}
+    for name, bind in compiled.binds.items():
+        if not bind.required:
+            defaults[name] = bind.effective_value
+        process = bind.type.dialect_impl(dialect).bind_processor(dialect)
+        if process is not None:
+            binds[name] = process
+    positional = tuple(compiled.positiontup or ()) if dialect.positional else None
+    columns = list(getattr(statement, "exported_columns", ()))
+    results = tuple(
+        column.type.dialect_impl(dialect).result_processor(dialect, None) for column in columns
+    )
+    make_row: Any = namedtuple  # field names are only known here
+    row = make_row("Row", [column.key for column in columns], rename=True) if columns else None
+    return _Compiled(compiled.string, positional, defaults, binds, results, row)
