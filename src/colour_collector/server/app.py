@@ -65,12 +65,13 @@ def create_app(settings: Settings, *, database: Database | None = None) -> FastA
         session_lifetime=settings.session_lifetime,
     )
     problems.install(app)
-    app.include_router(health.router)
-    app.include_router(auth.router)
-    app.include_router(wallet.router)
-    app.include_router(game.router)
+    # Routes are matched in order: the play routes, asked most often, come first.
     app.include_router(plays.router)
     app.include_router(try_play.router)
+    app.include_router(wallet.router)
+    app.include_router(auth.router)
+    app.include_router(game.router)
+    app.include_router(health.router)
     runtime.install(app, settings)
 
     # Added last = outermost: catch-all, then body limit, then CSRF.

@@ -49,10 +49,12 @@ class SqlUnitOfWork:
     def __init__(
         self,
         connect: Callable[[], Connection],
+        release: Callable[[Connection], None],
         execution_options: Mapping[str, Any],
         gate: AbstractContextManager[None] | None = None,
     ) -> None:
         self._connect = connect
+        self._release = release
         self._execution_options = dict(execution_options)
         self._gate = gate
 
@@ -67,7 +69,7 @@ class SqlUnitOfWork:
                 # Open the transaction now, with the right BEGIN on SQLite.
                 self.connection.begin()
             except BaseException:
-                self.connection.close()
+                self.connection.close()  # not kept for reuse: it may be broken
                 raise
         except BaseException:
             if self._gate is not None:
@@ -94,7 +96,7 @@ class SqlUnitOfWork:
             self.connection.rollback()
         finally:
             try:
-                self.connection.close()
+                self._release(self.connection)
             finally:
                 if self._gate is not None:
                     self._gate.__exit__(None, None, None)
