@@ -9,12 +9,13 @@ by name. It speaks only what our server answers; it is not a general client.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from dataclasses import dataclass
 from typing import Any
 
 
-class ConnectionLost(Exception):
+class ConnectionLostError(Exception):
     """The server closed the connection or answered something that is not HTTP/1.1."""
 
 
@@ -54,10 +55,8 @@ class LeanClient:
         """Close the connection."""
         if self._writer is not None:
             self._writer.close()
-            try:
+            with contextlib.suppress(OSError):
                 await self._writer.wait_closed()
-            except OSError:
-                pass
         self._reader = self._writer = None
 
     async def get(self, path: str, headers: dict[str, str] | None = None) -> Answer:
@@ -87,7 +86,7 @@ class LeanClient:
             try:
                 writer.write(head + payload)
                 return await self._read(reader)
-            except (ConnectionError, asyncio.IncompleteReadError, ConnectionLost):
+            except (ConnectionError, asyncio.IncompleteReadError, ConnectionLostError):
                 await self.close()
                 if attempt == 2:
                     raise
@@ -98,7 +97,7 @@ class LeanClient:
         status_line, *header_lines = head.decode("latin-1").split("\r\n")
         parts = status_line.split(" ", 2)
         if len(parts) < 2 or not parts[0].startswith("HTTP/1.") or not parts[1].isdigit():
-            raise ConnectionLost(f"not an HTTP answer: {status_line!r}")
+            raise ConnectionLostError(f"not an HTTP answer: {status_line!r}")
         length, chunked, close = None, False, False
         for line in header_lines:
             if not line:

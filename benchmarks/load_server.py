@@ -1,18 +1,18 @@
 """Load benchmark of the game server: whole plays by many concurrent players, on loopback.
 
 Run: ``.venv/bin/python benchmarks/load_server.py [--backend sqlite|postgresql|both]
-[--players 50] [--duration 20] [--workers 1]``.
+[--players 50] [--duration 20] [--workers 2] [--no-access-log]``.
 
-For each backend it starts the real server (``colour-collector serve``; with ``--workers N`` > 1,
-uvicorn's ``--workers`` on :func:`make_app`, since ``serve`` runs one process) on a fresh
+For each backend it starts the real server (``colour-collector serve --workers N``) on a fresh
 database (an SQLite file, or a throwaway PostgreSQL 15 cluster started like the test suite's),
-registers and funds the players, then runs ``--players`` asyncio players, each with its own
-``httpx.AsyncClient``, playing whole games (purchase, every step, FINISH) until ``--duration``
-seconds have passed; each player finishes the play it is in, then stops. It reports complete plays
-per second, p50/p99 latency per endpoint as the client saw it, errors (any answer that is not the
-expected 2xx, or a connection error), checks that nothing was lost (each player's balance and
-play count against what its answers said; the audit chain), and measures ``/healthz`` requests per
-second on the same server with the same number of concurrent clients for comparison.
+registers and funds the players, then runs ``--players`` asyncio players, each on its own
+keep-alive connection (``lean_client``), playing whole games (purchase, every step, FINISH) until
+``--duration`` seconds have passed; each player finishes the play it is in, then stops. It
+reports complete plays per second, p50/p99 latency per endpoint as the client saw it, errors (any
+answer that is not the expected 2xx, or a connection error), checks that nothing was lost (each
+player's balance and play count against what its answers said; the audit chain), and measures
+``/healthz`` requests per second on the same server with the same number of concurrent clients
+for comparison.
 
 This is a measurement, not a test: figures go into docs/load.md.
 """
@@ -42,11 +42,9 @@ from typing import Any
 import httpx
 import psycopg
 
-from colour_collector.server.app import create_app
-from colour_collector.server.settings import Settings
 from colour_collector.service import audit
-from colour_collector.store import Database, upgrade_to_head
-from lean_client import Answer, ConnectionLost, LeanClient
+from colour_collector.store import Database
+from lean_client import Answer, ConnectionLostError, LeanClient
 
 SECRET = "load-benchmark-secret-key-not-for-production-0123456789"
 PASSWORD = "load benchmark password"
@@ -54,12 +52,6 @@ DEPOSIT = 100_000
 """One test deposit: the largest allowed (£1,000, 200 plays)."""
 PRICE = 500
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
-
-
-def make_app() -> Any:
-    """The app from the ``COLOUR_COLLECTOR_*`` environment (for ``uvicorn --factory``)."""
-
-    return create_app(Settings())
 
 
 # -- servers ---------------------------------------------------------------------------------------
@@ -116,7 +108,6 @@ def postgres_cluster(durable: bool) -> Iterator[str]:
 @contextmanager
 def server(url: str, workdir: Path, workers: int, access_log: bool) -> Iterator[str]:
     """The real server on a free loopback port; yields its base URL."""
-    upgrade_to_head(url)  # once, before several workers would each try
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("COLOUR_COLLECTOR_")}
     env.update(
@@ -127,37 +118,19 @@ def server(url: str, workdir: Path, workers: int, access_log: bool) -> Iterator[
         COLOUR_COLLECTOR_WEB_DIR=str(workdir / "no-web"),
         COLOUR_COLLECTOR_TRY_PLAYS_PER_HOUR="1000000",
     )
-    if workers == 1 and access_log:
-        command = [
-            sys.executable,
-            "-c",
-            "from colour_collector.cli.app import main; main()",
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ]
-    else:
-        command = [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "--factory",
-            "load_server:make_app",
-            "--app-dir",
-            str(Path(__file__).parent),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--workers",
-            str(workers),
-            "--log-level",
-            "warning",
-        ]
-        if not access_log:
-            command.append("--no-access-log")
+    command = [
+        sys.executable,
+        "-c",
+        "from colour_collector.cli.app import main; main()",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--workers",
+        str(workers),
+        "--access-log" if access_log else "--no-access-log",
+    ]
     with (workdir / f"server-{port}.log").open("w") as log:
         process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
@@ -207,7 +180,7 @@ async def timed(stats: Stats, name: str, call: Any) -> Answer | None:
     start = time.perf_counter()
     try:
         answer: Answer = await call
-    except (OSError, asyncio.IncompleteReadError, ConnectionLost) as error:
+    except (OSError, asyncio.IncompleteReadError, ConnectionLostError) as error:
         stats.errors.append(f"{name}: {type(error).__name__}: {error}")
         return None
     stats.latencies[name].append(time.perf_counter() - start)
@@ -423,11 +396,11 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=50)
     parser.add_argument("--duration", type=float, default=20.0, help="seconds of new plays")
     parser.add_argument("--healthz-seconds", type=float, default=5.0)
-    parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
+    parser.add_argument("--workers", type=int, default=2, help="server processes (serve --workers)")
     parser.add_argument(
         "--no-access-log",
         action="store_true",
-        help="run uvicorn without its access log (serve logs every request)",
+        help="serve --no-access-log (by default the server logs every request)",
     )
     parser.add_argument(
         "--pg-durable",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -11,6 +12,11 @@ from colour_collector.cli.base import app
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
+
+DATA_DIR_VARIABLE = "COLOUR_COLLECTOR_DATA_DIR"
+"""How ``--data-dir`` reaches worker processes."""
+WORKER_APP = "colour_collector.server.app:app_from_environment"
+"""The app factory each worker process calls."""
 
 
 def _settings_error(error: ValidationError) -> str:
@@ -33,27 +39,66 @@ def serve(
             " COLOUR_COLLECTOR_DATA_DIR). Ignored when COLOUR_COLLECTOR_DATABASE_URL is set.",
         ),
     ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=64,
+            help="Server processes sharing the port (one per core is a good start).",
+        ),
+    ] = 1,
+    access_log: Annotated[
+        bool, typer.Option(help="Log every request (turn off behind a proxy that logs them).")
+    ] = True,
 ) -> None:
     """Serve the game and its API. Creates and migrates the database on start."""
     # The server stack takes about a second to import: only this command pays for it.
     import uvicorn  # noqa: PLC0415
     from pydantic import ValidationError  # noqa: PLC0415
 
-    from colour_collector.server.app import create_app  # noqa: PLC0415
+    from colour_collector.server.app import create_app, frozen  # noqa: PLC0415
     from colour_collector.server.settings import Settings  # noqa: PLC0415
+    from colour_collector.store import upgrade_to_head  # noqa: PLC0415
 
+    if data_dir is not None:  # worker processes read the settings from the environment
+        os.environ[DATA_DIR_VARIABLE] = str(data_dir)
     try:
-        settings = Settings() if data_dir is None else Settings(data_dir=data_dir)
+        settings = Settings()
     except ValidationError as error:
         typer.echo(f"colour-collector serve: {_settings_error(error)}", err=True)
         raise typer.Exit(2) from None
     try:
-        application = create_app(settings)
+        if workers == 1:
+            application = frozen(create_app(settings))
+        else:  # migrate once here, before the workers start
+            if not settings.database_url:
+                settings.data_dir.mkdir(parents=True, exist_ok=True)
+            upgrade_to_head(settings.resolved_database_url)
     except Exception as error:  # a broken database URL, an unreachable server...
         typer.echo(f"colour-collector serve: cannot open the database: {error}", err=True)
         raise typer.Exit(1) from None
     shown_host = f"[{host}]" if ":" in host else host
     typer.echo(
         f"Colour Collector ({settings.environment.value}) listening on http://{shown_host}:{port}/"
+        + (f" with {workers} worker processes" if workers > 1 else "")
     )
-    uvicorn.run(application, host=host, port=port, log_level="info", proxy_headers=True)
+    if workers == 1:
+        uvicorn.run(
+            application,
+            host=host,
+            port=port,
+            log_level="info",
+            proxy_headers=True,
+            access_log=access_log,
+        )
+    else:
+        uvicorn.run(
+            WORKER_APP,
+            factory=True,
+            workers=workers,
+            host=host,
+            port=port,
+            log_level="info",
+            proxy_headers=True,
+            access_log=access_log,
+        )

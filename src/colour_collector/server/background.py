@@ -20,9 +20,10 @@ log = logging.getLogger(__name__)
 
 
 def lifespan_for(
-    database: Database, settings: Settings
+    database: Database, settings: Settings, *, owns_database: bool = False
 ) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
-    """A lifespan that runs the auto-finisher every ``auto_finish_interval``."""
+    """A lifespan that runs the auto-finisher every ``auto_finish_interval``, and at shutdown
+    disposes of the database if the app made it (``owns_database``)."""
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -35,6 +36,8 @@ def lifespan_for(
             # still using the database after shutdown. Let the round end, then stop.
             stop.set()
             await task
+            if owns_database:
+                database.dispose()
 
     return lifespan
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from colour_collector.game import codec
 from colour_collector.game.errors import RuleError
 from colour_collector.game.generator import generate
+from colour_collector.game.prize_table import Tier
 from colour_collector.game.progress import StepConflictError, StepKind, expected_step, play_out
 from colour_collector.game.progress import reveal as reveal_step
 from colour_collector.game.record import Parity, PlayRecord
@@ -196,13 +197,20 @@ def purchase(
     rng: random.Random,
     now: dt.datetime | None = None,
 ) -> Purchase:
-    """Buy a play (or resume the unfinished one) in one transaction."""
+    """Buy a play (or resume the unfinished one) in one transaction.
+
+    When the outcome source depends on nothing stored (independent draws), the outcome is drawn
+    and the play generated just before the transaction opens, so that SQLite's single writer is
+    not held while a play is built; nothing of it is kept unless the transaction commits. A
+    finite pool is dealt from inside the transaction.
+    """
     if confirm is not True:
         raise ConfirmationRequiredError(
             'a purchase must be confirmed: send {"confirm": true}', field="confirm"
         )
     key = check_idempotency_key(idempotency_key)
     at = now or utcnow()
+    early = None if policy.outcomes.needs_transaction else _new_play(policy.outcomes, None, rng)
     with factory() as uow:
         uow.accounts.lock(account_id)
         if key is not None:
@@ -217,9 +225,7 @@ def purchase(
         wallet.debit(
             uow, account_id, policy.price_pence, MovementKind.STAKE, reference=number, now=at
         )
-        tier = policy.outcomes.draw(uow, rng)
-        record = generate(tier, rng)
-        text = _encode(record)
+        tier, record, text = early or _new_play(policy.outcomes, uow, rng)
         play = StoredPlay(
             id=0,
             play_number=number,
@@ -260,6 +266,15 @@ def purchase(
         balance = wallet.balance(uow, account_id)
         uow.commit()
     return Purchase(play, True, False, balance, record)
+
+
+def _new_play(
+    outcomes: OutcomeSource, uow: UnitOfWork | None, rng: random.Random
+) -> tuple[Tier | None, PlayRecord, str]:
+    """Draw an outcome, generate its play, encode the record."""
+    tier = outcomes.draw(uow, rng)
+    record = generate(tier, rng)
+    return tier, record, _encode(record)
 
 
 # -- reading ---------------------------------------------------------------------------------------

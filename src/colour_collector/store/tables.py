@@ -100,6 +100,8 @@ ledger = Table(
     Column("reference", String(255), nullable=True),
     Column("created_at", UtcDateTime, nullable=False),
     Index("ix_ledger_account_id_id", "account_id", "id"),
+    # Covers the balance (the sum of an account's amounts) without reading the rows.
+    Index("ix_ledger_account_id_amount_pence", "account_id", "amount_pence"),
 )
 
 audit_log = Table(
@@ -144,6 +146,8 @@ plays = Table(
     Column("finished_at", UtcDateTime, nullable=True),
     Index("ix_plays_account_id_id", "account_id", "id"),
     Index("ix_plays_status_finish_by", "status", "finish_by"),
+    # Finds an account's unfinished play without reading each of its finished plays.
+    Index("ix_plays_account_id_status_id", "account_id", "status", "id"),
     Index("uq_plays_account_id_idempotency_key", "account_id", "idempotency_key", unique=True),
 )
 """Purchased plays: the whole record fixed at purchase, and how far the player has revealed it."""
