@@ -39,6 +39,11 @@ _UNFINISHED_PLAY = Prepared(
     .order_by(plays.c.id.desc())
     .limit(1)
 )
+_ADD_PLAY = Prepared(
+    insert(plays)
+    .values({column.name: bindparam(column.name) for column in plays.c if column.name != "id"})
+    .returning(plays.c.id)
+)
 _UPDATE_PLAY = Prepared(
     update(plays)
     .where(plays.c.id == bindparam("play_id"))
@@ -97,15 +102,15 @@ class SqlPlayRepository:
             "finish_by": play.finish_by,
             "finished_at": play.finished_at,
         }
+        # No savepoint: a clash fails the whole purchase, whose transaction is rolled back.
         try:
-            with self.connection.begin_nested():
-                new_id = self.connection.execute(
-                    insert(plays).values(values).returning(plays.c.id)
-                ).scalar_one()
+            new_id = _ADD_PLAY.scalar(self.connection, values)
         except IntegrityError:
             raise DuplicatePlayError(
                 f"play {play.play_number!r} clashes with a stored play"
             ) from None
+        if new_id is None:
+            raise RuntimeError("the play insert returned no id")
         return _replace_id(play, new_id)
 
     def get(self, play_number: str, *, lock: bool = False) -> StoredPlay | None:
