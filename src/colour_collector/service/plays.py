@@ -362,14 +362,17 @@ def reveal(
         text = play.record if parity is None else _encode(record)
         index = play.revealed
         saved = replace(play, record=text, revealed=index + 1)
-        uow.plays.update(
-            play.id,
-            record=text,
-            revealed=index + 1,
-            status=play.status,
-            balance_after_pence=None,
-            finished_at=None,
-        )
+        if parity is None:  # the record is unchanged: only the counter moves
+            uow.plays.advance(play.id, index + 1)
+        else:  # a bonus pick records the pick and its reel number
+            uow.plays.update(
+                play.id,
+                record=text,
+                revealed=index + 1,
+                status=play.status,
+                balance_after_pence=None,
+                finished_at=None,
+            )
         step = record.steps[index]
         payload: dict[str, JsonValue] = {
             "play_number": play.play_number,

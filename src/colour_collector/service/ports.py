@@ -264,6 +264,10 @@ class PlayRepository(Protocol):
         """Save progress."""
         ...
 
+    def advance(self, play_id: int, revealed: int) -> None:
+        """Save progress when only the number of revealed steps changed."""
+        ...
+
 
 class TryRepository(Protocol):
     """Free Try plays, found by the hash of their secret token."""

@@ -44,6 +44,11 @@ _ADD_PLAY = Prepared(
     .values({column.name: bindparam(column.name) for column in plays.c if column.name != "id"})
     .returning(plays.c.id)
 )
+_ADVANCE_PLAY = Prepared(
+    update(plays)
+    .where(plays.c.id == bindparam("play_id"))
+    .values(revealed=bindparam("p_revealed"))
+)
 _UPDATE_PLAY = Prepared(
     update(plays)
     .where(plays.c.id == bindparam("play_id"))
@@ -112,6 +117,10 @@ class SqlPlayRepository:
         if new_id is None:
             raise RuntimeError("the play insert returned no id")
         return _replace_id(play, new_id)
+
+    def advance(self, play_id: int, revealed: int) -> None:
+        # The record is left alone: rewriting its text (several kilobytes) costs most of a step.
+        _ADVANCE_PLAY.execute(self.connection, {"play_id": play_id, "p_revealed": revealed})
 
     def get(self, play_number: str, *, lock: bool = False) -> StoredPlay | None:
         query = _LOCK_PLAY_BY_NUMBER if lock else _PLAY_BY_NUMBER
