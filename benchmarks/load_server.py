@@ -312,6 +312,10 @@ async def run_load(
         for name, values in stats.latencies.items()
     }
     plays = sum(1 for at in stats.finished if window[0] <= at < window[1])
+    slices = [
+        sum(1 for at in stats.finished if window[0] + k * 5 <= at < window[0] + k * 5 + 5) / 5
+        for k in range(int(duration // 5))
+    ]
 
     lost = []
     for player in signed:  # nothing lost: the server's books agree with what the answers said
@@ -329,6 +333,7 @@ async def run_load(
         "warmup_seconds": warmup,
         "plays": plays,
         "plays_per_second": round(plays / duration, 1),
+        "plays_per_second_by_5s": slices,
         "requests_per_second": round(sum(len(v) for v in measured.values()) / duration, 1),
         "steps_per_play": round(stats.steps / max(1, len(stats.finished)), 2),
         "errors": len(stats.errors),
@@ -399,6 +404,7 @@ def show(result: dict[str, Any]) -> None:
         f"complete plays/s: {result['plays_per_second']}  ({result['plays']} plays,"
         f" {result['steps_per_play']} steps a play, {result['requests_per_second']} requests/s)"
     )
+    print(f"plays/s in each 5 s: {result['plays_per_second_by_5s']}")
     print(
         f"errors: {result['errors']} {result['error_samples']}  lost: {result['lost'] or 'none'}"
         f"  audit: {result['audit']}"

@@ -47,7 +47,7 @@ def create_app(settings: Settings, *, database: Database | None = None) -> FastA
         if not settings.database_url:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
         upgrade_to_head(settings.resolved_database_url)
-        database = Database(settings.resolved_database_url, background_checkpoints=True)
+        database = Database(settings.resolved_database_url)
 
     app = FastAPI(
         title="Colour Collector",

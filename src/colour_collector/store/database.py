@@ -15,7 +15,6 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, make_url, text
 
-from colour_collector.store.checkpoint import WalCheckpointer, without_autocheckpoint
 from colour_collector.store.unit_of_work import SqlUnitOfWork
 from colour_collector.store.write_gate import WriteGate, lock_file_for
 
@@ -81,23 +80,14 @@ def _close(connection: Connection) -> None:
 class Database:
     """An engine; opens units of work."""
 
-    def __init__(
-        self, url: str, *, background_checkpoints: bool = False, **engine_kwargs: Any
-    ) -> None:
-        """``background_checkpoints``: on SQLite, checkpoint the write-ahead log from a thread
-        of this handle instead of inside commits (see :mod:`checkpoint`); for servers."""
+    def __init__(self, url: str, **engine_kwargs: Any) -> None:
         self.url = url
         self.engine = make_engine(url, **engine_kwargs)
         self.is_sqlite = self.engine.dialect.name == "sqlite"
         self._gate: WriteGate | None = None
         self._idle: list[Connection] = []
-        self._checkpointer: WalCheckpointer | None = None
         if self.is_sqlite:
             self._gate = WriteGate(lock_file_for(self.engine.url.database or ""))
-            if background_checkpoints:
-                without_autocheckpoint(self.engine)
-                self._checkpointer = WalCheckpointer(self.engine)
-                self._checkpointer.start()
 
     def unit_of_work(self, *, write: bool = True) -> SqlUnitOfWork:
         """A new unit of work; ``write=False`` reads without taking SQLite's write lock.
@@ -134,10 +124,7 @@ class Database:
             connection.execution_options(**{_BEGIN_OPTION: "DEFERRED"}).execute(text("SELECT 1"))
 
     def dispose(self) -> None:
-        """Stop background checkpoints; close every pooled connection and the gate's file."""
-        if self._checkpointer is not None:
-            self._checkpointer.stop()
-            self._checkpointer = None
+        """Close every pooled connection and the write gate's file."""
         while self._idle:
             self._idle.pop().close()
         self.engine.dispose()

@@ -45,9 +45,7 @@ _ADD_PLAY = Prepared(
     .returning(plays.c.id)
 )
 _ADVANCE_PLAY = Prepared(
-    update(plays)
-    .where(plays.c.id == bindparam("play_id"))
-    .values(revealed=bindparam("p_revealed"))
+    update(plays).where(plays.c.id == bindparam("play_id")).values(revealed=bindparam("p_revealed"))
 )
 _UPDATE_PLAY = Prepared(
     update(plays)
