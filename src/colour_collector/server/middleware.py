@@ -6,10 +6,10 @@ import base64
 import hashlib
 import hmac
 import secrets
-from http.cookies import SimpleCookie
 
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from colour_collector.server import problems
@@ -121,16 +121,10 @@ def csrf_cookie_header(token: str, *, secure: bool) -> str:
 
 
 def _cookie(headers: Headers, name: str) -> str | None:
+    # Starlette's parser (the one ``request.cookies`` uses): lenient and several times faster
+    # than ``http.cookies``. A mangled value is harmless: the token must carry our signature.
     raw = headers.get("cookie")
-    if not raw:
-        return None
-    jar: SimpleCookie = SimpleCookie()
-    try:
-        jar.load(raw)
-    except Exception:
-        return None
-    morsel = jar.get(name)
-    return None if morsel is None else morsel.value
+    return cookie_parser(raw).get(name) if raw else None
 
 
 class CsrfMiddleware:

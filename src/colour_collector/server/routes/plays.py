@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Header, Path, Query, Request, Response, status
+from fastapi import APIRouter, Path, Query, Request, status
+from starlette.responses import Response
 
 from colour_collector.game.view import board, step_and_board, step_detail
-from colour_collector.server.dependencies import CurrentAccount, DatabaseDep
+from colour_collector.server import direct
+from colour_collector.server.dependencies import (
+    CurrentAccount,
+    DatabaseDep,
+    get_current_account,
+    get_database,
+)
 from colour_collector.server.offload import database_call
 from colour_collector.server.play_schemas import (
     EmptyRequest,
@@ -29,6 +36,9 @@ from colour_collector.service import plays
 from colour_collector.service.play_models import StoredPlay
 
 router = APIRouter(prefix="/api", tags=["plays"])
+
+IDEMPOTENCY_KEY = "Idempotency-Key"
+"""Header that makes a retried purchase return the same play."""
 
 _AUTH = {401: "Not logged in (`not_authenticated`)."}
 _NOT_FOUND = {
@@ -82,44 +92,39 @@ async def quote(request: Request, account: CurrentAccount, database: DatabaseDep
             }
         ),
     },
+    openapi_extra=direct.documented(
+        PurchaseRequest,
+        with_play_number=False,
+        headers={IDEMPOTENCY_KEY: "Repeat a purchase safely: the same key returns the same play."},
+    ),
 )
-async def purchase(
-    body: PurchaseRequest,
-    request: Request,
-    response: Response,
-    *,
-    account: CurrentAccount,
-    database: DatabaseDep,
-    idempotency_key: Annotated[
-        str | None,
-        Header(
-            alias="Idempotency-Key",
-            description="Repeat a purchase safely: the same key returns the same play.",
-        ),
-    ] = None,
-) -> PurchaseResponse:
+async def purchase(request: Request) -> Response:
     """Buy a play for the price (debit, draw, generate, store: one transaction).
 
     Answers 201 with the new play; 200 with the same play when the Idempotency-Key was used
     before; 200 with ``resumed: true`` when a play is unfinished (it must be finished first).
     """
+    account = await get_current_account(request)
+    order = await direct.body(request, PurchaseRequest)
+    database = await get_database(request)
     done = await database_call(
         database,
         plays.purchase,
         database,
         account.id,
         play_policy(request),
-        confirm=body.confirm,
-        idempotency_key=idempotency_key,
+        confirm=order.confirm,
+        idempotency_key=request.headers.get(IDEMPOTENCY_KEY),
         rng=play_rng(request),
     )
-    if not done.created:
-        response.status_code = status.HTTP_200_OK
-    return PurchaseResponse(
-        play=PlayResponse.of(done.play),
-        board=board(done.play_record(), done.play.revealed),
-        resumed=done.resumed,
-        balance_pence=done.balance_pence,
+    return direct.answer(
+        PurchaseResponse(
+            play=PlayResponse.of(done.play),
+            board=board(done.play_record(), done.play.revealed),
+            resumed=done.resumed,
+            balance_pence=done.balance_pence,
+        ),
+        status.HTTP_201_CREATED if done.created else status.HTTP_200_OK,
     )
 
 
@@ -156,27 +161,26 @@ async def get_play(
             409: "Not the next step (`step_out_of_order`; `expected` names it).",
         }
     ),
+    openapi_extra=direct.documented(StepRequest),
 )
-async def reveal(
-    play_number: PlayNumber,
-    body: StepRequest,
-    request: Request,
-    account: CurrentAccount,
-    database: DatabaseDep,
-) -> StepResponse:
+async def reveal(request: Request) -> Response:
     """Reveal the next step: a spin, a bonus pick (with ``pick``) or a Prize Game spin."""
+    account = await get_current_account(request)
+    number = direct.play_number(request)
+    step_request = await direct.body(request, StepRequest)
+    database = await get_database(request)
     done = await database_call(
         database,
         plays.reveal,
         database,
         account.id,
-        play_number,
-        body.kind,
-        body.pick,
+        number,
+        step_request.kind,
+        step_request.pick,
         rng=play_rng(request),
     )
     step, screen = step_and_board(done.record, done.index)
-    return StepResponse(step=step, board=screen)
+    return direct.answer(StepResponse(step=step, board=screen))
 
 
 @router.post(
@@ -185,17 +189,22 @@ async def reveal(
     responses=problem_responses(
         {**BODY_PROBLEMS, **_AUTH, **_NOT_FOUND, 409: "Steps remain (`play_not_over`)."}
     ),
+    openapi_extra=direct.documented(EmptyRequest),
 )
-async def finish(
-    play_number: PlayNumber, body: EmptyRequest, account: CurrentAccount, database: DatabaseDep
-) -> FinishResponse:
+async def finish(request: Request) -> Response:
     """Press FINISH: the prize is credited exactly once; repeats answer the same."""
-    done = await database_call(database, plays.finish, database, account.id, play_number)
-    return FinishResponse(
-        play=PlayResponse.of(done.play),
-        prize_pence=done.play.prize_pence,
-        tier=done.tier,
-        balance_pence=done.balance_pence,
+    account = await get_current_account(request)
+    number = direct.play_number(request)
+    await direct.body(request, EmptyRequest)
+    database = await get_database(request)
+    done = await database_call(database, plays.finish, database, account.id, number)
+    return direct.answer(
+        FinishResponse(
+            play=PlayResponse.of(done.play),
+            prize_pence=done.play.prize_pence,
+            tier=done.tier,
+            balance_pence=done.balance_pence,
+        )
     )
 
 
