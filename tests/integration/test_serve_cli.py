@@ -63,10 +63,43 @@ def test_serve_starts_creates_sqlite_and_answers_healthz(tmp_path: Path) -> None
     assert "Traceback" not in output
 
 
+@pytest.mark.slow
+def test_serve_with_two_workers_shares_one_database(tmp_path: Path) -> None:
+    port = free_port()
+    data_dir = tmp_path / "data"
+    process = subprocess.Popen(
+        [*COMMAND, "serve", "--port", str(port), "--data-dir", str(data_dir), "--workers", "2",
+         "--no-access-log"],
+        cwd=tmp_path,
+        env=clean_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        answers: list[int] = []
+        while time.monotonic() < deadline and process.poll() is None and len(answers) < 20:
+            try:
+                answers.append(httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code)
+            except httpx.TransportError:
+                time.sleep(0.1)
+        assert answers == [200] * 20, f"exit={process.poll()}"
+        assert (data_dir / SQLITE_FILENAME).is_file()
+    finally:
+        process.terminate()
+        output, _ = process.communicate(timeout=30)
+    assert "with 2 worker processes" in output
+    assert output.count("Started server process") == 2
+    assert "Traceback" not in output
+    assert "GET /healthz" not in output  # --no-access-log
+
+
 @pytest.mark.parametrize(
     "args",
     [["serve", "--port", "notanumber"], ["serve", "--port", "70000"], ["serve", "--bogus"],
-     ["audit", "verify", "--nope"], ["no-such-command"]],
+     ["serve", "--workers", "0"], ["serve", "--workers", "two"], ["audit", "verify", "--nope"],
+     ["no-such-command"]],
 )  # fmt: skip
 def test_bad_arguments_exit_2_with_usage(args: list[str], tmp_path: Path) -> None:
     done = subprocess.run(

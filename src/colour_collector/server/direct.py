@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping
 from typing import Annotated, Any, TypeVar
 
-from fastapi import Request
+from fastapi import HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, StringConstraints, TypeAdapter, ValidationError
 from starlette.responses import Response
@@ -51,34 +51,32 @@ def _is_json(content_type: str | None) -> bool:
 
 
 async def body(request: Request, model: type[M]) -> M:
-    """The JSON body as ``model``: a body that is not JSON-typed is validated as raw bytes, an
-    empty or ``null`` one is missing, broken JSON is ``json_invalid`` (as FastAPI does)."""
+    """The JSON body as ``model``, answering bad bodies as FastAPI's binding does: an empty body
+    is missing, a body that is not JSON-typed is validated as raw bytes, broken JSON is
+    ``json_invalid``, and JSON that cannot be read (not UTF-8, too deep) is a 400 parse error."""
     raw = await request.body()
-    value: Any = None
-    if raw:
-        if _is_json(request.headers.get("content-type")):
-            try:
-                value = json.loads(raw)
-            except ValueError as error:
-                position = getattr(error, "pos", 0)
-                reason = getattr(error, "msg", str(error))
-                raise RequestValidationError(
-                    [
-                        {
-                            "type": "json_invalid",
-                            "loc": ("body", position),
-                            "msg": "JSON decode error",
-                            "input": {},
-                            "ctx": {"error": reason},
-                        }
-                    ]
-                ) from None
-        else:
-            value = raw
-    if value is None:
+    if not raw:
         raise RequestValidationError(
             [{"type": "missing", "loc": ("body",), "msg": "Field required", "input": None}]
         )
+    value: Any = raw
+    if _is_json(request.headers.get("content-type")):
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as error:
+            raise RequestValidationError(
+                [
+                    {
+                        "type": "json_invalid",
+                        "loc": ("body", error.pos),
+                        "msg": "JSON decode error",
+                        "input": {},
+                        "ctx": {"error": error.msg},
+                    }
+                ]
+            ) from None
+        except (ValueError, RecursionError):  # not UTF-8, a number too long, nested too deep
+            raise HTTPException(400, "There was an error parsing the body") from None
     try:
         return model.model_validate(value, from_attributes=True)
     except ValidationError as error:

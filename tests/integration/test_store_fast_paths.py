@@ -1,0 +1,143 @@
+"""The store's fast paths: prepared statements, reused SQLite connections, the schema of the
+migrations against the tables, on SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import bindparam, insert, select
+from sqlalchemy.exc import IntegrityError
+
+from colour_collector.service import accounts
+from colour_collector.store import Database, upgrade_to_head
+from colour_collector.store.prepared import Prepared
+from colour_collector.store.tables import ledger, metadata, plays
+
+WHEN = dt.datetime(2026, 12, 2, 14, 7, 15, 123456, tzinfo=dt.UTC)
+
+
+@pytest.fixture
+def database(database_url: str) -> Iterator[Database]:
+    upgrade_to_head(database_url)
+    db = Database(database_url)
+    yield db
+    db.dispose()
+
+
+@pytest.fixture
+def account_id(database: Database) -> int:
+    return accounts.register(
+        database, email="p@example.com", password="a long enough password",
+        date_of_birth=dt.date(1980, 1, 1),
+    ).id  # fmt: skip
+
+
+def _play_values(account_id: int, number: str) -> dict[str, object]:
+    return {
+        "play_number": number,
+        "account_id": account_id,
+        "status": "in_progress",
+        "record": '{"x": "£5 ✓"}',
+        "revealed": 0,
+        "steps": 7,
+        "tier_index": None,
+        "prize_pence": 0,
+        "price_pence": 500,
+        "idempotency_key": None,
+        "balance_before_pence": 1000,
+        "balance_after_pence": None,
+        "purchased_at": WHEN,
+        "finish_by": WHEN + dt.timedelta(days=1),
+        "finished_at": None,
+    }
+
+
+def test_migrations_build_exactly_the_tables(database: Database) -> None:
+    with database.engine.connect() as connection:
+        differences = compare_metadata(MigrationContext.configure(connection), metadata)
+    assert differences == []
+
+
+def test_prepared_rows_match_connection_execute(database: Database, account_id: int) -> None:
+    by_number = select(plays).where(plays.c.play_number == bindparam("n"))
+    with database.unit_of_work() as uow:
+        uow.connection.execute(insert(plays).values(_play_values(account_id, "CC-AAAA-AAAA-A")))
+        expected = uow.connection.execute(by_number, {"n": "CC-AAAA-AAAA-A"}).one()
+        found = Prepared(by_number).first(uow.connection, {"n": "CC-AAAA-AAAA-A"})
+        missing = Prepared(by_number).first(uow.connection, {"n": "CC-BBBB-BBBB-B"})
+    assert found is not None and missing is None
+    assert tuple(found) == tuple(expected)
+    assert found._fields == tuple(expected._fields)
+    assert found.purchased_at == WHEN and found.purchased_at.tzinfo is not None
+    assert found.record == '{"x": "£5 ✓"}'
+
+
+def test_prepared_binds_convert_like_sqlalchemy(database: Database, account_id: int) -> None:
+    """A datetime bound through a prepared insert reads back equal through SQLAlchemy."""
+    add = Prepared(
+        insert(ledger)
+        .values(
+            account_id=bindparam("a"),
+            amount_pence=bindparam("p"),
+            kind="deposit",
+            reference=bindparam("r"),
+            created_at=bindparam("t"),
+        )
+        .returning(ledger.c.id)
+    )
+    with database.unit_of_work() as uow:
+        new_id = add.scalar(uow.connection, {"a": account_id, "p": 250, "r": None, "t": WHEN})
+        row = uow.connection.execute(select(ledger).where(ledger.c.id == new_id)).one()
+        uow.commit()
+    assert (row.amount_pence, row.kind, row.reference, row.created_at) == (
+        250,
+        "deposit",
+        None,
+        WHEN,
+    )
+
+
+def test_prepared_errors_are_sqlalchemy_errors(database: Database, account_id: int) -> None:
+    add = Prepared(
+        insert(plays).values({c.name: bindparam(c.name) for c in plays.c if c.name != "id"})
+    )
+    with database.unit_of_work() as uow:
+        add.execute(uow.connection, _play_values(account_id, "CC-CCCC-CCCC-C"))
+        with pytest.raises(IntegrityError):
+            add.execute(uow.connection, _play_values(account_id, "CC-CCCC-CCCC-C"))
+
+
+def test_prepared_opens_a_transaction_after_a_commit(database: Database, account_id: int) -> None:
+    """Work after ``commit()`` in the same unit of work is still rolled back at its end."""
+    add = Prepared(
+        insert(plays).values({c.name: bindparam(c.name) for c in plays.c if c.name != "id"})
+    )
+    with database.unit_of_work() as uow:
+        uow.commit()
+        add.execute(uow.connection, _play_values(account_id, "CC-DDDD-DDDD-D"))
+    with database.unit_of_work(write=False) as uow:
+        assert uow.plays.get("CC-DDDD-DDDD-D") is None
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_sqlite_connections_are_reused_and_never_shared(database: Database) -> None:
+    with database.unit_of_work() as first:
+        outer = first.connection
+        with database.unit_of_work(write=False) as nested:
+            assert nested.connection is not outer  # in use: a nested unit gets another
+    with database.unit_of_work(write=False) as again:
+        assert again.connection in (outer, nested.connection)
+        assert not again.connection.in_nested_transaction()
+    # A reused connection opens its transaction the way the new unit asks: a read does not
+    # take the write lock, so a writer on another connection is not blocked by it.
+    with database.unit_of_work(write=False) as reader:
+        assert reader.connection.get_execution_options()["colour_collector_sqlite_begin"] == (
+            "DEFERRED"
+        )
+        with database.unit_of_work() as writer:
+            writer.connection.exec_driver_sql("UPDATE audit_head SET seq = seq")
+            writer.commit()

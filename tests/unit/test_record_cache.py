@@ -1,0 +1,70 @@
+"""The per-process cache of decoded play records, and which outcome sources draw outside the
+purchase transaction."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+
+from colour_collector.game.codec import dumps, loads
+from colour_collector.game.errors import RecordFormatError
+from colour_collector.game.generator import generate
+from colour_collector.game.pool import load_pool
+from colour_collector.game.prize_table import load_tiers
+from colour_collector.game.record import PlayRecord
+from colour_collector.service.outcomes import FinitePoolSource, IndependentSource, ScriptedSource
+from colour_collector.service.record_cache import RecordCache
+from strategies import records
+
+
+@settings(max_examples=30, deadline=None)
+@given(records())
+def test_decode_is_codec_loads(record: PlayRecord) -> None:
+    cache = RecordCache(size=4)
+    text = dumps(record)
+    assert cache.decode(text) == loads(text) == record
+    assert cache.decode(text) is cache.decode(text)  # the second time from the cache
+
+
+def test_least_recently_used_record_goes_first() -> None:
+    rng = random.Random(3)
+    texts = [dumps(generate(None, rng)) for _ in range(3)]
+    cache = RecordCache(size=2)
+    first = cache.decode(texts[0])
+    cache.decode(texts[1])
+    assert cache.decode(texts[0]) is first  # texts[0] is now the most recent
+    cache.decode(texts[2])  # evicts texts[1]
+    assert len(cache) == 2
+    assert cache.decode(texts[0]) is first
+
+
+def test_remembered_record_is_returned_for_its_text() -> None:
+    record = generate(load_tiers()[0], random.Random(4))
+    text = dumps(record)
+    cache = RecordCache()
+    cache.remember(text, record)
+    assert cache.decode(text) is record
+
+
+def test_bad_text_is_refused_and_not_kept() -> None:
+    cache = RecordCache()
+    with pytest.raises(RecordFormatError):
+        cache.decode("{not json")
+    assert len(cache) == 0
+
+
+def test_cache_size_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        RecordCache(size=0)
+
+
+def test_only_independent_draws_happen_outside_the_transaction() -> None:
+    pool = load_pool()
+    independent = IndependentSource(pool)
+    assert independent.needs_transaction is False
+    assert FinitePoolSource(pool).needs_transaction is True
+    assert ScriptedSource([None], independent).needs_transaction is True
+    with pytest.raises(ValueError, match="unit of work"):
+        FinitePoolSource(pool).draw(None, random.Random(1))
