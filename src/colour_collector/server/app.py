@@ -16,6 +16,7 @@ from colour_collector.server.middleware import (
     CatchAllMiddleware,
     CsrfMiddleware,
 )
+from colour_collector.server.offload import set_database_threads
 from colour_collector.server.routes import auth, game, health, plays, try_play, wallet
 from colour_collector.server.settings import Settings
 from colour_collector.service.accounts import LoginPolicy
@@ -58,6 +59,7 @@ def create_app(settings: Settings, *, database: Database | None = None) -> FastA
         redoc_url=None,
         lifespan=lifespan_for(database, settings, owns_database=owns_database),
     )
+    set_database_threads(settings.database_threads)
     app.state.settings = settings
     app.state.database = database
     app.state.login_policy = LoginPolicy(

@@ -80,6 +80,9 @@ class Settings(BaseSettings):
     web_dir: Path | None = None
     auto_finish_interval: Duration = dt.timedelta(minutes=1)
     try_plays_per_hour: int = Field(default=120, ge=1)
+    database_threads: int = Field(default=4, ge=1, le=64)
+    """PostgreSQL only: threads running the database work of requests, per server process.
+    A few keep the database busy; dozens only queue on the same row locks and the GIL."""
     outcome_script: Path | None = None
 
     @model_validator(mode="after")
