@@ -58,17 +58,7 @@ def _view(play: StoredPlay) -> PlayViewResponse:
     )
 
 
-@router.get("/plays/quote", response_model=QuoteResponse, responses=problem_responses(_AUTH))
-async def quote(request: Request, account: CurrentAccount, database: DatabaseDep) -> QuoteResponse:
-    """The purchase screen: price, balance, and any unfinished play a purchase would resume."""
-    found = await database_call(database, plays.quote, database, account.id, play_policy(request))
-    pounds = found.price_pence / 100
-    return QuoteResponse(
-        price_pence=found.price_pence,
-        balance_pence=found.balance_pence,
-        message=f"You are about to play Colour Collector for £{pounds:,.2f}",
-        unfinished=None if found.unfinished is None else PlayResponse.of(found.unfinished),
-    )
+# The routes every play calls come first: FastAPI tries routes in order.
 
 
 @router.post(
@@ -128,28 +118,6 @@ async def purchase(request: Request) -> Response:
     )
 
 
-@router.get(
-    "/plays/current",
-    response_model=PlayViewResponse,
-    responses=problem_responses({**_AUTH, 404: "No unfinished play (`play_not_found`)."}),
-)
-async def current(account: CurrentAccount, database: DatabaseDep) -> PlayViewResponse:
-    """The unfinished play, to resume it at exactly its step."""
-    return _view(await database_call(database, plays.current, database, account.id))
-
-
-@router.get(
-    "/plays/{play_number}",
-    response_model=PlayViewResponse,
-    responses=problem_responses({**_AUTH, **_NOT_FOUND}),
-)
-async def get_play(
-    play_number: PlayNumber, account: CurrentAccount, database: DatabaseDep
-) -> PlayViewResponse:
-    """One of your plays and the screen at its current step."""
-    return _view(await database_call(database, plays.get_play, database, account.id, play_number))
-
-
 @router.post(
     "/plays/{play_number}/steps",
     response_model=StepResponse,
@@ -206,6 +174,41 @@ async def finish(request: Request) -> Response:
             balance_pence=done.balance_pence,
         )
     )
+
+
+@router.get("/plays/quote", response_model=QuoteResponse, responses=problem_responses(_AUTH))
+async def quote(request: Request, account: CurrentAccount, database: DatabaseDep) -> QuoteResponse:
+    """The purchase screen: price, balance, and any unfinished play a purchase would resume."""
+    found = await database_call(database, plays.quote, database, account.id, play_policy(request))
+    pounds = found.price_pence / 100
+    return QuoteResponse(
+        price_pence=found.price_pence,
+        balance_pence=found.balance_pence,
+        message=f"You are about to play Colour Collector for £{pounds:,.2f}",
+        unfinished=None if found.unfinished is None else PlayResponse.of(found.unfinished),
+    )
+
+
+@router.get(
+    "/plays/current",
+    response_model=PlayViewResponse,
+    responses=problem_responses({**_AUTH, 404: "No unfinished play (`play_not_found`)."}),
+)
+async def current(account: CurrentAccount, database: DatabaseDep) -> PlayViewResponse:
+    """The unfinished play, to resume it at exactly its step."""
+    return _view(await database_call(database, plays.current, database, account.id))
+
+
+@router.get(
+    "/plays/{play_number}",
+    response_model=PlayViewResponse,
+    responses=problem_responses({**_AUTH, **_NOT_FOUND}),
+)
+async def get_play(
+    play_number: PlayNumber, account: CurrentAccount, database: DatabaseDep
+) -> PlayViewResponse:
+    """One of your plays and the screen at its current step."""
+    return _view(await database_call(database, plays.get_play, database, account.id, play_number))
 
 
 @router.get(
