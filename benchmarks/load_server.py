@@ -304,9 +304,12 @@ async def run_load(
             *(sign_up(base, n) for n in range(batch, min(players, batch + 10)))
         )
     stats = Stats()
+    cpu_before = time.process_time()
     start = time.monotonic()
     window = (start + warmup, start + warmup + duration)
     await asyncio.gather(*(play_games(p, stats, window[1]) for p in signed))
+    players_cpu = time.process_time() - cpu_before
+    players_wall = time.monotonic() - start
     measured = {
         name: [took for sent, took in values if window[0] <= sent < window[1]]
         for name, values in stats.latencies.items()
@@ -336,6 +339,7 @@ async def run_load(
         "plays_per_second_by_5s": slices,
         "requests_per_second": round(sum(len(v) for v in measured.values()) / duration, 1),
         "steps_per_play": round(stats.steps / max(1, len(stats.finished)), 2),
+        "players_cpu_share": round(players_cpu / players_wall, 2),
         "errors": len(stats.errors),
         "error_samples": stats.errors[:5],
         "lost": lost[:5],
@@ -405,6 +409,7 @@ def show(result: dict[str, Any]) -> None:
         f" {result['steps_per_play']} steps a play, {result['requests_per_second']} requests/s)"
     )
     print(f"plays/s in each 5 s: {result['plays_per_second_by_5s']}")
+    print(f"load generator CPU: {result['players_cpu_share']:.0%} of one core")
     print(
         f"errors: {result['errors']} {result['error_samples']}  lost: {result['lost'] or 'none'}"
         f"  audit: {result['audit']}"
