@@ -89,7 +89,7 @@ def _view(play: StoredPlay) -> PlayViewResponse:
     ),
 )
 async def purchase(request: Request) -> Response:
-    """Buy a play for the price (debit, draw, generate, store: one transaction).
+    """Buy a play for the price: debit, store and audit in one transaction.
 
     Answers 201 with the new play; 200 with the same play when the Idempotency-Key was used
     before; 200 with ``resumed: true`` when a play is unfinished (it must be finished first).
