@@ -93,13 +93,15 @@ class SqlUnitOfWork:
         tb: TracebackType | None,
     ) -> None:
         try:
-            self.connection.rollback()
-        finally:
             try:
-                self._release(self.connection)
-            finally:
-                if self._gate is not None:
-                    self._gate.__exit__(None, None, None)
+                self.connection.rollback()
+            except BaseException:
+                self.connection.close()  # it may be broken: not kept for reuse
+                raise
+            self._release(self.connection)
+        finally:
+            if self._gate is not None:
+                self._gate.__exit__(None, None, None)
 
     def commit(self) -> None:
         """Commit the transaction; later writes in the block start a new one."""
