@@ -11,6 +11,7 @@ import typer
 from colour_collector.cli.base import app
 
 if TYPE_CHECKING:
+    from fastapi import FastAPI
     from pydantic import ValidationError
 
 DATA_DIR_VARIABLE = "COLOUR_COLLECTOR_DATA_DIR"
@@ -56,9 +57,8 @@ def serve(
     import uvicorn  # noqa: PLC0415
     from pydantic import ValidationError  # noqa: PLC0415
 
-    from colour_collector.server.app import create_app, frozen  # noqa: PLC0415
+    from colour_collector.server.app import create_app, frozen, migrate  # noqa: PLC0415
     from colour_collector.server.settings import Settings  # noqa: PLC0415
-    from colour_collector.store import upgrade_to_head  # noqa: PLC0415
 
     if data_dir is not None:  # worker processes read the settings from the environment
         os.environ[DATA_DIR_VARIABLE] = str(data_dir)
@@ -67,13 +67,12 @@ def serve(
     except ValidationError as error:
         typer.echo(f"colour-collector serve: {_settings_error(error)}", err=True)
         raise typer.Exit(2) from None
+    target: FastAPI | str = WORKER_APP  # several workers each make their own app
     try:
         if workers == 1:
-            application = frozen(create_app(settings))
-        else:  # migrate once here, before the workers start
-            if not settings.database_url:
-                settings.data_dir.mkdir(parents=True, exist_ok=True)
-            upgrade_to_head(settings.resolved_database_url)
+            target = frozen(create_app(settings))
+        else:
+            migrate(settings)  # once, before the workers start
     except Exception as error:  # a broken database URL, an unreachable server...
         typer.echo(f"colour-collector serve: cannot open the database: {error}", err=True)
         raise typer.Exit(1) from None
@@ -82,23 +81,13 @@ def serve(
         f"Colour Collector ({settings.environment.value}) listening on http://{shown_host}:{port}/"
         + (f" with {workers} worker processes" if workers > 1 else "")
     )
-    if workers == 1:
-        uvicorn.run(
-            application,
-            host=host,
-            port=port,
-            log_level="info",
-            proxy_headers=True,
-            access_log=access_log,
-        )
-    else:
-        uvicorn.run(
-            WORKER_APP,
-            factory=True,
-            workers=workers,
-            host=host,
-            port=port,
-            log_level="info",
-            proxy_headers=True,
-            access_log=access_log,
-        )
+    uvicorn.run(
+        target,
+        factory=workers > 1,
+        workers=workers,
+        host=host,
+        port=port,
+        log_level="info",
+        proxy_headers=True,
+        access_log=access_log,
+    )

@@ -37,6 +37,14 @@ Colour Collector, an instant win game (£5 a play).
 """
 
 
+def migrate(settings: Settings) -> str:
+    """Create the data directory if needed and migrate the database to head; its URL."""
+    if not settings.database_url:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+    upgrade_to_head(settings.resolved_database_url)
+    return settings.resolved_database_url
+
+
 def create_app(settings: Settings, *, database: Database | None = None) -> FastAPI:
     """Build the app: migrate the database, wire routes, error mapping, CSRF, body limit.
 
@@ -45,10 +53,7 @@ def create_app(settings: Settings, *, database: Database | None = None) -> FastA
     """
     owns_database = database is None
     if database is None:
-        if not settings.database_url:
-            settings.data_dir.mkdir(parents=True, exist_ok=True)
-        upgrade_to_head(settings.resolved_database_url)
-        database = Database(settings.resolved_database_url)
+        database = Database(migrate(settings))
 
     app = FastAPI(
         title="Colour Collector",

@@ -56,7 +56,7 @@ async def get_current_account(request: Request) -> Account:
     sub-dependencies: it runs on nearly every request, and each dependency FastAPI resolves
     costs about as much as the session look-up.
     """
-    database: Database = request.app.state.database
+    database = await get_database(request)
     token = request.cookies.get(SESSION_COOKIE)
     return await database_call(database, accounts.current_account, database, token)
 

@@ -2,7 +2,7 @@
 
 FastAPI binds a route's parameters by resolving a tree of dependencies, then validates and
 re-serialises the answer; for the step route that cost about as much as the step itself
-(measured: about 28% more complete plays a second without it, docs/load.md). These routes take
+(measured: 10 to 28% more complete plays a second without it, docs/load.md). These routes take
 the ``Request`` and parse it with the helpers here, which answer bad input exactly as FastAPI
 would (the same ``RequestValidationError``, so the same RFC 9457 problems), and document what
 they read with :func:`documented` so the OpenAPI description stays the same.

@@ -19,33 +19,37 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
+from colour_collector.server.settings import DEFAULT_DATABASE_THREADS
 from colour_collector.store import Database
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
+_threads = DEFAULT_DATABASE_THREADS
 _executor: ThreadPoolExecutor | None = None
 _executor_lock = threading.Lock()
 
 
 def set_database_threads(threads: int) -> None:
     """Size the process's database threads (PostgreSQL); called when an app is made."""
-    global _executor
+    global _threads, _executor  # noqa: PLW0603  (one pool per process, shared by its apps)
     if threads < 1:
         raise ValueError(f"database threads must be at least 1, not {threads!r}")
     with _executor_lock:
-        if _executor is not None and _executor._max_workers == threads:
-            return
-        old, _executor = _executor, ThreadPoolExecutor(threads, "database")
+        old = _executor if threads != _threads else None
+        _threads = threads
+        if old is not None:
+            _executor = None
     if old is not None:
         old.shutdown(wait=False)
 
 
 def _database_executor() -> ThreadPoolExecutor:
-    if _executor is None:
-        set_database_threads(4)
-    assert _executor is not None
-    return _executor
+    global _executor  # noqa: PLW0603
+    with _executor_lock:
+        if _executor is None:
+            _executor = ThreadPoolExecutor(_threads, "database")
+        return _executor
 
 
 async def database_call(

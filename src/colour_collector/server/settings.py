@@ -14,6 +14,9 @@ from typing import Annotated, Self
 from pydantic import BeforeValidator, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+DEFAULT_DATABASE_THREADS = 4
+"""Threads running requests' PostgreSQL work in each server process, unless set."""
+
 DEFAULT_SECRET_KEY = "dev-only-insecure-secret-key-change-me"
 """The placeholder secret; accepted in development only."""
 
@@ -80,7 +83,7 @@ class Settings(BaseSettings):
     web_dir: Path | None = None
     auto_finish_interval: Duration = dt.timedelta(minutes=1)
     try_plays_per_hour: int = Field(default=120, ge=1)
-    database_threads: int = Field(default=4, ge=1, le=64)
+    database_threads: int = Field(default=DEFAULT_DATABASE_THREADS, ge=1, le=64)
     """PostgreSQL only: threads running the database work of requests, per server process.
     A few keep the database busy; dozens only queue on the same row locks and the GIL."""
     outcome_script: Path | None = None

@@ -48,7 +48,11 @@ _NOT_FOUND = {
 }
 PlayNumber = Annotated[
     str,
-    Path(min_length=1, max_length=40, description="Play Number, e.g. CC-7K3D-9QXM-4."),
+    Path(
+        min_length=1,
+        max_length=direct.PLAY_NUMBER_MAX,
+        description=direct.PLAY_NUMBER_DESCRIPTION,
+    ),
 ]
 
 
