@@ -7,7 +7,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from plays_fixtures import PROBLEM, assert_problem, buy, deposit, ledger_sums, play_settings
+from plays_fixtures import (
+    PROBLEM,
+    assert_problem,
+    audit_entries,
+    buy,
+    deposit,
+    ledger_sums,
+    play_settings,
+)
 
 from colour_collector.server.settings import Settings
 from colour_collector.service.play_numbers import new_play_number
@@ -127,6 +135,24 @@ def test_not_logged_in(app: Any, new_client: Any, ready: dict[str, Any]) -> None
                 assert_problem(anonymous.post(path, json=body), 401, "not_authenticated")
         for path in ("/api/plays/quote", "/api/plays/current", "/api/my-games"):
             assert_problem(anonymous.get(path), 401, "not_authenticated")
+
+
+def test_dead_session_changes_nothing(ready: dict[str, Any]) -> None:
+    # Steps and FINISH look the session up inside their own transaction: an unknown token must
+    # still be refused before anything is revealed, credited or audited.
+    client, database, number = ready["client"], ready["database"], ready["number"]
+    before, entries = ledger_sums(database), audit_entries(database)
+    real = client.cookies["cc_session"]
+    for token in ("x" * 43, real[:-1] + ("A" if real[-1] != "A" else "B")):
+        client.cookies.set("cc_session", token)
+        for path, body in posts(ready).items():
+            if path.startswith("/api/plays/"):
+                assert_problem(client.post(path, json=body), 401, "not_authenticated")
+    client.cookies.set("cc_session", real)
+    assert ledger_sums(database) == before
+    assert audit_entries(database) == entries
+    assert client.get(f"/api/plays/{number}").json()["board"]["revealed"] == 0
+    assert client.post(f"/api/plays/{number}/steps", json={"kind": "spin"}).status_code == 200
 
 
 def bad_play_numbers() -> list[str]:

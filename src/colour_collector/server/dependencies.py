@@ -12,6 +12,7 @@ from fastapi import Cookie, Depends, Request
 from colour_collector.server.offload import database_call
 from colour_collector.server.settings import Settings
 from colour_collector.service import accounts
+from colour_collector.service.errors import NotAuthenticatedError
 from colour_collector.service.models import Account
 from colour_collector.store import Database
 
@@ -59,6 +60,17 @@ async def get_current_account(request: Request) -> Account:
     database = await get_database(request)
     token = request.cookies.get(SESSION_COOKIE)
     return await database_call(database, accounts.current_account, database, token)
+
+
+def session_token(request: Request) -> accounts.SessionToken:
+    """The request's session, for an action that looks it up in its own transaction.
+
+    A request without the cookie is answered 401 at once, before its body is read.
+    """
+    token = request.cookies.get(SESSION_COOKIE)
+    if not token:
+        raise NotAuthenticatedError("log in first")
+    return accounts.SessionToken(token)
 
 
 CurrentAccount = Annotated[Account, Depends(get_current_account)]

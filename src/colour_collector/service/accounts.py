@@ -26,8 +26,8 @@ from colour_collector.service.errors import (
     TooManyAttemptsError,
     UnderageError,
 )
-from colour_collector.service.models import Account, AuditKind
-from colour_collector.service.ports import UnitOfWorkFactory
+from colour_collector.service.models import Account, AccountId, AuditKind
+from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
 
 MINIMUM_AGE = 18
 """Players must be at least this old."""
@@ -224,7 +224,36 @@ def current_account(
     if not token:
         raise NotAuthenticatedError("log in first")
     with uow_factory(write=False) as uow:
-        account = uow.sessions.account_for(hash_token(token), now or utcnow())
+        return account_in(uow, token, now or utcnow())
+
+
+def account_in(uow: UnitOfWork, token: str | None, now: dt.datetime) -> Account:
+    """:func:`current_account` inside the caller's unit of work."""
+    if not token:
+        raise NotAuthenticatedError("log in first")
+    account = uow.sessions.account_for(hash_token(token), now)
     if account is None:
         raise NotAuthenticatedError("session expired or unknown; log in again")
     return account
+
+
+@dataclass(frozen=True, slots=True)
+class SessionToken:
+    """A request's session token, looked up in the unit of work of the action it asks for.
+
+    An action given one instead of an :data:`AccountId` saves a transaction of its own for the
+    look-up; it answers :class:`NotAuthenticatedError` (and changes nothing) for a dead session.
+    """
+
+    token: str | None
+
+
+Caller = AccountId | SessionToken
+"""Who asks: an account already known, or a session token still to be looked up."""
+
+
+def caller_id(uow: UnitOfWork, caller: Caller, now: dt.datetime) -> AccountId:
+    """The account of ``caller``, looked up inside ``uow`` when it is a session token."""
+    if isinstance(caller, SessionToken):
+        return account_in(uow, caller.token, now).id
+    return caller

@@ -24,6 +24,7 @@ from colour_collector.game.progress import reveal as reveal_step
 from colour_collector.game.record import Parity, PlayRecord
 from colour_collector.game.replay import replay
 from colour_collector.service import audit, wallet
+from colour_collector.service.accounts import Caller, caller_id
 from colour_collector.service.audit import JsonValue
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import (
@@ -344,7 +345,7 @@ def advance(
 
 def reveal(
     factory: UnitOfWorkFactory,
-    account_id: AccountId,
+    caller: Caller,
     play_number: str,
     kind: str,
     pick: str | None,
@@ -355,6 +356,7 @@ def reveal(
     """Reveal the next step; return the saved play, the step's index and the record."""
     step_kind, parity = parse_step_request(kind, pick)
     with factory() as uow:
+        account_id = caller_id(uow, caller, now or utcnow())
         play = _owned(uow, account_id, play_number, lock=True)
         if play.status is not PlayStatus.IN_PROGRESS:
             raise StepOutOfOrderError(f"play {play.play_number} is finished", expected=None)
@@ -389,7 +391,7 @@ def reveal(
 
 def finish(
     factory: UnitOfWorkFactory,
-    account_id: AccountId,
+    caller: Caller,
     play_number: str,
     *,
     now: dt.datetime | None = None,
@@ -397,6 +399,7 @@ def finish(
     """Press FINISH: credit the prize exactly once; repeats answer the same."""
     at = now or utcnow()
     with factory() as uow:
+        account_id = caller_id(uow, caller, at)
         uow.accounts.lock(account_id)
         play = _owned(uow, account_id, play_number, lock=True)
         record = record_of(play)

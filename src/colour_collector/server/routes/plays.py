@@ -14,6 +14,7 @@ from colour_collector.server.dependencies import (
     DatabaseDep,
     get_current_account,
     get_database,
+    session_token,
 )
 from colour_collector.server.offload import database_call
 from colour_collector.server.play_schemas import (
@@ -137,7 +138,7 @@ async def purchase(request: Request) -> Response:
 )
 async def reveal(request: Request) -> Response:
     """Reveal the next step: a spin, a bonus pick (with ``pick``) or a Prize Game spin."""
-    account = await get_current_account(request)
+    caller = session_token(request)  # looked up in the step's own transaction
     number = direct.play_number(request)
     step_request = await direct.body(request, StepRequest)
     database = await get_database(request)
@@ -145,7 +146,7 @@ async def reveal(request: Request) -> Response:
         database,
         plays.reveal,
         database,
-        account.id,
+        caller,
         number,
         step_request.kind,
         step_request.pick,
@@ -165,11 +166,11 @@ async def reveal(request: Request) -> Response:
 )
 async def finish(request: Request) -> Response:
     """Press FINISH: the prize is credited exactly once; repeats answer the same."""
-    account = await get_current_account(request)
+    caller = session_token(request)  # looked up in FINISH's own transaction
     number = direct.play_number(request)
     await direct.body(request, EmptyRequest)
     database = await get_database(request)
-    done = await database_call(database, plays.finish, database, account.id, number)
+    done = await database_call(database, plays.finish, database, caller, number)
     return direct.answer(
         FinishResponse(
             play=PlayResponse.of(done.play),
