@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -115,6 +116,51 @@ def test_entry_hash_is_over_canonical_fields(database: Database) -> None:
     assert second.prev_hash == first.hash
     assert json.loads(second.payload) == {"n": 0, "note": "£5 ✓"}
     assert second.created_at.tzinfo is not None
+
+
+def test_store_chains_entries_as_entry_hash_does(database: Database) -> None:
+    # The store hashes the entry itself (in SQL on PostgreSQL); the hash must be the one
+    # entry_hash recomputes from the stored fields, for awkward payloads too.
+    payloads: list[dict[str, audit.JsonValue]] = [
+        {},
+        {"note": 'quote " backslash \\ £ ✓ \u2028', "n": -1},
+        {"nested": {"b": [1, None, True], "a": "x"}},
+    ]
+    appended = []
+    with database.unit_of_work() as uow:
+        for account_id, payload in zip((None, 7, 2**31 - 1), payloads, strict=True):
+            appended.append(audit.append(uow, AuditKind.LOGIN, account_id, payload))
+        uow.commit()
+    with database.unit_of_work(write=False) as uow:
+        stored = list(uow.audit.entries())
+    assert stored == appended
+    for entry in stored:
+        assert entry.hash == audit.entry_hash(
+            seq=entry.seq, created_at=entry.created_at, kind=entry.kind,
+            account_id=entry.account_id, payload=entry.payload, prev_hash=entry.prev_hash,
+        )  # fmt: skip
+    assert audit.verify_chain(database).entries == 3
+
+
+def test_concurrent_appends_make_one_unbroken_chain(database: Database) -> None:
+    threads, each = 8, 25
+
+    def appender(worker: int) -> list[int]:
+        seqs = []
+        for n in range(each):
+            with database.unit_of_work() as uow:
+                entry = audit.append(uow, AuditKind.DEPOSIT, None, {"w": worker, "n": n})
+                if n % 5 == 4:
+                    continue  # rolled back: its seq is taken again by the next append
+                uow.commit()
+                seqs.append(entry.seq)
+        return seqs
+
+    with ThreadPoolExecutor(threads) as pool:
+        committed = [seq for seqs in pool.map(appender, range(threads)) for seq in seqs]
+    assert sorted(committed) == list(range(1, threads * each * 4 // 5 + 1))
+    report = audit.verify_chain(database)
+    assert report.entries == len(committed)
 
 
 def test_verify_on_empty_and_missing_database(tmp_path: Any) -> None:

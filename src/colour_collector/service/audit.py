@@ -3,9 +3,10 @@
 Each entry's hash is SHA-256 over a canonical JSON serialisation of
 ``(seq, created_at, kind, account_id, payload, prev_hash)`` (see :func:`entry_hash`), and each
 entry names the hash of the one before, so editing, removing or reordering any entry breaks the
-chain from that point. :func:`append` runs inside the caller's unit of work, after locking the
-chain head, so the entry commits (or not) together with the action it records and two
-concurrent appends can never both claim the same ``seq``.
+chain from that point. :func:`append` runs inside the caller's unit of work; the store locks the
+chain head, hashes and inserts the entry and moves the head (on PostgreSQL in one statement), so
+the entry commits (or not) together with the action it records and two concurrent appends can
+never both claim the same ``seq``. :func:`check_entry` recomputes every hash independently.
 """
 
 from __future__ import annotations
@@ -58,6 +59,22 @@ def entry_hash(
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()
 
 
+def hashed_fields(
+    *, created_at: dt.datetime, kind: str, account_id: AccountId | None, payload: str
+) -> str:
+    """The middle of :func:`entry_hash`'s canonical text: the fields known before the chain head.
+
+    ``entry_hash(seq=s, prev_hash=p, ...)`` is the SHA-256 of
+    ``'[' + str(s) + ',' + hashed_fields(...) + ',"' + p + '"]'``, so the store can append an
+    entry after the head it locks without knowing how the fields are serialised.
+    """
+    return json.dumps(
+        [canonical_time(created_at), kind, account_id, payload],
+        separators=(",", ":"),
+        ensure_ascii=True,
+    )[1:-1]
+
+
 def append(
     uow: UnitOfWork,
     kind: AuditKind,
@@ -68,27 +85,11 @@ def append(
 ) -> AuditEntry:
     """Append an entry inside the caller's unit of work (the caller commits)."""
     at = (now or utcnow()).astimezone(dt.UTC)
-    head = uow.audit.lock_head()
-    seq = head.seq + 1
     text = canonical_payload(payload)
-    entry = AuditEntry(
-        seq=seq,
-        created_at=at,
-        kind=str(kind),
-        account_id=account_id,
-        payload=text,
-        prev_hash=head.hash,
-        hash=entry_hash(
-            seq=seq,
-            created_at=at,
-            kind=str(kind),
-            account_id=account_id,
-            payload=text,
-            prev_hash=head.hash,
-        ),
+    fields = hashed_fields(created_at=at, kind=str(kind), account_id=account_id, payload=text)
+    return uow.audit.append(
+        created_at=at, kind=str(kind), account_id=account_id, payload=text, hashed=fields
     )
-    uow.audit.append(entry)
-    return entry
 
 
 @dataclass(frozen=True, slots=True)

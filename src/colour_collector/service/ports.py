@@ -135,12 +135,22 @@ class LedgerRepository(Protocol):
 class AuditRepository(Protocol):
     """The append-only, hash-chained audit log."""
 
-    def lock_head(self) -> ChainHead:
-        """Lock the chain-head row until the end of the transaction and return it."""
-        ...
+    def append(
+        self,
+        *,
+        created_at: dt.datetime,
+        kind: str,
+        account_id: AccountId | None,
+        payload: str,
+        hashed: str,
+    ) -> AuditEntry:
+        """Chain an entry after the head: lock the head row (until the end of the
+        transaction), insert the entry with ``seq`` one more than the head's and ``prev_hash``
+        the head's hash, move the head to it, and return it.
 
-    def append(self, entry: AuditEntry) -> None:
-        """Insert the entry and move the chain head to it (the head must be locked)."""
+        Its hash is the SHA-256 (hex) of ``'[' + str(seq) + ',' + hashed + ',"' + prev_hash +
+        '"]'`` (``hashed``: :func:`colour_collector.service.audit.hashed_fields`).
+        """
         ...
 
     def head(self) -> ChainHead:

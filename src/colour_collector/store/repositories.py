@@ -6,10 +6,22 @@ Each returns the frozen records of :mod:`colour_collector.service.models`, never
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, delete, func, insert, select, update
+from sqlalchemy import (
+    BigInteger,
+    Connection,
+    String,
+    bindparam,
+    delete,
+    func,
+    insert,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 
 from colour_collector.service.errors import EmailTakenError
@@ -25,6 +37,7 @@ from colour_collector.service.models import (
 )
 from colour_collector.store.prepared import Prepared
 from colour_collector.store.tables import (
+    UtcDateTime,
     accounts,
     audit_head,
     audit_log,
@@ -83,6 +96,31 @@ _MOVE_HEAD = Prepared(
     update(audit_head)
     .where(audit_head.c.id == 1)
     .values(seq=bindparam("e_seq"), hash=bindparam("e_hash"))
+)
+# PostgreSQL: lock the head, hash and insert the entry, move the head, in one statement (one
+# round trip while the head is locked, instead of three). The head is locked by the first CTE;
+# the UPDATE then moves that same (locked, so latest) row.
+_CHAIN_ENTRY = Prepared(
+    text(
+        """
+WITH head AS (
+    SELECT seq, hash FROM audit_head WHERE id = 1 FOR UPDATE
+), entry AS (
+    INSERT INTO audit_log (seq, created_at, kind, account_id, payload, prev_hash, hash)
+    SELECT head.seq + 1, :e_created_at, CAST(:e_kind AS VARCHAR),
+           CAST(:e_account_id AS INTEGER), CAST(:e_payload AS TEXT), head.hash,
+           encode(sha256(convert_to(
+               '[' || (head.seq + 1) || ',' || CAST(:e_hashed AS TEXT) || ',"' || head.hash
+               || '"]', 'UTF8')), 'hex')
+    FROM head
+    RETURNING seq, prev_hash, hash
+)
+UPDATE audit_head SET seq = entry.seq, hash = entry.hash FROM entry WHERE audit_head.id = 1
+RETURNING entry.seq, entry.prev_hash, entry.hash
+"""
+    )
+    .bindparams(bindparam("e_created_at", type_=UtcDateTime()))
+    .columns(seq=BigInteger(), prev_hash=String(), hash=String())
 )
 
 
@@ -289,24 +327,45 @@ class SqlAuditRepository:
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
 
-    def lock_head(self) -> ChainHead:
-        row = _LOCK_HEAD.first(self.connection, {})
-        if row is None:
-            raise RuntimeError("audit_head row is missing; run the migrations")
-        return ChainHead(seq=int(row.seq), hash=row.hash)
-
-    def append(self, entry: AuditEntry) -> None:
+    def append(
+        self,
+        *,
+        created_at: dt.datetime,
+        kind: str,
+        account_id: AccountId | None,
+        payload: str,
+        hashed: str,
+    ) -> AuditEntry:
         values = {
-            "e_seq": entry.seq,
-            "e_created_at": entry.created_at,
-            "e_kind": entry.kind,
-            "e_account_id": entry.account_id,
-            "e_payload": entry.payload,
-            "e_prev_hash": entry.prev_hash,
-            "e_hash": entry.hash,
+            "e_created_at": created_at,
+            "e_kind": kind,
+            "e_account_id": account_id,
+            "e_payload": payload,
         }
-        _APPEND_ENTRY.execute(self.connection, values)
-        _MOVE_HEAD.execute(self.connection, {"e_seq": entry.seq, "e_hash": entry.hash})
+        if self.connection.dialect.name == "postgresql":
+            row = _CHAIN_ENTRY.first(self.connection, {**values, "e_hashed": hashed})
+            if row is None:
+                raise RuntimeError("audit_head row is missing; run the migrations")
+            seq, prev_hash, digest = int(row.seq), row.prev_hash, row.hash
+        else:  # SQLite: the write lock is already held (BEGIN IMMEDIATE); no round trips
+            head = _LOCK_HEAD.first(self.connection, {})
+            if head is None:
+                raise RuntimeError("audit_head row is missing; run the migrations")
+            seq, prev_hash = int(head.seq) + 1, head.hash
+            chained = f'[{seq},{hashed},"{prev_hash}"]'
+            digest = hashlib.sha256(chained.encode("ascii")).hexdigest()
+            values.update(e_seq=seq, e_prev_hash=prev_hash, e_hash=digest)
+            _APPEND_ENTRY.execute(self.connection, values)
+            _MOVE_HEAD.execute(self.connection, {"e_seq": seq, "e_hash": digest})
+        return AuditEntry(
+            seq=seq,
+            created_at=created_at,
+            kind=kind,
+            account_id=account_id,
+            payload=payload,
+            prev_hash=prev_hash,
+            hash=digest,
+        )
 
     def head(self) -> ChainHead:
         row = self.connection.execute(
