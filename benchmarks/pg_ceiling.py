@@ -100,6 +100,11 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--duration", type=int, default=15)
     parser.add_argument("--lean", action="store_true", help="the three-statement step")
+    parser.add_argument(
+        "--one-core",
+        action="store_true",
+        help="pin PostgreSQL and pgbench to CPU 0 (what is left when the server takes the other)",
+    )
     args = parser.parse_args()
     with postgres_cluster(durable=False) as url, tempfile.TemporaryDirectory() as work:
         seed(url, args.clients)
@@ -110,7 +115,23 @@ def main() -> None:
         match = re.match(r"postgresql\+psycopg://(\w+)@([\d.]+):(\d+)/(\w+)", url)
         assert match is not None
         user, host, port, dbname = match.groups()
+        pin: list[str] = []
+        if args.one_core:
+            # Backends are forked from the postmaster (found by its port) and inherit its
+            # affinity; the background processes already running are left where they are.
+            postmaster = subprocess.run(
+                ["pgrep", "-u", "postgres", "-f", f"postgres .*-p {port} "],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.split()
+            for pid in postmaster:
+                subprocess.run(
+                    ["taskset", "-a", "-p", "-c", "0", pid], capture_output=True, check=True
+                )
+            pin = ["taskset", "-c", "0"]
         command = [
+            *pin,
             str(PG_BIN / "pgbench"),
             *("-h", host, "-p", port, "-U", user, "-n", "-M", "prepared"),
             *("-c", str(args.clients), "-j", "2", "-T", str(args.duration)),
