@@ -6,8 +6,9 @@ It starts a throwaway PostgreSQL 15 cluster (as ``load_server.py`` does, ``synch
 off), creates the schema with the game's migrations, gives each of ``--clients`` accounts a
 session and an unfinished play (with a record of the real size), then runs ``pgbench`` (C, one
 connection per client, prepared statements) replaying what the server sends for one step request:
-the session look-up in its own read transaction, then the step's write transaction (lock the
-play, move its counter, lock the chain head, insert the audit entry, move the head). No Python
+one transaction with the session look-up, the play locked and its counter moved, and the audit
+append (lock the chain head, hash and insert the entry, move the head) as one statement.
+``--lean`` joins the session look-up to the play's lock (one statement fewer). No Python
 runs while it measures, so the figure is a ceiling for the game server's step requests on this
 machine: the server itself needs CPU on the same cores on top of it.
 
@@ -31,26 +32,33 @@ from load_server import PG_BIN, postgres_cluster
 RECORD = "x" * 2300
 """A stored play record is about 2.3 KB of JSON text."""
 
-STEP = r"""
+AUDIT = """WITH head AS (SELECT seq, hash FROM audit_head WHERE id = 1 FOR UPDATE),
+entry AS (
+  INSERT INTO audit_log (seq, created_at, kind, account_id, payload, prev_hash, hash)
+  SELECT seq + 1, now(), 'reveal', :a, '{{"kind":"spin","play_number":"P","step":1}}', hash,
+         encode(sha256(convert_to('[' || (seq + 1) || ',"x",' || hash || ']', 'UTF8')), 'hex')
+  FROM head RETURNING seq, hash)
+UPDATE audit_head SET seq = entry.seq, hash = entry.hash FROM entry WHERE audit_head.id = 1;"""
+
+STEP = (
+    r"""
 \set a random(1, {clients})
 BEGIN;
 SELECT accounts.* FROM accounts JOIN sessions ON sessions.account_id = accounts.id
   WHERE sessions.token_hash = 'token-' || :a AND sessions.expires_at > now();
-ROLLBACK;
-BEGIN;
 SELECT * FROM plays WHERE play_number = 'P' || :a FOR UPDATE;
 UPDATE plays SET revealed = revealed + 1 WHERE play_number = 'P' || :a;
-SELECT seq, hash FROM audit_head WHERE id = 1 FOR UPDATE;
-INSERT INTO audit_log (seq, created_at, kind, account_id, payload, prev_hash, hash)
-  SELECT seq + 1, now(), 'reveal', :a, '{{"kind":"spin","play_number":"P","step":1}}', hash,
-         md5(random()::text) || md5(random()::text)
-  FROM audit_head WHERE id = 1;
-UPDATE audit_head SET seq = seq + 1,
-  hash = (SELECT hash FROM audit_log WHERE audit_log.seq = audit_head.seq + 1) WHERE id = 1;
+"""
+    + AUDIT
+    + """
 COMMIT;
 """
+)
+"""What the server sends for a step on PostgreSQL: one transaction, the session look-up, the
+play locked and its counter moved, the audit append as one statement (``SqlAuditRepository``)."""
 
-LEAN_STEP = r"""
+LEAN_STEP = (
+    r"""
 \set a random(1, {clients})
 BEGIN;
 SELECT plays.*, accounts.* FROM sessions JOIN accounts ON sessions.account_id = accounts.id
@@ -58,17 +66,13 @@ SELECT plays.*, accounts.* FROM sessions JOIN accounts ON sessions.account_id = 
   WHERE sessions.token_hash = 'token-' || :a AND sessions.expires_at > now()
   AND plays.play_number = 'P' || :a FOR UPDATE OF plays;
 UPDATE plays SET revealed = revealed + 1 WHERE play_number = 'P' || :a;
-WITH head AS (SELECT seq, hash FROM audit_head WHERE id = 1 FOR UPDATE),
-entry AS (
-  INSERT INTO audit_log (seq, created_at, kind, account_id, payload, prev_hash, hash)
-  SELECT seq + 1, now(), 'reveal', :a, '{{"kind":"spin","play_number":"P","step":1}}', hash,
-         encode(sha256(convert_to('[' || (seq + 1) || ',"x",' || hash || ']', 'UTF8')), 'hex')
-  FROM head RETURNING seq, hash)
-UPDATE audit_head SET seq = entry.seq, hash = entry.hash FROM entry WHERE audit_head.id = 1;
+"""
+    + AUDIT
+    + """
 COMMIT;
 """
-"""The same step in one transaction of three statements: the session look-up joined to the play's
-lock, and the audit append (lock the head, insert the entry, move the head) as one statement."""
+)
+"""One statement fewer: the session look-up joined to the play's lock."""
 
 
 def seed(url: str, clients: int) -> None:
@@ -99,7 +103,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--duration", type=int, default=15)
-    parser.add_argument("--lean", action="store_true", help="the three-statement step")
+    parser.add_argument("--lean", action="store_true", help="the session joined to the play lock")
     parser.add_argument(
         "--one-core",
         action="store_true",

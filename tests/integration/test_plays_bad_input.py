@@ -138,15 +138,15 @@ def test_not_logged_in(app: Any, new_client: Any, ready: dict[str, Any]) -> None
 
 
 def test_dead_session_changes_nothing(ready: dict[str, Any]) -> None:
-    # Steps and FINISH look the session up inside their own transaction: an unknown token must
-    # still be refused before anything is revealed, credited or audited.
+    # Purchase, steps and FINISH look the session up inside their own transaction: an unknown
+    # token must still be refused before anything is bought, revealed, credited or audited.
     client, database, number = ready["client"], ready["database"], ready["number"]
     before, entries = ledger_sums(database), audit_entries(database)
     real = client.cookies["cc_session"]
     for token in ("x" * 43, real[:-1] + ("A" if real[-1] != "A" else "B")):
         client.cookies.set("cc_session", token)
         for path, body in posts(ready).items():
-            if path.startswith("/api/plays/"):
+            if path.startswith("/api/plays"):
                 assert_problem(client.post(path, json=body), 401, "not_authenticated")
     client.cookies.set("cc_session", real)
     assert ledger_sums(database) == before

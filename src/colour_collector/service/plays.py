@@ -190,7 +190,7 @@ def quote(factory: UnitOfWorkFactory, account_id: AccountId, policy: PlayPolicy)
 
 def purchase(
     factory: UnitOfWorkFactory,
-    account_id: AccountId,
+    caller: Caller,
     policy: PlayPolicy,
     *,
     confirm: bool,
@@ -202,7 +202,8 @@ def purchase(
 
     When the outcome source depends on nothing stored (independent draws), the outcome is drawn
     and the play generated just before the transaction opens, so that SQLite's single writer is
-    not held while a play is built; nothing of it is kept unless the transaction commits. A
+    not held while a play is built; nothing of it is kept unless the transaction commits (a
+    session token that turns out dead inside it, a resumed play: the play is dropped unseen). A
     finite pool is dealt from inside the transaction.
     """
     if confirm is not True:
@@ -213,6 +214,7 @@ def purchase(
     at = now or utcnow()
     early = None if policy.outcomes.needs_transaction else _new_play(policy.outcomes, None, rng)
     with factory() as uow:
+        account_id = caller_id(uow, caller, at)
         uow.accounts.lock(account_id)
         if key is not None:
             earlier = uow.plays.by_idempotency_key(account_id, key)

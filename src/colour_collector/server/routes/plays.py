@@ -12,7 +12,6 @@ from colour_collector.server import direct
 from colour_collector.server.dependencies import (
     CurrentAccount,
     DatabaseDep,
-    get_current_account,
     get_database,
     session_token,
 )
@@ -99,14 +98,14 @@ async def purchase(request: Request) -> Response:
     Answers 201 with the new play; 200 with the same play when the Idempotency-Key was used
     before; 200 with ``resumed: true`` when a play is unfinished (it must be finished first).
     """
-    account = await get_current_account(request)
+    caller = session_token(request)  # looked up in the purchase's own transaction
     order = await direct.body(request, PurchaseRequest)
     database = await get_database(request)
     done = await database_call(
         database,
         plays.purchase,
         database,
-        account.id,
+        caller,
         play_policy(request),
         confirm=order.confirm,
         idempotency_key=request.headers.get(IDEMPOTENCY_KEY),
