@@ -47,7 +47,7 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 DatabaseDep = Annotated[Database, Depends(get_database)]
 LoginPolicyDep = Annotated[accounts.LoginPolicy, Depends(get_login_policy)]
 ClientAddress = Annotated[str, Depends(get_client_address)]
-SessionToken = Annotated[str | None, Cookie(alias=SESSION_COOKIE, include_in_schema=False)]
+SessionCookie = Annotated[str | None, Cookie(alias=SESSION_COOKIE, include_in_schema=False)]
 
 
 async def get_current_account(request: Request) -> Account:

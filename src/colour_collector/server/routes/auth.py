@@ -10,7 +10,7 @@ from colour_collector.server.dependencies import (
     CurrentAccount,
     DatabaseDep,
     LoginPolicyDep,
-    SessionToken,
+    SessionCookie,
     SettingsDep,
 )
 from colour_collector.server.middleware import CSRF_HEADER
@@ -95,7 +95,7 @@ def login(
     response_class=Response,
     responses=problem_responses({403: BODY_PROBLEMS[403], 413: BODY_PROBLEMS[413]}),
 )
-def logout(database: DatabaseDep, settings: SettingsDep, token: SessionToken = None) -> Response:
+def logout(database: DatabaseDep, settings: SettingsDep, token: SessionCookie = None) -> Response:
     """End the session (idempotent) and clear the session cookie."""
     accounts.logout(database, token)
     response = Response(status_code=status.HTTP_204_NO_CONTENT)
