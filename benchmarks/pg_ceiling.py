@@ -10,8 +10,8 @@ one transaction with the session look-up, the play locked and its counter moved,
 append (lock the chain head, hash and insert the entry, move the head) as one statement.
 ``--lean`` joins the session look-up to the play's lock (one statement fewer); ``--before`` is
 a step as the server sent it before the audit append became one statement. The audit hash is
-worked out with the server's SQL functions over a shorter text than the server's (the cost of
-SHA-256 over a hundred bytes more is lost in the round trips). No Python
+worked out with the server's SQL functions over a shorter text than the server's (about a
+hundred bytes shorter; not measured separately). No Python
 runs while it measures, so the figure is a ceiling for the game server's step requests on this
 machine: the server itself needs CPU on the same cores on top of it.
 

@@ -245,7 +245,7 @@ class SessionToken:
     look-up; it answers :class:`NotAuthenticatedError` (and changes nothing) for a dead session.
     """
 
-    token: str | None
+    token: str
 
 
 Caller = AccountId | SessionToken

@@ -539,7 +539,7 @@ def _auto_finish_one(
             uow,
             play,
             record,
-            codec.dumps(record),
+            _encode(record),
             status=PlayStatus.AUTO_FINISHED,
             kind=AuditKind.AUTO_FINISH,
             at=at,
