@@ -107,7 +107,9 @@ def postgres_cluster(durable: bool) -> Iterator[str]:
 
 
 @contextmanager
-def server(url: str, workdir: Path, workers: int, access_log: bool) -> Iterator[str]:
+def server(
+    url: str, workdir: Path, workers: int, access_log: bool, database_threads: int | None = None
+) -> Iterator[str]:
     """The real server on a free loopback port; yields its base URL."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("COLOUR_COLLECTOR_")}
@@ -119,6 +121,8 @@ def server(url: str, workdir: Path, workers: int, access_log: bool) -> Iterator[
         COLOUR_COLLECTOR_WEB_DIR=str(workdir / "no-web"),
         COLOUR_COLLECTOR_TRY_PLAYS_PER_HOUR="1000000",
     )
+    if database_threads is not None:
+        env["COLOUR_COLLECTOR_DATABASE_THREADS"] = str(database_threads)
     command = [
         sys.executable,
         "-c",
@@ -386,7 +390,9 @@ def bench(backend: str, args: argparse.Namespace) -> dict[str, Any]:
             if backend == "postgresql"
             else nullcontext(f"sqlite:///{workdir / 'colour-collector.sqlite3'}")
         ) as url:
-            with server(url, workdir, args.workers, not args.no_access_log) as base:
+            with server(
+                url, workdir, args.workers, not args.no_access_log, args.database_threads
+            ) as base:
                 # uvloop (installed with the server) keeps the players' own CPU use down: they
                 # share the two cores with the server.
                 result = uvloop.run(
@@ -444,6 +450,11 @@ def main() -> None:
         "--warmup", type=float, default=2.0, help="seconds played before the measured window"
     )
     parser.add_argument("--healthz-seconds", type=float, default=5.0)
+    parser.add_argument(
+        "--database-threads",
+        type=int,
+        help="COLOUR_COLLECTOR_DATABASE_THREADS for the server (PostgreSQL; default: its own)",
+    )
     parser.add_argument("--workers", type=int, default=2, help="server processes (serve --workers)")
     parser.add_argument(
         "--no-access-log",

@@ -148,6 +148,12 @@ def test_dead_session_changes_nothing(ready: dict[str, Any]) -> None:
         for path, body in posts(ready).items():
             if path.startswith("/api/plays"):
                 assert_problem(client.post(path, json=body), 401, "not_authenticated")
+        # A dead session is refused first, whatever the Play Number (one statement finds the
+        # session and the play together; the session alone is looked up when it finds nothing).
+        for text in (*bad_play_numbers(), "C" * 40):
+            for action, body in (("steps", {"kind": "spin"}), ("finish", {})):
+                answer = client.post(f"/api/plays/{text}/{action}", json=body)
+                assert_problem(answer, 401, "not_authenticated")
     client.cookies.set("cc_session", real)
     assert ledger_sums(database) == before
     assert audit_entries(database) == entries

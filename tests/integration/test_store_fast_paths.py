@@ -140,3 +140,35 @@ def test_sqlite_connections_are_reused_and_never_shared(database: Database) -> N
         with database.unit_of_work() as writer:
             writer.connection.exec_driver_sql("UPDATE audit_head SET seq = seq")
             writer.commit()
+
+
+def test_play_locked_for_session_only_for_its_live_owner(
+    database: Database, account_id: int
+) -> None:
+    other = accounts.register(
+        database, email="q@example.com", password="another long password",
+        date_of_birth=dt.date(1981, 2, 3),
+    ).id  # fmt: skip
+    with database.unit_of_work() as uow:
+        for owner, number in ((account_id, "CC-MINE"), (other, "CC-THEIRS")):
+            uow.connection.execute(insert(plays).values(_play_values(owner, number)))
+        for token, owner, expires in (
+            ("live", account_id, WHEN + dt.timedelta(hours=1)),
+            ("dead", account_id, WHEN),
+            ("theirs", other, WHEN + dt.timedelta(hours=1)),
+        ):
+            uow.sessions.add(
+                token_hash=token, account_id=owner, created_at=WHEN, expires_at=expires
+            )
+        uow.commit()
+    with database.unit_of_work() as uow:
+        found = uow.plays.locked_for_session("live", "CC-MINE", WHEN)
+        assert found is not None
+        assert (found.play_number, found.account_id) == ("CC-MINE", account_id)
+        assert found == uow.plays.get("CC-MINE")
+        # Expired at exactly its time, someone else's play, an unknown play or token: nothing.
+        assert uow.plays.locked_for_session("dead", "CC-MINE", WHEN) is None
+        assert uow.plays.locked_for_session("live", "CC-THEIRS", WHEN) is None
+        assert uow.plays.locked_for_session("theirs", "CC-MINE", WHEN) is None
+        assert uow.plays.locked_for_session("live", "CC-NONE", WHEN) is None
+        assert uow.plays.locked_for_session("none", "CC-MINE", WHEN) is None

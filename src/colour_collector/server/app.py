@@ -11,6 +11,7 @@ from fastapi.staticfiles import StaticFiles
 import colour_collector
 from colour_collector.server import problems, runtime
 from colour_collector.server.background import lifespan_for
+from colour_collector.server.hot_routes import HotRoutes
 from colour_collector.server.middleware import (
     BodyLimitMiddleware,
     CatchAllMiddleware,
@@ -45,11 +46,15 @@ def migrate(settings: Settings) -> str:
     return settings.resolved_database_url
 
 
-def create_app(settings: Settings, *, database: Database | None = None) -> FastAPI:
+def create_app(
+    settings: Settings, *, database: Database | None = None, hot_routes: bool = True
+) -> FastAPI:
     """Build the app: migrate the database, wire routes, error mapping, CSRF, body limit.
 
     ``database`` may be given to share an engine (tests); otherwise one is made from
-    ``settings.resolved_database_url`` and the migrations are run to head.
+    ``settings.resolved_database_url`` and the migrations are run to head. ``hot_routes=False``
+    serves purchase, step and FINISH through FastAPI's router like every other route, instead
+    of through :class:`~colour_collector.server.hot_routes.HotRoutes` (tests compare the two).
     """
     owns_database = database is None
     if database is None:
@@ -83,7 +88,15 @@ def create_app(settings: Settings, *, database: Database | None = None) -> FastA
     app.include_router(health.router)
     runtime.install(app, settings)
 
-    # Added last = outermost: catch-all, then body limit, then CSRF.
+    # Added last = outermost: catch-all, then body limit, then CSRF, then the hot routes.
+    if hot_routes:
+        app.add_middleware(
+            HotRoutes,
+            purchase=plays.purchase,
+            step=plays.reveal,
+            finish=plays.finish,
+            handlers=app.exception_handlers,
+        )
     app.add_middleware(
         CsrfMiddleware,
         secret=settings.secret_key.get_secret_value().encode("utf-8"),

@@ -24,13 +24,14 @@ from colour_collector.game.progress import reveal as reveal_step
 from colour_collector.game.record import Parity, PlayRecord
 from colour_collector.game.replay import replay
 from colour_collector.service import audit, wallet
-from colour_collector.service.accounts import Caller, caller_id
+from colour_collector.service.accounts import Caller, SessionToken, caller_id, hash_token
 from colour_collector.service.audit import JsonValue
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import (
     ConfirmationRequiredError,
     DuplicatePlayError,
     InvalidInputError,
+    NotFoundError,
     PlayNotFoundError,
     PlayNotOverError,
     StepOutOfOrderError,
@@ -165,6 +166,28 @@ def _owned(uow: UnitOfWork, account_id: AccountId, play_number: str, *, lock: bo
     return play
 
 
+def _caller_and_play(
+    uow: UnitOfWork, caller: Caller, play_number: str, now: dt.datetime
+) -> tuple[AccountId, StoredPlay]:
+    """The caller's account and its play ``play_number``, locked for update.
+
+    For a session token, the session and the play are found by one statement; only when it finds
+    nothing is the session looked up alone, so that a dead session still answers
+    ``NotAuthenticatedError`` before an unknown play answers ``PlayNotFoundError``.
+    """
+    if isinstance(caller, SessionToken):
+        try:
+            number = parse_play_number(play_number)
+        except PlayNumberError:
+            number = None
+        if number is not None:
+            play = uow.plays.locked_for_session(hash_token(caller.token), number, now)
+            if play is not None:
+                return play.account_id, play
+    account_id = caller_id(uow, caller, now)
+    return account_id, _owned(uow, account_id, play_number, lock=True)
+
+
 def check_idempotency_key(key: str | None) -> str | None:
     """The key, if acceptable: 1 to 255 printable ASCII characters."""
     if key is None:
@@ -215,7 +238,8 @@ def purchase(
     early = None if policy.outcomes.needs_transaction else _new_play(policy.outcomes, None, rng)
     with factory() as uow:
         account_id = caller_id(uow, caller, at)
-        uow.accounts.lock(account_id)
+        if not uow.accounts.lock(account_id):
+            raise NotFoundError(f"no account with id {account_id!r}")
         if key is not None:
             earlier = uow.plays.by_idempotency_key(account_id, key)
             if earlier is not None:
@@ -226,7 +250,13 @@ def purchase(
         before = wallet.balance(uow, account_id)
         number = new_play_number()
         wallet.debit(
-            uow, account_id, policy.price_pence, MovementKind.STAKE, reference=number, now=at
+            uow,
+            account_id,
+            policy.price_pence,
+            MovementKind.STAKE,
+            reference=number,
+            now=at,
+            locked_balance=before,
         )
         tier, record, text = early or _new_play(policy.outcomes, uow, rng)
         play = StoredPlay(
@@ -266,9 +296,9 @@ def purchase(
             },
             now=at,
         )
-        balance = wallet.balance(uow, account_id)
         uow.commit()
-    return Purchase(play, True, False, balance, record)
+    # The account stayed locked from the balance read to the debit: nothing else moved.
+    return Purchase(play, True, False, before - policy.price_pence, record)
 
 
 def _new_play(
@@ -358,8 +388,7 @@ def reveal(
     """Reveal the next step; return the saved play, the step's index and the record."""
     step_kind, parity = parse_step_request(kind, pick)
     with factory() as uow:
-        account_id = caller_id(uow, caller, now or utcnow())
-        play = _owned(uow, account_id, play_number, lock=True)
+        account_id, play = _caller_and_play(uow, caller, play_number, now or utcnow())
         if play.status is not PlayStatus.IN_PROGRESS:
             raise StepOutOfOrderError(f"play {play.play_number} is finished", expected=None)
         record = advance(record_of(play), play.revealed, step_kind, parity, rng)
@@ -421,9 +450,12 @@ def finish(
                 kind=AuditKind.FINISH,
                 at=at,
             )
+            balance = play.balance_after_pence  # read under the account's lock by _settle
         else:
             tier = _tier_name(record)
-        balance = wallet.balance(uow, account_id)
+            balance = None
+        if balance is None:
+            balance = wallet.balance(uow, account_id)
         uow.commit()
     return Finished(play, tier, balance)
 

@@ -43,8 +43,9 @@ class AccountRepository(Protocol):
         """The account registered with this normalised e-mail, if any."""
         ...
 
-    def lock(self, account_id: AccountId) -> None:
-        """Hold the account row until the end of the transaction (``SELECT ... FOR UPDATE``).
+    def lock(self, account_id: AccountId) -> bool:
+        """Hold the account row until the end of the transaction (``SELECT ... FOR UPDATE``);
+        False if there is no such account.
 
         Writers that read-then-write the wallet of one account call this first so that they
         serialise. On SQLite the whole write transaction is already serialised by
@@ -239,6 +240,13 @@ class PlayRepository(Protocol):
 
     def get(self, play_number: str, *, lock: bool = False) -> StoredPlay | None:
         """The play with this Play Number (locked for update when ``lock``)."""
+        ...
+
+    def locked_for_session(
+        self, token_hash: str, play_number: str, now: dt.datetime
+    ) -> StoredPlay | None:
+        """The play with this Play Number, locked for update, if it belongs to the account of a
+        session with this token hash that is live at ``now`` (one statement for both)."""
         ...
 
     def by_idempotency_key(self, account_id: AccountId, key: str) -> StoredPlay | None:

@@ -65,9 +65,8 @@ def credit(
 ) -> Movement:
     """Add ``amount_pence`` (> 0) to the wallet inside ``uow``; the caller commits."""
     _check_positive(amount_pence)
-    if uow.accounts.get(account_id) is None:
+    if not uow.accounts.lock(account_id):
         raise NotFoundError(f"no account with id {account_id!r}")
-    uow.accounts.lock(account_id)
     return uow.ledger.add(
         account_id=account_id,
         amount_pence=amount_pence,
@@ -85,16 +84,21 @@ def debit(
     *,
     reference: str | None = None,
     now: dt.datetime | None = None,
+    locked_balance: Pence | None = None,
 ) -> Movement:
     """Take ``amount_pence`` (> 0) from the wallet inside ``uow``; the caller commits.
 
     Raises :class:`InsufficientFundsError` (writing nothing) if the balance is smaller.
+    ``locked_balance`` is for a caller that has already locked the account in ``uow`` and read
+    its balance since: the account is then neither locked nor read again.
     """
     _check_positive(amount_pence)
-    if uow.accounts.get(account_id) is None:
-        raise NotFoundError(f"no account with id {account_id!r}")
-    uow.accounts.lock(account_id)
-    current = uow.ledger.balance(account_id)
+    if locked_balance is None:
+        if not uow.accounts.lock(account_id):
+            raise NotFoundError(f"no account with id {account_id!r}")
+        current = uow.ledger.balance(account_id)
+    else:
+        current = locked_balance
     if current < amount_pence:
         raise InsufficientFundsError(
             f"balance is {current} pence, {amount_pence} pence needed",

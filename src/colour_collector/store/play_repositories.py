@@ -15,7 +15,7 @@ from colour_collector.service.errors import DuplicatePlayError
 from colour_collector.service.models import AccountId, Pence
 from colour_collector.service.play_models import PlayStatus, StoredPlay, TryPlay
 from colour_collector.store.prepared import Prepared
-from colour_collector.store.tables import plays, prize_pool, try_plays
+from colour_collector.store.tables import plays, prize_pool, sessions, try_plays
 
 POOL_ROW = 1
 """Id of the single prize pool row."""
@@ -24,6 +24,13 @@ POOL_ROW = 1
 _SELECT_PLAY = select(plays).where(plays.c.play_number == bindparam("play_number"))
 _PLAY_BY_NUMBER = Prepared(_SELECT_PLAY)
 _LOCK_PLAY_BY_NUMBER = Prepared(_SELECT_PLAY.with_for_update())
+_LOCK_PLAY_FOR_SESSION = Prepared(
+    _SELECT_PLAY.join(sessions, sessions.c.account_id == plays.c.account_id)
+    .where(
+        sessions.c.token_hash == bindparam("token_hash"), sessions.c.expires_at > bindparam("now")
+    )
+    .with_for_update(of=plays)
+)
 _PLAY_BY_KEY = Prepared(
     select(plays).where(
         plays.c.account_id == bindparam("account_id"),
@@ -123,6 +130,14 @@ class SqlPlayRepository:
     def get(self, play_number: str, *, lock: bool = False) -> StoredPlay | None:
         query = _LOCK_PLAY_BY_NUMBER if lock else _PLAY_BY_NUMBER
         row = query.first(self.connection, {"play_number": play_number})
+        return None if row is None else _play(row)
+
+    def locked_for_session(
+        self, token_hash: str, play_number: str, now: dt.datetime
+    ) -> StoredPlay | None:
+        row = _LOCK_PLAY_FOR_SESSION.first(
+            self.connection, {"token_hash": token_hash, "play_number": play_number, "now": now}
+        )
         return None if row is None else _play(row)
 
     def by_idempotency_key(self, account_id: AccountId, key: str) -> StoredPlay | None:

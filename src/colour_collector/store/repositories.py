@@ -178,9 +178,9 @@ class SqlAccountRepository:
             return None
         return StoredAccount(account=_account(row), password_hash=row.password_hash)
 
-    def lock(self, account_id: AccountId) -> None:
+    def lock(self, account_id: AccountId) -> bool:
         # FOR UPDATE is left out by SQLAlchemy on SQLite, where BEGIN IMMEDIATE serialises.
-        _LOCK_ACCOUNT.execute(self.connection, {"account_id": account_id})
+        return _LOCK_ACCOUNT.scalar(self.connection, {"account_id": account_id}) is not None
 
 
 class SqlSessionRepository:
