@@ -5,13 +5,20 @@ from __future__ import annotations
 import random
 
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from colour_collector.game.config import load_config
 from colour_collector.game.generator import generate
 from colour_collector.game.prize_table import load_tiers, tier_by_name
 from colour_collector.game.record import BonusRound, MainSpin, PlayRecord, PrizeSpin
 from colour_collector.game.replay import replay
-from colour_collector.game.view import board, step_and_board, step_detail
+from colour_collector.game.view import (
+    Continuations,
+    board,
+    state_after,
+    step_and_board,
+    step_detail,
+)
 from strategies import records
 
 
@@ -109,3 +116,51 @@ def test_step_detail_names_the_collected_items() -> None:
     assert detail["wheel"] == cfg.colours[spin.wheel]
     assert detail["collected"] == collected
     assert detail["collected_items"] == [cfg.item_names[record.grid[s]] for s in collected]
+
+
+@settings(max_examples=40, deadline=None)
+@given(record=records(), order=st.randoms(use_true_random=False))
+def test_going_on_from_kept_states_equals_replaying(
+    record: PlayRecord, order: random.Random
+) -> None:
+    kept = Continuations(size=4)
+    steps = len(record.steps)
+    for index in range(steps):  # in order, as a player reveals them
+        expected = (step_detail(record, index), board(record, index + 1))
+        assert step_and_board(record, index, continuations=kept) == expected
+    # Out of order, repeated, and with another play's steps in between: still the same.
+    other = generate(None, random.Random(order.random()))
+    indices = [order.randrange(steps) for _ in range(2 * steps)]
+    for index in indices:
+        expected = (step_detail(record, index), board(record, index + 1))
+        assert step_and_board(record, index, continuations=kept) == expected
+        step_and_board(other, order.randrange(len(other.steps)), continuations=kept)
+
+
+def test_a_kept_state_is_given_once_and_only_for_its_own_record() -> None:
+    config = load_config()
+    record = generate(None, random.Random(5))
+    twin = PlayRecord(record.grid, record.steps, record.prize_grid)
+    assert twin == record and twin is not record
+    kept = Continuations()
+    kept.keep(record, 1, state_after(record, 1, config))
+    assert kept.take(twin, 1, config) is None  # an equal record is another object
+    kept.keep(record, 1, state_after(record, 1, config))
+    assert kept.take(record, 2, config) is None  # not the number of steps applied
+    kept.keep(record, 1, state_after(record, 1, config))
+    game = kept.take(record, 1, config)
+    assert game is not None and game.step_index == 1
+    assert kept.take(record, 1, config) is None  # taken out: nobody else gets it
+    assert len(kept) == 0
+
+
+def test_kept_states_are_bounded() -> None:
+    config = load_config()
+    rng = random.Random(6)
+    records = [generate(None, rng) for _ in range(5)]
+    kept = Continuations(size=3)
+    for record in records:
+        kept.keep(record, 0, state_after(record, 0, config))
+    assert len(kept) == 3
+    assert kept.take(records[0], 0, config) is None  # the oldest went first
+    assert kept.take(records[4], 0, config) is not None

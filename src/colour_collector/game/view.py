@@ -1,12 +1,16 @@
 """What the player sees: the board after a number of revealed steps, as JSON-ready data.
 
-Views are always built from the stored play by applying the revealed steps through the rules, and
-they carry nothing the player has not reached: no future wheel stop, no future bonus round, no
-Prize Game grid before the Prize Game starts, no prize before the play is over.
+Views are always built from the stored play by applying the revealed steps through the rules
+(the server goes on from the state the previous step of the same stored play left: the same
+steps through the same rules, see :class:`Continuations`), and they carry nothing the player
+has not reached: no future wheel stop, no future bonus round, no Prize Game grid before the
+Prize Game starts, no prize before the play is over.
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from typing import Any
 
 from colour_collector.game.codec import prize_item_json
@@ -36,15 +40,69 @@ def board(record: PlayRecord, revealed: int, config: GameConfig | None = None) -
     return _board(record, revealed, state_after(record, revealed, cfg), cfg)
 
 
+class Continuations:
+    """Rules states left by :func:`step_and_board`, so that the next step of the same play goes
+    on from there instead of replaying every step before it.
+
+    A state is kept with the record object it was built from and the number of steps applied,
+    and is given back only for that same object and number. Records are immutable, and the
+    server decodes one stored text to one object (``service.record_cache``), so the state is
+    exactly what a replay of the stored steps would give. A state is taken out when used: two
+    callers never share one.
+    """
+
+    def __init__(self, size: int = 1024) -> None:
+        if size < 1:
+            raise ValueError(f"size must be at least 1, not {size!r}")
+        self._size = size
+        self._states: OrderedDict[int, tuple[PlayRecord, int, Game]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._states)
+
+    def take(self, record: PlayRecord, revealed: int, config: GameConfig) -> Game | None:
+        """The state after ``revealed`` steps of ``record`` if one was kept; it is removed."""
+        with self._lock:
+            kept = self._states.pop(id(record), None)
+        if kept is None:
+            return None
+        # The entry holds ``record`` itself, so its id cannot have been reused by another object.
+        same_record, applied, game = kept
+        if same_record is not record or applied != revealed or game.config is not config:
+            return None
+        return game
+
+    def keep(self, record: PlayRecord, revealed: int, game: Game) -> None:
+        """Keep ``game``, the state after ``revealed`` steps of ``record`` (not to be used
+        again by the caller)."""
+        with self._lock:
+            self._states[id(record)] = (record, revealed, game)
+            self._states.move_to_end(id(record))
+            while len(self._states) > self._size:
+                self._states.popitem(last=False)
+
+
 def step_and_board(
-    record: PlayRecord, index: int, config: GameConfig | None = None
+    record: PlayRecord,
+    index: int,
+    config: GameConfig | None = None,
+    *,
+    continuations: Continuations | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``(step_detail(record, index), board(record, index + 1))`` from one replay of the steps."""
+    """``(step_detail(record, index), board(record, index + 1))`` from one replay of the steps,
+    or, with ``continuations``, from the state the previous step of ``record`` left there (the
+    new state is left there in turn)."""
     cfg = config or load_config()
-    game = state_after(record, index, cfg)
+    game = None if continuations is None else continuations.take(record, index, cfg)
+    if game is None:
+        game = state_after(record, index, cfg)
     detail = _step_detail(record, index, game, cfg)
     game.apply(record.steps[index])
-    return detail, _board(record, index + 1, game, cfg)
+    screen = _board(record, index + 1, game, cfg)
+    if continuations is not None:
+        continuations.keep(record, index + 1, game)
+    return detail, screen
 
 
 def _board(record: PlayRecord, revealed: int, game: Game, cfg: GameConfig) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from collections import OrderedDict
 
 from colour_collector.game import codec
 from colour_collector.game.record import PlayRecord
+from colour_collector.game.view import Continuations
 
 CACHE_SIZE = 1024
 """Records kept per process: well above the plays in progress at one time on one server."""
@@ -53,3 +54,7 @@ class RecordCache:
 
 RECORDS = RecordCache()
 """The process's cache."""
+
+CONTINUATIONS = Continuations(CACHE_SIZE)
+"""Rules states after the last step shown of recent plays (``game.view.step_and_board``), kept
+by the records this cache hands out."""

@@ -34,6 +34,7 @@ from colour_collector.server.runtime import play_policy, play_rng
 from colour_collector.server.schemas import BODY_PROBLEMS, problem_responses
 from colour_collector.service import plays
 from colour_collector.service.play_models import StoredPlay
+from colour_collector.service.record_cache import CONTINUATIONS
 
 router = APIRouter(prefix="/api", tags=["plays"])
 
@@ -151,7 +152,7 @@ async def reveal(request: Request) -> Response:
         step_request.pick,
         rng=play_rng(request),
     )
-    step, screen = step_and_board(done.record, done.index)
+    step, screen = step_and_board(done.record, done.index, continuations=CONTINUATIONS)
     return direct.answer(StepResponse(step=step, board=screen))
 
 
