@@ -4,7 +4,9 @@ SQLite is made safe for several writers: WAL journal, a busy timeout, foreign ke
 every write transaction opened with ``BEGIN IMMEDIATE`` so writers queue for the lock up front
 instead of failing with "database is locked" when they first write, after queueing at a
 :class:`~colour_collector.store.write_gate.WriteGate` so they never poll. Read-only units of work
-open with a plain ``BEGIN`` and are not blocked by writers (WAL).
+open with a plain ``BEGIN`` and are not blocked by writers (WAL). A database file's log is
+checkpointed by a :class:`~colour_collector.store.checkpoint.Checkpointer` thread, outside the
+write gate.
 """
 
 from __future__ import annotations
@@ -15,6 +17,12 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, make_url, text
 
+from colour_collector.store.checkpoint import (
+    BACKSTOP_PAGES,
+    EVERY_COMMITS,
+    LIMIT_PAGES,
+    Checkpointer,
+)
 from colour_collector.store.unit_of_work import SqlUnitOfWork
 from colour_collector.store.write_gate import WriteGate, lock_file_for
 
@@ -67,6 +75,18 @@ def _configure_sqlite(engine: Engine) -> None:
         )
 
 
+def _checkpoint_aside(engine: Engine, checkpointer: Checkpointer) -> None:
+    """Leave checkpoints to ``checkpointer`` (SQLite's own only as a backstop) and count commits."""
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
+        dbapi_connection.execute(f"PRAGMA wal_autocheckpoint = {BACKSTOP_PAGES}").close()
+
+    @event.listens_for(engine, "commit")
+    def _on_commit(_connection: Any) -> None:
+        checkpointer.committed()
+
+
 _IMMEDIATE = {_BEGIN_OPTION: "IMMEDIATE"}
 _DEFERRED = {_BEGIN_OPTION: "DEFERRED"}
 _MAX_IDLE = 8
@@ -78,16 +98,35 @@ def _close(connection: Connection) -> None:
 
 
 class Database:
-    """An engine; opens units of work."""
+    """An engine; opens units of work.
 
-    def __init__(self, url: str, **engine_kwargs: Any) -> None:
+    On an SQLite file, ``checkpoint_every`` and ``checkpoint_limit`` set its
+    :class:`~colour_collector.store.checkpoint.Checkpointer`.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        checkpoint_every: int = EVERY_COMMITS,
+        checkpoint_limit: int = LIMIT_PAGES,
+        **engine_kwargs: Any,
+    ) -> None:
         self.url = url
         self.engine = make_engine(url, **engine_kwargs)
         self.is_sqlite = self.engine.dialect.name == "sqlite"
         self._gate: WriteGate | None = None
         self._idle: list[Connection] = []
+        self.checkpointer: Checkpointer | None = None
         if self.is_sqlite:
-            self._gate = WriteGate(lock_file_for(self.engine.url.database or ""))
+            path = self.engine.url.database or ""
+            lock_file = lock_file_for(path)
+            self._gate = WriteGate(lock_file)
+            if lock_file is not None:  # a database file (not in memory): checkpoint it aside
+                self.checkpointer = Checkpointer(
+                    path, self._gate, every=checkpoint_every, limit=checkpoint_limit
+                )
+                _checkpoint_aside(self.engine, self.checkpointer)
 
     def unit_of_work(self, *, write: bool = True) -> SqlUnitOfWork:
         """A new unit of work; ``write=False`` reads without taking SQLite's write lock.
@@ -124,7 +163,9 @@ class Database:
             connection.execution_options(**{_BEGIN_OPTION: "DEFERRED"}).execute(text("SELECT 1"))
 
     def dispose(self) -> None:
-        """Close every pooled connection and the write gate's file."""
+        """Stop the checkpoint thread; close every pooled connection and the write gate's file."""
+        if self.checkpointer is not None:
+            self.checkpointer.close()
         while self._idle:
             self._idle.pop().close()
         self.engine.dispose()
