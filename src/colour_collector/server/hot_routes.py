@@ -12,6 +12,7 @@ would have used. Every other request goes on to FastAPI unchanged.
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -72,7 +73,8 @@ class HotRoutes:
             handler = self._handler_for(exc)
             if handler is None:
                 raise  # the catch-all middleware answers 500 and logs it
-            response = await handler(request, exc)
+            answer = handler(request, exc)
+            response = await answer if inspect.isawaitable(answer) else answer
         await response(scope, receive, send)
 
     def _handler_for(self, exc: Exception) -> Handler | None:

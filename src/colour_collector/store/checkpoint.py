@@ -91,7 +91,7 @@ class Checkpointer:
                     return
                 try:
                     self.checkpoint(connection)
-                except sqlite3.Error:  # e.g. the file went away; the next round tries again
+                except Exception:  # e.g. the file went away; the next round tries again
                     log.exception("SQLite checkpoint failed")
         finally:
             connection.close()
