@@ -4,7 +4,8 @@ In WAL mode every commit appends pages to the log, and a checkpoint copies them 
 database file and syncs it. SQLite's automatic checkpoint runs inside the ``COMMIT`` that fills
 the log past 1,000 pages, while that writer still holds the
 :class:`~colour_collector.store.write_gate.WriteGate`, so every other writer of every process
-waits for the copy and the sync (measured: a quarter of the server's throughput, docs/load.md).
+waits for the copy and the sync (measured: with no checkpoints at all the server did about 30%
+more plays a second, docs/load.md).
 SQLite itself lets writers go on during a checkpoint; only the gate stopped them.
 
 A :class:`Checkpointer` does the work on a thread of its own, on a connection of its own: after
