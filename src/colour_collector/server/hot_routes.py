@@ -4,11 +4,10 @@ FastAPI answers these routes too (they are registered there, and documented in t
 description), but between our middleware and the route function it adds an exception layer, a
 dependency exit stack, a router that tries every route in turn, and a request/response wrapper.
 For a step that is about a fifth of the server's CPU time (measured, docs/load.md).
-:class:`HotRoutes`
-is the innermost of our middleware, so the catch-all, the body limit and the CSRF check still
-run first; it matches these three method and path pairs exactly, calls the same route function,
-and turns its exceptions into answers with the app's own exception handlers, the ones FastAPI
-would have used. Every other request goes on to FastAPI unchanged.
+:class:`HotRoutes` is the innermost of our middleware, so the catch-all, the body limit and
+the CSRF check still run first; it matches these three method and path pairs exactly, calls the
+same route function, and turns its exceptions into answers with the app's own exception
+handlers, the ones FastAPI would have used. Every other request goes on to FastAPI unchanged.
 """
 
 from __future__ import annotations
