@@ -96,7 +96,7 @@ def postgres_cluster(durable: bool) -> Iterator[str]:
             f"host=127.0.0.1 port={port} user=postgres dbname=postgres", autocommit=True
         ) as connection:
             connection.execute('CREATE DATABASE "colour_load"')
-        yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/colour_load"
+        yield f"postgresql+psycopg2://postgres@127.0.0.1:{port}/colour_load"
     finally:
         subprocess.run(
             [*as_postgres, pg_ctl, "-D", str(data), "-m", "fast", "-w", "stop"],

@@ -102,7 +102,7 @@ worked out in Python (here a random stand-in: no Python runs)."""
 
 def seed(url: str, clients: int) -> None:
     upgrade_to_head(url)
-    conninfo = url.replace("postgresql+psycopg://", "postgresql://")
+    conninfo = url.replace("postgresql+psycopg2://", "postgresql://")
     with psycopg.connect(conninfo) as connection:
         for n in range(1, clients + 1):
             account = connection.execute(
@@ -144,7 +144,7 @@ def main() -> None:
         script.write_text(sql.format(clients=args.clients))
         script.chmod(0o644)
         Path(work).chmod(0o755)
-        match = re.match(r"postgresql\+psycopg://(\w+)@([\d.]+):(\d+)/(\w+)", url)
+        match = re.match(r"postgresql\+psycopg2://(\w+)@([\d.]+):(\d+)/(\w+)", url)
         assert match is not None
         user, host, port, dbname = match.groups()
         pin: list[str] = []

@@ -63,7 +63,7 @@ class PgCluster:
 
     def url(self, database: str) -> str:
         """SQLAlchemy URL of a database in the cluster."""
-        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{database}"
+        return f"postgresql+psycopg2://postgres@127.0.0.1:{self.port}/{database}"
 
     def _admin(self) -> Any:
         import psycopg

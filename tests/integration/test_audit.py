@@ -126,14 +126,19 @@ def test_store_chains_entries_as_entry_hash_does(database: Database) -> None:
         {"note": 'quote " backslash \\ £ ✓ \u2028', "n": -1},
         {"nested": {"b": [1, None, True], "a": "x"}},
     ]
-    appended = []
+    accounts = (None, 7, 2**31 - 1)
     with database.unit_of_work() as uow:
-        for account_id, payload in zip((None, 7, 2**31 - 1), payloads, strict=True):
-            appended.append(audit.append(uow, AuditKind.LOGIN, account_id, payload))
+        for account_id, payload in zip(accounts, payloads, strict=True):
+            audit.append(uow, AuditKind.LOGIN, account_id, payload)
         uow.commit()
     with database.unit_of_work(write=False) as uow:
         stored = list(uow.audit.entries())
-    assert stored == appended
+    assert [entry.seq for entry in stored] == [1, 2, 3]
+    assert [entry.account_id for entry in stored] == list(accounts)
+    assert [json.loads(entry.payload) for entry in stored] == payloads
+    assert [entry.prev_hash for entry in stored] == [audit.GENESIS_HASH] + [
+        entry.hash for entry in stored[:-1]
+    ]
     for entry in stored:
         assert entry.hash == audit.entry_hash(
             seq=entry.seq, created_at=entry.created_at, kind=entry.kind,
@@ -149,11 +154,12 @@ def test_concurrent_appends_make_one_unbroken_chain(database: Database) -> None:
         seqs = []
         for n in range(each):
             with database.unit_of_work() as uow:
-                entry = audit.append(uow, AuditKind.DEPOSIT, None, {"w": worker, "n": n})
+                audit.append(uow, AuditKind.DEPOSIT, None, {"w": worker, "n": n})
+                seq = uow.audit.head().seq  # the head stays locked by this transaction
                 if n % 5 == 4:
                     continue  # rolled back: its seq is taken again by the next append
                 uow.commit()
-                seqs.append(entry.seq)
+                seqs.append(seq)
         return seqs
 
     with ThreadPoolExecutor(threads) as pool:

@@ -8,7 +8,16 @@ import sys
 
 import colour_collector.game
 
-FORBIDDEN = {"sqlalchemy", "fastapi", "starlette", "uvicorn", "alembic", "pydantic", "psycopg"}
+FORBIDDEN = {
+    "sqlalchemy",
+    "fastapi",
+    "starlette",
+    "uvicorn",
+    "alembic",
+    "pydantic",
+    "psycopg",
+    "psycopg2",
+}
 NUMERIC = {"scipy", "numpy"}
 NUMERIC_ALLOWED = {"colour_collector.game.calibration"}
 """The solver may use scipy (imported inside its function); nothing else in game/ may."""

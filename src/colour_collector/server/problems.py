@@ -15,6 +15,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
@@ -219,12 +220,29 @@ async def _on_service_error(request: Request, exc: Exception) -> Response:
     return await _on_problem(request, problem_from_service_error(exc))
 
 
+async def _on_database_error(request: Request, exc: Exception) -> Response:
+    if not isinstance(exc, DBAPIError):
+        raise TypeError(exc)
+    if exc.connection_invalidated:  # the next try gets a new connection
+        # Lost during COMMIT, the work may have been committed: a retried purchase with the same
+        # Idempotency-Key returns the same play, a retried step answers which step is next.
+        log.warning("database connection lost: %s", exc.orig)
+        return problem_response(
+            UNAVAILABLE,
+            "the connection to the database was lost; please try again",
+            headers={"Retry-After": "1"},
+        )
+    log_unexpected(exc)
+    return internal_error_response()
+
+
 def install(app: FastAPI) -> None:
     """Register the problem handlers on ``app``."""
     app.add_exception_handler(RequestValidationError, _on_validation_error)
     app.add_exception_handler(StarletteHTTPException, _on_http_exception)
     app.add_exception_handler(ProblemError, _on_problem)
     app.add_exception_handler(errors.ServiceError, _on_service_error)
+    app.add_exception_handler(DBAPIError, _on_database_error)
 
 
 def internal_error_response() -> Response:

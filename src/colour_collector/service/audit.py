@@ -82,12 +82,12 @@ def append(
     payload: Mapping[str, JsonValue],
     *,
     now: dt.datetime | None = None,
-) -> AuditEntry:
+) -> None:
     """Append an entry inside the caller's unit of work (the caller commits)."""
     at = (now or utcnow()).astimezone(dt.UTC)
     text = canonical_payload(payload)
     fields = hashed_fields(created_at=at, kind=str(kind), account_id=account_id, payload=text)
-    return uow.audit.append(
+    uow.audit.append(
         created_at=at, kind=str(kind), account_id=account_id, payload=text, hashed=fields
     )
 

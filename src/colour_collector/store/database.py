@@ -12,11 +12,13 @@ write gate.
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, make_url, text
 
+from colour_collector.store import batch
 from colour_collector.store.checkpoint import (
     BACKSTOP_PAGES,
     EVERY_COMMITS,
@@ -90,11 +92,23 @@ def _checkpoint_aside(engine: Engine, checkpointer: Checkpointer) -> None:
 _IMMEDIATE = {_BEGIN_OPTION: "IMMEDIATE"}
 _DEFERRED = {_BEGIN_OPTION: "DEFERRED"}
 _MAX_IDLE = 8
-"""Idle SQLite connections a :class:`Database` keeps (one per thread that uses it, at most)."""
+"""Idle connections a :class:`Database` keeps (one per thread that uses it, at most)."""
+PING_AFTER_IDLE_S = 1.0
+"""A kept PostgreSQL connection idle longer than this is pinged before it is used again."""
 
 
-def _close(connection: Connection) -> None:
-    connection.close()
+def _alive(connection: Connection) -> bool:
+    """Whether a kept connection still answers; one that does not is invalidated."""
+    try:
+        cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cursor.execute("SELECT 1")
+        finally:
+            cursor.close()
+    except Exception as error:
+        connection.invalidate(error)
+        return False
+    return True
 
 
 class Database:
@@ -116,7 +130,7 @@ class Database:
         self.engine = make_engine(url, **engine_kwargs)
         self.is_sqlite = self.engine.dialect.name == "sqlite"
         self._gate: WriteGate | None = None
-        self._idle: list[Connection] = []
+        self._idle: list[tuple[Connection, float]] = []
         self.checkpointer: Checkpointer | None = None
         if self.is_sqlite:
             path = self.engine.url.database or ""
@@ -127,6 +141,8 @@ class Database:
                     path, self._gate, every=checkpoint_every, limit=checkpoint_limit
                 )
                 _checkpoint_aside(self.engine, self.checkpointer)
+        elif self.engine.dialect.driver == "psycopg2":
+            batch.install(self.engine)
 
     def unit_of_work(self, *, write: bool = True) -> SqlUnitOfWork:
         """A new unit of work; ``write=False`` reads without taking SQLite's write lock.
@@ -135,7 +151,7 @@ class Database:
         polling.
         """
         if not self.is_sqlite:
-            return SqlUnitOfWork(self.engine.connect, _close, {})
+            return SqlUnitOfWork(self._connect_checked, self._release, {})
         if write:
             return SqlUnitOfWork(self._connect, self._release, _IMMEDIATE, self._gate)
         return SqlUnitOfWork(self._connect, self._release, _DEFERRED)
@@ -143,19 +159,33 @@ class Database:
     __call__ = unit_of_work
 
     def _connect(self) -> Connection:
-        # SQLite: an idle connection kept by this handle, else a new one from the pool. Taking
-        # a connection from the pool and giving it back costs more than a statement on SQLite.
+        # An idle connection kept by this handle, else a new one from the pool. Taking a
+        # connection from the pool and giving it back costs more than a statement on SQLite, and
+        # as much as a step's own statements on PostgreSQL.
         try:
-            return self._idle.pop()
+            return self._idle.pop()[0]
         except IndexError:
             return self.engine.connect()
+
+    def _connect_checked(self) -> Connection:
+        # PostgreSQL: the pool pings a connection when it hands it out (``pool_pre_ping``); a
+        # kept one is pinged only after PING_AFTER_IDLE_S idle. One in use when the server went
+        # away fails its statement, is invalidated and is not kept (see ``batch.driver_error``).
+        while True:
+            try:
+                connection, since = self._idle.pop()
+            except IndexError:
+                return self.engine.connect()
+            if time.monotonic() - since <= PING_AFTER_IDLE_S or _alive(connection):
+                return connection
+            connection.close()
 
     def _release(self, connection: Connection) -> None:
         # Called after the unit of work rolled back: the connection holds no transaction.
         if connection.invalidated or len(self._idle) >= _MAX_IDLE:
             connection.close()
         else:
-            self._idle.append(connection)
+            self._idle.append((connection, time.monotonic()))
 
     def ping(self) -> None:
         """Run ``SELECT 1``; raises if the database cannot be reached."""
@@ -167,7 +197,7 @@ class Database:
         if self.checkpointer is not None:
             self.checkpointer.close()
         while self._idle:
-            self._idle.pop().close()
+            self._idle.pop()[0].close()
         self.engine.dispose()
         if self._gate is not None:
             self._gate.close()

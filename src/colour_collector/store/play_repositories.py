@@ -125,7 +125,7 @@ class SqlPlayRepository:
 
     def advance(self, play_id: int, revealed: int) -> None:
         # The record is left alone: rewriting its text (several kilobytes) costs most of a step.
-        _ADVANCE_PLAY.execute(self.connection, {"play_id": play_id, "p_revealed": revealed})
+        _ADVANCE_PLAY.send(self.connection, {"play_id": play_id, "p_revealed": revealed})
 
     def get(self, play_number: str, *, lock: bool = False) -> StoredPlay | None:
         query = _LOCK_PLAY_BY_NUMBER if lock else _PLAY_BY_NUMBER
@@ -184,7 +184,7 @@ class SqlPlayRepository:
         balance_after_pence: Pence | None,
         finished_at: dt.datetime | None,
     ) -> None:
-        _UPDATE_PLAY.execute(
+        _UPDATE_PLAY.send(
             self.connection,
             {
                 "play_id": play_id,

@@ -21,9 +21,10 @@ from typing import Any
 
 from sqlalchemy import Connection
 from sqlalchemy.engine import Dialect
-from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
+
+from colour_collector.store.batch import batch_of, driver_error
 
 Processor = Callable[[Any], Any]
 
@@ -64,7 +65,14 @@ class Prepared:
                     found = self._compiled[key] = _compile(self.statement, dialect)
         return found
 
-    def _run(self, connection: Connection, params: Mapping[str, Any]) -> Any:
+    def _run(
+        self, connection: Connection, params: Mapping[str, Any], *, queue: bool = False
+    ) -> Any:
+        """Run the statement; return the cursor (None when queued) and the compiled statement.
+
+        In a batched transaction (PostgreSQL, :mod:`batch`) it is sent with what is queued,
+        or, with ``queue``, only queued.
+        """
         if not connection.in_transaction():
             connection.begin()  # as Connection.execute would autobegin (BEGIN on SQLite)
         compiled = self._for(connection.dialect)
@@ -76,31 +84,38 @@ class Prepared:
             arguments = tuple(values[name] for name in compiled.positional)
         cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
         try:
-            cursor.execute(compiled.sql, arguments)
+            batch = batch_of(connection)
+            if batch is None:
+                cursor.execute(compiled.sql, arguments)
+            elif queue:
+                batch.queued.append(cursor.mogrify(compiled.sql, arguments))
+                cursor.close()
+                return None, compiled
+            else:
+                cursor.execute(batch.take(cursor.mogrify(compiled.sql, arguments)))
         except Exception as error:
             cursor.close()
-            base = connection.dialect.loaded_dbapi.Error
-            if isinstance(error, base):
-                raise DBAPIError.instance(compiled.sql, arguments, error, base) from error
-            raise
+            raise driver_error(connection, error, compiled.sql) from error
         return cursor, compiled
+
+    def _fetch(self, connection: Connection, params: Mapping[str, Any], one: bool) -> Any:
+        cursor, compiled = self._run(connection, params)
+        try:
+            fetched = cursor.fetchone() if one else cursor.fetchall()
+        except Exception as error:
+            raise driver_error(connection, error, compiled.sql) from error
+        finally:
+            cursor.close()
+        return fetched, compiled
 
     def rows(self, connection: Connection, params: Mapping[str, Any]) -> list[Any]:
         """Every result row, converted, as named tuples."""
-        cursor, compiled = self._run(connection, params)
-        try:
-            fetched = cursor.fetchall()
-        finally:
-            cursor.close()
+        fetched, compiled = self._fetch(connection, params, one=False)
         return [_convert(compiled, raw) for raw in fetched]
 
     def first(self, connection: Connection, params: Mapping[str, Any]) -> Any | None:
         """The first result row (converted, a named tuple) or None."""
-        cursor, compiled = self._run(connection, params)
-        try:
-            raw = cursor.fetchone()
-        finally:
-            cursor.close()
+        raw, compiled = self._fetch(connection, params, one=True)
         return None if raw is None else _convert(compiled, raw)
 
     def scalar(self, connection: Connection, params: Mapping[str, Any]) -> Any | None:
@@ -109,13 +124,24 @@ class Prepared:
         return None if row is None else row[0]
 
     def execute(self, connection: Connection, params: Mapping[str, Any]) -> int:
-        """Run a statement without results; return the driver's row count."""
+        """Run a statement without results now; return the driver's row count."""
         cursor, _ = self._run(connection, params)
         try:
             count: int = cursor.rowcount
         finally:
             cursor.close()
         return count
+
+    def send(self, connection: Connection, params: Mapping[str, Any]) -> None:
+        """Run a statement whose answer nobody reads.
+
+        In a batched transaction (PostgreSQL) it is only queued: it is sent with the next
+        statement whose answer is read, or with ``COMMIT``, and its error, if any, is raised
+        there. Elsewhere it runs now.
+        """
+        cursor, _ = self._run(connection, params, queue=True)
+        if cursor is not None:
+            cursor.close()
 
 
 def _convert(compiled: _Compiled, raw: Sequence[Any]) -> Any:

@@ -11,9 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import (
-    BigInteger,
     Connection,
-    String,
     bindparam,
     delete,
     func,
@@ -98,8 +96,9 @@ _MOVE_HEAD = Prepared(
     .values(seq=bindparam("e_seq"), hash=bindparam("e_hash"))
 )
 # PostgreSQL: lock the head, hash and insert the entry, move the head, in one statement (one
-# round trip while the head is locked, instead of three). The head is locked by the first CTE;
-# the UPDATE then moves that same (locked, so latest) row.
+# round trip while the head is locked, instead of three; in a pipeline it goes with COMMIT). The
+# head is locked by the first CTE; the UPDATE then moves that same (locked, so latest) row. Without
+# a head row the entry's seq is NULL and the insert fails, instead of appending nothing.
 _CHAIN_ENTRY = Prepared(
     text(
         """
@@ -112,15 +111,12 @@ WITH head AS (
            encode(sha256(convert_to(
                '[' || (head.seq + 1) || ',' || CAST(:e_hashed AS TEXT) || ',"' || head.hash
                || '"]', 'UTF8')), 'hex')
-    FROM head
-    RETURNING seq, prev_hash, hash
+    FROM (VALUES (1)) AS one (n) LEFT JOIN head ON true
+    RETURNING seq, hash
 )
 UPDATE audit_head SET seq = entry.seq, hash = entry.hash FROM entry WHERE audit_head.id = 1
-RETURNING entry.seq, entry.prev_hash, entry.hash
 """
-    )
-    .bindparams(bindparam("e_created_at", type_=UtcDateTime()))
-    .columns(seq=BigInteger(), prev_hash=String(), hash=String())
+    ).bindparams(bindparam("e_created_at", type_=UtcDateTime()))
 )
 
 
@@ -335,7 +331,7 @@ class SqlAuditRepository:
         account_id: AccountId | None,
         payload: str,
         hashed: str,
-    ) -> AuditEntry:
+    ) -> None:
         values = {
             "e_created_at": created_at,
             "e_kind": kind,
@@ -343,29 +339,17 @@ class SqlAuditRepository:
             "e_payload": payload,
         }
         if self.connection.dialect.name == "postgresql":
-            row = _CHAIN_ENTRY.first(self.connection, {**values, "e_hashed": hashed})
-            if row is None:
-                raise RuntimeError("audit_head row is missing; run the migrations")
-            seq, prev_hash, digest = int(row.seq), row.prev_hash, row.hash
-        else:  # SQLite: the write lock is already held (BEGIN IMMEDIATE); no round trips
-            head = _LOCK_HEAD.first(self.connection, {})
-            if head is None:
-                raise RuntimeError("audit_head row is missing; run the migrations")
-            seq, prev_hash = int(head.seq) + 1, head.hash
-            chained = f'[{seq},{hashed},"{prev_hash}"]'
-            digest = hashlib.sha256(chained.encode("ascii")).hexdigest()
-            values.update(e_seq=seq, e_prev_hash=prev_hash, e_hash=digest)
-            _APPEND_ENTRY.execute(self.connection, values)
-            _MOVE_HEAD.execute(self.connection, {"e_seq": seq, "e_hash": digest})
-        return AuditEntry(
-            seq=seq,
-            created_at=created_at,
-            kind=kind,
-            account_id=account_id,
-            payload=payload,
-            prev_hash=prev_hash,
-            hash=digest,
-        )
+            _CHAIN_ENTRY.send(self.connection, {**values, "e_hashed": hashed})
+            return
+        # SQLite: the write lock is already held (BEGIN IMMEDIATE); no round trips
+        head = _LOCK_HEAD.first(self.connection, {})
+        if head is None:
+            raise RuntimeError("audit_head row is missing; run the migrations")
+        seq, prev_hash = int(head.seq) + 1, head.hash
+        digest = hashlib.sha256(f'[{seq},{hashed},"{prev_hash}"]'.encode("ascii")).hexdigest()
+        values.update(e_seq=seq, e_prev_hash=prev_hash, e_hash=digest)
+        _APPEND_ENTRY.send(self.connection, values)
+        _MOVE_HEAD.send(self.connection, {"e_seq": seq, "e_hash": digest})
 
     def head(self) -> ChainHead:
         row = self.connection.execute(

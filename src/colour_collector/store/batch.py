@@ -1,0 +1,152 @@
+"""PostgreSQL (psycopg2): a transaction's statements sent together, as few round trips as it needs.
+
+Without this every statement is a round trip from the server's Python to PostgreSQL and back,
+and so are ``BEGIN`` and ``COMMIT``: six for a step. psycopg2 binds parameters itself and sends
+a query as text, so several statements can go as one query, separated by semicolons; PostgreSQL
+runs them in order and stops at the first error. A :class:`Batch` keeps the statements whose
+answer nobody reads yet (``BEGIN`` first) and sends them in front of the next one whose answer
+is read, or in front of ``COMMIT``: a step is ``BEGIN`` with its session and play look-up, then
+its update, its audit append and ``COMMIT``: two round trips, and the audit chain's head is
+locked only while PostgreSQL itself works.
+
+How it is set up (:func:`install`, for a :class:`~colour_collector.store.database.Database`'s
+engine):
+
+- each psycopg2 connection is in autocommit mode, and SQLAlchemy's ``begin`` event starts a
+  batch with ``BEGIN`` (psycopg2 would send its own ``BEGIN`` and wait for it);
+- :func:`end` (and SQLAlchemy's ``commit`` and ``rollback`` events) sends what is queued with
+  ``COMMIT``, or ``ROLLBACK`` when something was sent (a transaction that sent nothing has
+  nothing to undo);
+- a statement SQLAlchemy runs itself (``Connection.execute``) first sends what is queued, and
+  runs on its own as usual;
+- a connection never goes back to the pool inside a transaction.
+
+Errors of queued statements arrive with the query that sends them: :func:`driver_error` makes
+them SQLAlchemy's ``DBAPIError`` subclasses, as ``Connection.execute`` raises them.
+"""
+
+from __future__ import annotations
+
+from contextlib import suppress
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Connection, Engine, event
+from sqlalchemy.exc import DBAPIError
+
+_KEY = "colour_collector_batch"
+"""Where a connection's open :class:`Batch` is kept, in its pool record's ``info``."""
+_IDLE = 0
+"""libpq's ``PQTRANS_IDLE``: no transaction open."""
+
+
+@dataclass(slots=True)
+class Batch:
+    """The statements of a transaction not sent yet."""
+
+    queued: list[bytes] = field(default_factory=lambda: [b"BEGIN"])
+    """Statements, parameters bound, in order."""
+    sent: bool = False
+    """Whether ``BEGIN`` has been sent (the transaction is open on the server)."""
+
+    def take(self, last: bytes) -> bytes:
+        """The queued statements and ``last`` as one query; the queue is emptied."""
+        self.queued.append(last)
+        query = b";\n".join(self.queued)
+        self.queued = []
+        self.sent = True
+        return query
+
+
+def install(engine: Engine) -> None:
+    """Batch the statements of ``engine``'s (PostgreSQL, psycopg2) transactions."""
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: object) -> None:
+        if dbapi_connection.info.transaction_status != _IDLE:
+            dbapi_connection.rollback()
+        dbapi_connection.autocommit = True  # BEGIN is queued by ``_on_begin``
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Connection) -> None:
+        connection.info[_KEY] = Batch()
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _before_execute(connection: Connection, cursor: Any, *_args: Any) -> None:
+        found = connection.info.get(_KEY)
+        if found is not None and found.queued:
+            cursor.execute(b";\n".join(found.queued))
+            found.queued, found.sent = [], True
+
+    @event.listens_for(engine, "commit")
+    def _on_commit(connection: Connection) -> None:
+        end(connection, commit=True)
+
+    @event.listens_for(engine, "rollback")
+    def _on_rollback(connection: Connection) -> None:
+        end(connection, commit=False)
+
+    @event.listens_for(engine, "checkin")
+    def _on_checkin(dbapi_connection: Any, record: Any) -> None:
+        record.info.pop(_KEY, None)
+        if dbapi_connection is not None and dbapi_connection.info.transaction_status != _IDLE:
+            try:
+                dbapi_connection.cursor().execute("ROLLBACK")
+            except Exception as error:  # not fit to be used again
+                record.invalidate(error)
+
+
+def batch_of(connection: Connection) -> Batch | None:
+    """The batch of ``connection``'s open transaction (None: not batched)."""
+    found: Batch | None = connection.info.get(_KEY)
+    return found
+
+
+def end(connection: Connection, *, commit: bool) -> None:
+    """End the transaction: send what is queued and ``COMMIT``, or ``ROLLBACK`` if sent.
+
+    A no-op when the transaction is not batched, already ended, or its connection was lost.
+    Raises the first error of the statements still queued as a ``DBAPIError``, after rolling
+    the transaction back.
+    """
+    if connection.invalidated:
+        return  # its connection is gone, and its transaction with it
+    found: Batch | None = connection.info.pop(_KEY, None)
+    if found is None:
+        return
+    if commit:
+        if not found.sent and found.queued == [b"BEGIN"]:
+            return  # nothing was read or written: nothing to commit
+        query = found.take(b"COMMIT")
+    elif found.sent:
+        query = b"ROLLBACK"
+    else:
+        return  # nothing reached the server
+    driver = connection.connection.driver_connection
+    assert driver is not None  # a batch is only started on a live connection
+    cursor = driver.cursor()
+    try:
+        cursor.execute(query)
+    except Exception as error:
+        if driver.info.transaction_status != _IDLE:
+            with suppress(Exception):  # the first error says what went wrong
+                cursor.execute("ROLLBACK")
+        raise driver_error(connection, error, query.decode(errors="replace")) from error
+    finally:
+        cursor.close()
+
+
+def driver_error(connection: Connection, error: Exception, statement: str) -> Exception:
+    """``error`` as SQLAlchemy's ``DBAPIError`` subclass if the driver raised it.
+
+    A lost connection is invalidated, so that it is not used again.
+    """
+    dialect = connection.dialect
+    base = dialect.loaded_dbapi.Error
+    if not isinstance(error, base):
+        return error
+    lost = dialect.is_disconnect(error, connection.connection.dbapi_connection, None)
+    if lost:
+        connection.info.pop(_KEY, None)  # nothing more can be sent on it
+        connection.invalidate(error)
+    return DBAPIError.instance(statement, None, error, base, connection_invalidated=lost)

@@ -1,0 +1,208 @@
+"""PostgreSQL: statements batched into as few round trips as a transaction needs, and the
+connections a Database keeps between units of work (store/batch.py, store/database.py)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+import psycopg2.extensions
+import pytest
+from sqlalchemy import bindparam, insert, select, text
+from sqlalchemy.exc import DBAPIError, IntegrityError
+
+from colour_collector.service import accounts, audit
+from colour_collector.service.models import AuditKind
+from colour_collector.store import Database, upgrade_to_head
+from colour_collector.store import database as database_module
+from colour_collector.store.prepared import Prepared
+from colour_collector.store.tables import plays
+
+pytestmark = pytest.mark.postgres
+
+WHEN = dt.datetime(2026, 12, 2, 14, 7, 15, 123456, tzinfo=dt.UTC)
+NUMBER = "CC-AAAA-AAAA-A"
+
+
+class CountingCursor(psycopg2.extensions.cursor):  # type: ignore[misc]
+    """Counts queries sent: each ``execute`` is one round trip to the server."""
+
+    sent: ClassVar[list[bytes | str]] = []
+
+    def execute(self, query: Any, params: Any = None) -> Any:
+        CountingCursor.sent.append(query)
+        return super().execute(query, params)
+
+
+@pytest.fixture
+def backend() -> str:
+    return "postgresql"
+
+
+@pytest.fixture
+def database(database_url: str) -> Iterator[Database]:
+    upgrade_to_head(database_url)
+    db = Database(database_url, connect_args={"cursor_factory": CountingCursor})
+    yield db
+    db.dispose()
+
+
+@pytest.fixture
+def play_id(database: Database) -> int:
+    account = accounts.register(
+        database, email="p@example.com", password="a long enough password",
+        date_of_birth=dt.date(1980, 1, 1),
+    )  # fmt: skip
+    values = {
+        "play_number": NUMBER, "account_id": account.id, "status": "in_progress",
+        "record": "{}", "revealed": 0, "steps": 7, "tier_index": None, "prize_pence": 0,
+        "price_pence": 500, "idempotency_key": None, "balance_before_pence": 1000,
+        "balance_after_pence": None, "purchased_at": WHEN,
+        "finish_by": WHEN + dt.timedelta(days=1), "finished_at": None,
+    }  # fmt: skip
+    with database.unit_of_work() as uow:
+        new_id: int = uow.connection.execute(
+            insert(plays).values(values).returning(plays.c.id)
+        ).scalar_one()
+        uow.commit()
+    return new_id
+
+
+def _revealed(database: Database) -> int:
+    with database.unit_of_work(write=False) as uow:
+        play = uow.plays.get(NUMBER)
+    assert play is not None
+    return play.revealed
+
+
+def _step(database: Database, play_id: int, revealed: int) -> None:
+    """What a step does to the store: lock the play, move its counter, append, commit."""
+    with database.unit_of_work() as uow:
+        assert uow.plays.get(NUMBER, lock=True) is not None
+        uow.plays.advance(play_id, revealed)
+        audit.append(uow, AuditKind.REVEAL, None, {"step": revealed})
+        uow.commit()
+
+
+def test_a_step_is_two_round_trips(database: Database, play_id: int) -> None:
+    _step(database, play_id, 1)  # the connection is now kept, and was just used: no ping
+    CountingCursor.sent.clear()
+    _step(database, play_id, 2)
+    sent = [q.decode() if isinstance(q, bytes) else q for q in CountingCursor.sent]
+    assert len(sent) == 2, sent
+    assert sent[0].startswith("BEGIN;") and "FOR UPDATE" in sent[0]
+    assert sent[1].startswith("UPDATE plays") and "audit_head" in sent[1]
+    assert sent[1].endswith("COMMIT")
+    assert _revealed(database) == 2
+    assert audit.verify_chain(database).entries == 3  # the registration and two steps
+
+
+def test_a_unit_that_sent_nothing_costs_no_round_trip(database: Database, play_id: int) -> None:
+    _step(database, play_id, 1)
+    CountingCursor.sent.clear()
+    with database.unit_of_work() as uow:
+        uow.plays.advance(play_id, 5)  # queued, never sent: nothing to roll back
+    assert CountingCursor.sent == []
+    with database.unit_of_work() as uow:
+        uow.commit()  # nothing read or written: nothing to commit
+    assert CountingCursor.sent == []
+    assert _revealed(database) == 1
+
+
+def test_an_error_of_a_queued_statement_fails_the_commit(database: Database, play_id: int) -> None:
+    clash = Prepared(
+        insert(plays).from_select(
+            [c.name for c in plays.c if c.name != "id"],
+            select(*[c for c in plays.c if c.name != "id"]).where(plays.c.id == bindparam("id")),
+        )
+    )
+    with database.unit_of_work() as uow:
+        uow.plays.advance(play_id, 4)
+        clash.send(uow.connection, {"id": play_id})  # the same Play Number again: queued
+        with pytest.raises(IntegrityError, match="play_number"):
+            uow.commit()
+    assert _revealed(database) == 0  # the update queued before it was not committed either
+    _step(database, play_id, 1)  # the connection went back clean and is used again
+    assert _revealed(database) == 1
+
+
+def test_a_statement_of_sqlalchemy_sees_the_queued_ones(database: Database, play_id: int) -> None:
+    with database.unit_of_work() as uow:
+        uow.plays.advance(play_id, 3)
+        seen = uow.connection.execute(
+            select(plays.c.revealed).where(plays.c.id == play_id)
+        ).scalar_one()
+        uow.plays.advance(play_id, 4)
+        uow.commit()
+    assert seen == 3
+    assert _revealed(database) == 4
+
+
+def test_a_rollback_after_sending_undoes_everything(database: Database, play_id: int) -> None:
+    with database.unit_of_work() as uow:
+        uow.plays.advance(play_id, 6)
+        assert uow.plays.get(NUMBER, lock=True) is not None  # sends the update
+    assert _revealed(database) == 0
+    with database.engine.connect() as connection:  # no transaction left open on the server
+        idle = connection.execute(
+            text("SELECT count(*) FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'")
+        ).scalar_one()
+    assert idle == 0
+
+
+def _close_server_side(database: Database) -> None:
+    """Close every connection of ``database``'s database from the server's side."""
+    with database.engine.connect() as connection:
+        connection.execute(
+            text(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        )
+    database._idle.clear()  # the admin connection above is kept too; the others stay
+
+
+def test_a_kept_connection_idle_for_a_while_is_pinged_first(
+    database: Database, play_id: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _step(database, play_id, 1)
+    kept = list(database._idle)
+    _close_server_side(database)
+    database._idle[:] = kept
+    monkeypatch.setattr(database_module, "PING_AFTER_IDLE_S", 0.0)
+    _step(database, play_id, 2)  # the ping finds it closed; a new connection does the step
+    assert _revealed(database) == 2
+
+
+def test_a_kept_connection_closed_under_load_fails_once(database: Database, play_id: int) -> None:
+    _step(database, play_id, 1)
+    kept = list(database._idle)
+    _close_server_side(database)
+    database._idle[:] = kept
+    with pytest.raises(DBAPIError) as failed:
+        _step(database, play_id, 2)  # used again at once, so not pinged: the step fails...
+    assert failed.value.connection_invalidated
+    assert _revealed(database) == 1  # ...and wrote nothing
+    _step(database, play_id, 2)  # ...and it was not kept: the next one works
+    assert _revealed(database) == 2
+
+
+def test_a_lost_connection_answers_503_and_the_retry_works(client: Any) -> None:
+    from plays_fixtures import assert_problem, buy, deposit
+
+    client.fetch_csrf()
+    client.sign_up()
+    deposit(client, 1000)
+    number = buy(client, key="k1").json()["play"]["play_number"]
+    database: Database = client.app.state.database
+    kept = list(database._idle)
+    _close_server_side(database)
+    database._idle[:] = kept
+    lost = client.post(f"/api/plays/{number}/steps", json={"kind": "spin"})
+    body = assert_problem(lost, 503, "unavailable")
+    assert "connection to the database was lost" in body["detail"]
+    assert lost.headers["retry-after"] == "1"
+    retried = client.post(f"/api/plays/{number}/steps", json={"kind": "spin"})
+    assert retried.status_code == 200, retried.text
+    assert retried.json()["step"]["index"] == 0  # the lost step changed nothing
