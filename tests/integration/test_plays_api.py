@@ -361,3 +361,32 @@ def test_audit_verify_command_after_plays(funded: Any, database_url: str) -> Non
     done = CliRunner().invoke(cli, ["audit", "verify", "--database-url", database_url])
     assert done.exit_code == 0, done.output
     assert done.output.startswith("OK: ")
+
+
+@pytest.mark.parametrize("outcomes", [WINNERS])
+def test_steps_taken_by_two_processes_in_turn_show_the_stored_play(
+    funded: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each server process keeps the record it last saw of a play; steps served alternately by
+    two of them (two caches here) still build every screen from the stored play."""
+    from colour_collector.service import plays as plays_service
+    from colour_collector.service.record_cache import RecordCache
+
+    caches = (RecordCache(), RecordCache())
+    for name in WINNERS:
+        monkeypatch.setattr(plays_service, "RECORDS", caches[0])
+        bought = buy(funded).json()
+        number, board = bought["play"]["play_number"], bought["board"]
+        seen = []
+        while board["next"] is not None:
+            turn = len(seen)
+            monkeypatch.setattr(plays_service, "RECORDS", caches[turn % 2])
+            pick = ("odd", "even", "even")[turn % 3]
+            answer = funded.post(f"/api/plays/{number}/steps", json=step_body(board["next"], pick))
+            assert answer.status_code == 200, answer.text
+            seen.append(answer.json())
+            board = seen[-1]["board"]
+        end = funded.post(f"/api/plays/{number}/finish", json={}).json()
+        assert end["prize_pence"] == tier_by_name(name).prize_pence
+        recall = funded.get(f"/api/my-games/{number}").json()
+        assert recall["steps"] == seen  # what each answer showed is what was stored

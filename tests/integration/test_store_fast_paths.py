@@ -13,6 +13,7 @@ from sqlalchemy import bindparam, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from colour_collector.service import accounts
+from colour_collector.service.play_models import PlayStatus
 from colour_collector.store import Database, upgrade_to_head
 from colour_collector.store.prepared import Prepared
 from colour_collector.store.tables import ledger, metadata, plays
@@ -172,3 +173,35 @@ def test_play_locked_for_session_only_for_its_live_owner(
         assert uow.plays.locked_for_session("theirs", "CC-MINE", WHEN) is None
         assert uow.plays.locked_for_session("live", "CC-NONE", WHEN) is None
         assert uow.plays.locked_for_session("none", "CC-MINE", WHEN) is None
+
+
+def test_a_known_record_is_not_read_again(database: Database, account_id: int) -> None:
+    """A step passes the record it holds for the play; it is used only while the stored play is
+    in progress at that step, and otherwise the stored record is read."""
+    with database.unit_of_work() as uow:
+        uow.connection.execute(insert(plays).values(_play_values(account_id, "CC-MINE")))
+        uow.sessions.add(
+            token_hash="live", account_id=account_id, created_at=WHEN,
+            expires_at=WHEN + dt.timedelta(hours=1),
+        )  # fmt: skip
+        uow.commit()
+    stored = '{"x": "£5 ✓"}'
+
+    def record_seen(known: tuple[int, str] | None) -> str:
+        with database.unit_of_work() as uow:
+            found = uow.plays.locked_for_session("live", "CC-MINE", WHEN, known)
+        assert found is not None
+        return found.record
+
+    assert record_seen(None) == stored
+    assert record_seen((0, "held")) == "held"  # in progress at step 0: not read
+    assert record_seen((1, "held")) == stored  # moved on elsewhere, or never there: read
+    with database.unit_of_work() as uow:
+        play = uow.plays.get("CC-MINE")
+        assert play is not None
+        uow.plays.update(
+            play.id, record=stored, revealed=0, status=PlayStatus.FINISHED,
+            balance_after_pence=1000, finished_at=WHEN,
+        )  # fmt: skip
+        uow.commit()
+    assert record_seen((0, "held")) == stored  # finished: read

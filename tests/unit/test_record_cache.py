@@ -28,6 +28,18 @@ def test_decode_is_codec_loads(record: PlayRecord) -> None:
     assert cache.decode(text) is cache.decode(text)  # the second time from the cache
 
 
+def test_latest_record_of_a_play_is_kept_by_play_number() -> None:
+    cache = RecordCache(size=2)
+    assert cache.latest("CC-A") is None
+    cache.note("CC-A", 0, "a0")
+    cache.note("CC-B", 0, "b0")
+    cache.note("CC-A", 1, "a1")  # moved on: replaces, and is now the most recent
+    assert cache.latest("CC-A") == (1, "a1")
+    cache.note("CC-C", 0, "c0")  # evicts CC-B, the least recently noted
+    assert cache.latest("CC-B") is None
+    assert (cache.latest("CC-A"), cache.latest("CC-C")) == ((1, "a1"), (0, "c0"))
+
+
 def test_least_recently_used_record_goes_first() -> None:
     rng = random.Random(3)
     texts = [dumps(generate(None, rng)) for _ in range(3)]

@@ -181,7 +181,8 @@ def _caller_and_play(
         except PlayNumberError:
             number = None
         if number is not None:
-            play = uow.plays.locked_for_session(hash_token(caller.token), number, now)
+            known = RECORDS.latest(number)
+            play = uow.plays.locked_for_session(hash_token(caller.token), number, now, known)
             if play is not None:
                 return play.account_id, play
     account_id = caller_id(uow, caller, now)
@@ -297,6 +298,7 @@ def purchase(
             now=at,
         )
         uow.commit()
+    RECORDS.note(number, 0, text)
     # The account stayed locked from the balance read to the debit: nothing else moved.
     return Purchase(play, True, False, before - policy.price_pence, record)
 
@@ -417,6 +419,7 @@ def reveal(
             payload["number"] = getattr(step, "number", None)
         audit.append(uow, AuditKind.REVEAL, account_id, payload, now=now)
         uow.commit()
+    RECORDS.note(saved.play_number, saved.revealed, text)
     return Revealed(saved, index, record)
 
 

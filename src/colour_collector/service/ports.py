@@ -244,10 +244,19 @@ class PlayRepository(Protocol):
         ...
 
     def locked_for_session(
-        self, token_hash: str, play_number: str, now: dt.datetime
+        self,
+        token_hash: str,
+        play_number: str,
+        now: dt.datetime,
+        known: tuple[int, str] | None = None,
     ) -> StoredPlay | None:
         """The play with this Play Number, locked for update, if it belongs to the account of a
-        session with this token hash that is live at ``now`` (one statement for both)."""
+        session with this token hash that is live at ``now`` (one statement for both).
+
+        ``known`` is ``(revealed, record)`` the caller already holds for this play in progress:
+        when the stored play is in progress at that ``revealed``, its record is not read, and
+        the returned play carries ``known``'s record.
+        """
         ...
 
     def by_idempotency_key(self, account_id: AccountId, key: str) -> StoredPlay | None:

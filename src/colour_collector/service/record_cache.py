@@ -4,6 +4,14 @@ Every step of a play reads the same stored record text and decodes it (a JSON pa
 of every field: the largest piece of a step's own work). Decoding is a pure function of the
 text and records are immutable, so a small cache keyed by the text itself is always right: a
 changed record is a different text, and a text never decodes to two records.
+
+The cache also keeps, by Play Number, the last record text this process stored or read for a
+play in progress and the ``revealed`` count it went with (:meth:`RecordCache.latest`), so that a
+step need not read the record again. That is always right too: a play in progress changes its
+record only in the same update that moves ``revealed`` on (a bonus pick), and ``revealed`` only
+ever grows, under the play's lock, so a Play Number and a ``revealed`` count of a play in
+progress name exactly one record text. Another process moving the play on moves ``revealed``
+past what this one kept, and the record is read again.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ class RecordCache:
             raise ValueError(f"cache size must be at least 1, not {size!r}")
         self._size = size
         self._records: OrderedDict[str, PlayRecord] = OrderedDict()
+        self._latest: OrderedDict[str, tuple[int, str]] = OrderedDict()
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -50,6 +59,19 @@ class RecordCache:
             self._records.move_to_end(text)
             while len(self._records) > self._size:
                 self._records.popitem(last=False)
+
+    def note(self, play_number: str, revealed: int, text: str) -> None:
+        """Keep ``text`` as the record of play ``play_number`` in progress at ``revealed``."""
+        with self._lock:
+            self._latest[play_number] = (revealed, text)
+            self._latest.move_to_end(play_number)
+            while len(self._latest) > self._size:
+                self._latest.popitem(last=False)
+
+    def latest(self, play_number: str) -> tuple[int, str] | None:
+        """``(revealed, text)`` last noted for play ``play_number``, if kept."""
+        with self._lock:
+            return self._latest.get(play_number)
 
 
 RECORDS = RecordCache()

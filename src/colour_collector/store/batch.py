@@ -69,7 +69,7 @@ def install(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
-        connection.info[_KEY] = Batch()
+        start(connection)  # or keep the batch a unit of work started
 
     @event.listens_for(engine, "before_cursor_execute")
     def _before_execute(connection: Connection, cursor: Any, *_args: Any) -> None:
@@ -94,6 +94,16 @@ def install(engine: Engine) -> None:
                 dbapi_connection.cursor().execute("ROLLBACK")
             except Exception as error:  # not fit to be used again
                 record.invalidate(error)
+
+
+def start(connection: Connection) -> None:
+    """Start a batched transaction on ``connection`` (of an installed engine), unless started.
+
+    A unit of work starts it without SQLAlchemy's ``begin()`` (whose bookkeeping costs as much
+    as the step's own statements); a statement SQLAlchemy runs later in it begins SQLAlchemy's
+    transaction on top, which then ends with the batch.
+    """
+    connection.info.setdefault(_KEY, Batch())
 
 
 def batch_of(connection: Connection) -> Batch | None:

@@ -141,7 +141,8 @@ class Database:
                     path, self._gate, every=checkpoint_every, limit=checkpoint_limit
                 )
                 _checkpoint_aside(self.engine, self.checkpointer)
-        elif self.engine.dialect.driver == "psycopg2":
+        self._batched = self.engine.dialect.driver == "psycopg2"
+        if self._batched:
             batch.install(self.engine)
 
     def unit_of_work(self, *, write: bool = True) -> SqlUnitOfWork:
@@ -151,7 +152,7 @@ class Database:
         polling.
         """
         if not self.is_sqlite:
-            return SqlUnitOfWork(self._connect_checked, self._release, {})
+            return SqlUnitOfWork(self._connect_checked, self._release, {}, batched=self._batched)
         if write:
             return SqlUnitOfWork(self._connect, self._release, _IMMEDIATE, self._gate)
         return SqlUnitOfWork(self._connect, self._release, _DEFERRED)

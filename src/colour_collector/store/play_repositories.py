@@ -8,7 +8,18 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, delete, func, insert, select, update
+from sqlalchemy import (
+    Connection,
+    and_,
+    bindparam,
+    case,
+    delete,
+    func,
+    insert,
+    null,
+    select,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 
 from colour_collector.service.errors import DuplicatePlayError
@@ -24,8 +35,22 @@ POOL_ROW = 1
 _SELECT_PLAY = select(plays).where(plays.c.play_number == bindparam("play_number"))
 _PLAY_BY_NUMBER = Prepared(_SELECT_PLAY)
 _LOCK_PLAY_BY_NUMBER = Prepared(_SELECT_PLAY.with_for_update())
+# A step's look-up: the session and the play in one statement. The record (kilobytes, which a
+# step otherwise reads, sends and decodes every time) is left out when the caller holds it already.
+_RECORD_UNLESS_KNOWN = case(
+    (
+        and_(
+            plays.c.revealed == bindparam("known_revealed"),
+            plays.c.status == PlayStatus.IN_PROGRESS.value,
+        ),
+        null(),
+    ),
+    else_=plays.c.record,
+).label("record")
 _LOCK_PLAY_FOR_SESSION = Prepared(
-    _SELECT_PLAY.join(sessions, sessions.c.account_id == plays.c.account_id)
+    select(*[_RECORD_UNLESS_KNOWN if c.name == "record" else c for c in plays.c])
+    .where(plays.c.play_number == bindparam("play_number"))
+    .join(sessions, sessions.c.account_id == plays.c.account_id)
     .where(
         sessions.c.token_hash == bindparam("token_hash"), sessions.c.expires_at > bindparam("now")
     )
@@ -133,12 +158,28 @@ class SqlPlayRepository:
         return None if row is None else _play(row)
 
     def locked_for_session(
-        self, token_hash: str, play_number: str, now: dt.datetime
+        self,
+        token_hash: str,
+        play_number: str,
+        now: dt.datetime,
+        known: tuple[int, str] | None = None,
     ) -> StoredPlay | None:
         row = _LOCK_PLAY_FOR_SESSION.first(
-            self.connection, {"token_hash": token_hash, "play_number": play_number, "now": now}
+            self.connection,
+            {
+                "token_hash": token_hash,
+                "play_number": play_number,
+                "now": now,
+                "known_revealed": -1 if known is None else known[0],
+            },
         )
-        return None if row is None else _play(row)
+        if row is None:
+            return None
+        if row.record is None:  # in progress at the known step: the known record is its record
+            if known is None:
+                raise RuntimeError(f"play {play_number} has no record")
+            row = row._replace(record=known[1])
+        return _play(row)
 
     def by_idempotency_key(self, account_id: AccountId, key: str) -> StoredPlay | None:
         row = _PLAY_BY_KEY.first(self.connection, {"account_id": account_id, "key": key})

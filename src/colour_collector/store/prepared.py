@@ -73,8 +73,10 @@ class Prepared:
         In a batched transaction (PostgreSQL, :mod:`batch`) it is sent with what is queued,
         or, with ``queue``, only queued.
         """
-        if not connection.in_transaction():
+        batch = batch_of(connection)
+        if batch is None and not connection.in_transaction():
             connection.begin()  # as Connection.execute would autobegin (BEGIN on SQLite)
+            batch = batch_of(connection)
         compiled = self._for(connection.dialect)
         values = {**compiled.defaults, **params}
         for name, process in compiled.binds.items():
@@ -84,7 +86,6 @@ class Prepared:
             arguments = tuple(values[name] for name in compiled.positional)
         cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
         try:
-            batch = batch_of(connection)
             if batch is None:
                 cursor.execute(compiled.sql, arguments)
             elif queue:

@@ -14,6 +14,7 @@ from typing import Any, Self
 
 from sqlalchemy import Connection
 
+from colour_collector.store import batch
 from colour_collector.store.play_repositories import (
     SqlPlayRepository,
     SqlPoolRepository,
@@ -52,11 +53,14 @@ class SqlUnitOfWork:
         release: Callable[[Connection], None],
         execution_options: Mapping[str, Any],
         gate: AbstractContextManager[None] | None = None,
+        *,
+        batched: bool = False,
     ) -> None:
         self._connect = connect
         self._release = release
         self._execution_options = dict(execution_options)
         self._gate = gate
+        self._batched = batched
 
     def __enter__(self) -> Self:
         if self._gate is not None:
@@ -66,8 +70,10 @@ class SqlUnitOfWork:
             try:
                 if self._execution_options:
                     self.connection.execution_options(**self._execution_options)
-                # Open the transaction now, with the right BEGIN on SQLite.
-                self.connection.begin()
+                if self._batched:  # PostgreSQL: BEGIN is queued, sent with the first read
+                    batch.start(self.connection)
+                else:  # open the transaction now, with the right BEGIN on SQLite
+                    self.connection.begin()
             except BaseException:
                 self.connection.close()  # not kept for reuse: it may be broken
                 raise
@@ -94,7 +100,7 @@ class SqlUnitOfWork:
     ) -> None:
         try:
             try:
-                self.connection.rollback()
+                self.rollback()
             except BaseException:
                 self.connection.close()  # it may be broken: not kept for reuse
                 raise
@@ -105,8 +111,12 @@ class SqlUnitOfWork:
 
     def commit(self) -> None:
         """Commit the transaction; later writes in the block start a new one."""
-        self.connection.commit()
+        batch.end(self.connection, commit=True)
+        if self.connection.in_transaction():  # SQLAlchemy's own, or not batched
+            self.connection.commit()
 
     def rollback(self) -> None:
         """Roll the transaction back."""
-        self.connection.rollback()
+        batch.end(self.connection, commit=False)
+        if self.connection.in_transaction():
+            self.connection.rollback()
