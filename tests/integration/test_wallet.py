@@ -15,7 +15,12 @@ from sqlalchemy import select
 from colour_collector.server.app import create_app
 from colour_collector.server.settings import DEFAULT_SECRET_KEY, Settings
 from colour_collector.service import accounts, audit, wallet
-from colour_collector.service.errors import InsufficientFundsError, InvalidInputError
+from colour_collector.service.errors import (
+    InsufficientFundsError,
+    InvalidInputError,
+    NotAuthenticatedError,
+    NotFoundError,
+)
 from colour_collector.service.models import AuditKind, MovementKind
 from colour_collector.store import Database, tables
 
@@ -151,6 +156,58 @@ def test_debit_refuses_insufficient_funds_and_writes_nothing(database: Database)
     for bad in (0, -1):
         with database.unit_of_work() as uow, pytest.raises(InvalidInputError):
             wallet.debit(uow, account_id, bad, MovementKind.STAKE)
+
+
+def test_locked_movements_check_like_the_others(database: Database) -> None:
+    """``debit_locked``/``credit_locked``: for a caller holding the account's lock; written with
+    the commit, and refused (writing nothing) like ``debit``/``credit``."""
+    account_id = new_account(database)
+    when = dt.datetime(2026, 12, 2, tzinfo=dt.UTC)
+    with database.unit_of_work() as uow:
+        wallet.credit_locked(uow, account_id, 800, MovementKind.DEPOSIT, reference=None, now=when)
+        assert wallet.balance(uow, account_id) == 800  # seen inside its own unit of work
+    assert ledger_amounts(database, account_id) == []  # not committed: nothing
+    with database.unit_of_work() as uow:
+        wallet.credit_locked(uow, account_id, 800, MovementKind.DEPOSIT, reference=None, now=when)
+        uow.commit()
+    with database.unit_of_work() as uow, pytest.raises(InsufficientFundsError) as refused:
+        wallet.debit_locked(
+            uow, account_id, 900, MovementKind.STAKE, balance_pence=800, reference="p", now=when
+        )
+    assert (refused.value.balance_pence, refused.value.wanted_pence) == (800, 900)
+    for bad in (0, -5):
+        with database.unit_of_work() as uow, pytest.raises(InvalidInputError):
+            wallet.credit_locked(uow, account_id, bad, MovementKind.PRIZE, reference=None, now=when)
+        with database.unit_of_work() as uow, pytest.raises(InvalidInputError):
+            wallet.debit_locked(
+                uow, account_id, bad, MovementKind.STAKE, balance_pence=800, reference=None,
+                now=when,
+            )  # fmt: skip
+    with database.unit_of_work() as uow:
+        wallet.debit_locked(
+            uow, account_id, 500, MovementKind.STAKE, balance_pence=800, reference="p", now=when
+        )
+        uow.commit()
+    assert ledger_amounts(database, account_id) == [800, -500]
+
+
+def test_a_live_session_locks_its_account(database: Database) -> None:
+    account_id = new_account(database)
+    hour = dt.timedelta(hours=1)
+    now = dt.datetime(2026, 12, 2, tzinfo=dt.UTC)
+    with database.unit_of_work() as uow:
+        uow.sessions.add(token_hash="live", account_id=account_id, created_at=now,
+                         expires_at=now + hour)  # fmt: skip
+        uow.sessions.add(token_hash="dead", account_id=account_id, created_at=now, expires_at=now)
+        uow.commit()
+    with database.unit_of_work() as uow:
+        assert uow.sessions.lock_account_for("live", now) == account_id
+        assert uow.sessions.lock_account_for("dead", now) is None
+        assert uow.sessions.lock_account_for("none", now) is None
+    with database.unit_of_work() as uow, pytest.raises(NotAuthenticatedError):
+        accounts.locked_caller_id(uow, accounts.SessionToken("not a token"), now)
+    with database.unit_of_work() as uow, pytest.raises(NotFoundError):
+        accounts.locked_caller_id(uow, account_id + 1000, now)
 
 
 def test_uncommitted_unit_of_work_rolls_back(database: Database) -> None:

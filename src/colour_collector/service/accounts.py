@@ -23,6 +23,7 @@ from colour_collector.service.errors import (
     InvalidCredentialsError,
     InvalidInputError,
     NotAuthenticatedError,
+    NotFoundError,
     TooManyAttemptsError,
     UnderageError,
 )
@@ -250,6 +251,23 @@ class SessionToken:
 
 Caller = AccountId | SessionToken
 """Who asks: an account already known, or a session token still to be looked up."""
+
+
+def locked_caller_id(uow: UnitOfWork, caller: Caller, now: dt.datetime) -> AccountId:
+    """:func:`caller_id`, with the account locked for update (a session token: one statement).
+
+    Raises :class:`NotFoundError` for an :data:`AccountId` that names no account.
+    """
+    if isinstance(caller, SessionToken):
+        if not caller.token:
+            raise NotAuthenticatedError("log in first")
+        found = uow.sessions.lock_account_for(hash_token(caller.token), now)
+        if found is None:
+            raise NotAuthenticatedError("session expired or unknown; log in again")
+        return found
+    if not uow.accounts.lock(caller):
+        raise NotFoundError(f"no account with id {caller!r}")
+    return caller
 
 
 def caller_id(uow: UnitOfWork, caller: Caller, now: dt.datetime) -> AccountId:

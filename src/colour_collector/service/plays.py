@@ -24,14 +24,19 @@ from colour_collector.game.progress import reveal as reveal_step
 from colour_collector.game.record import Parity, PlayRecord
 from colour_collector.game.replay import replay
 from colour_collector.service import audit, wallet
-from colour_collector.service.accounts import Caller, SessionToken, caller_id, hash_token
+from colour_collector.service.accounts import (
+    Caller,
+    SessionToken,
+    caller_id,
+    hash_token,
+    locked_caller_id,
+)
 from colour_collector.service.audit import JsonValue
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import (
     ConfirmationRequiredError,
     DuplicatePlayError,
     InvalidInputError,
-    NotFoundError,
     PlayNotFoundError,
     PlayNotOverError,
     StepOutOfOrderError,
@@ -238,9 +243,7 @@ def purchase(
     at = now or utcnow()
     early = None if policy.outcomes.needs_transaction else _new_play(policy.outcomes, None, rng)
     with factory() as uow:
-        account_id = caller_id(uow, caller, at)
-        if not uow.accounts.lock(account_id):
-            raise NotFoundError(f"no account with id {account_id!r}")
+        account_id = locked_caller_id(uow, caller, at)
         if key is not None:
             earlier = uow.plays.by_idempotency_key(account_id, key)
             if earlier is not None:
@@ -250,14 +253,14 @@ def purchase(
             return Purchase(unfinished, False, True, wallet.balance(uow, account_id))
         before = wallet.balance(uow, account_id)
         number = new_play_number()
-        wallet.debit(
+        wallet.debit_locked(
             uow,
             account_id,
             policy.price_pence,
             MovementKind.STAKE,
+            balance_pence=before,
             reference=number,
             now=at,
-            locked_balance=before,
         )
         tier, record, text = early or _new_play(policy.outcomes, uow, rng)
         play = StoredPlay(
@@ -433,8 +436,7 @@ def finish(
     """Press FINISH: credit the prize exactly once; repeats answer the same."""
     at = now or utcnow()
     with factory() as uow:
-        account_id = caller_id(uow, caller, at)
-        uow.accounts.lock(account_id)
+        account_id = locked_caller_id(uow, caller, at)
         play = _owned(uow, account_id, play_number, lock=True)
         record = record_of(play)
         if play.status is PlayStatus.IN_PROGRESS:
@@ -489,8 +491,8 @@ def _settle(
         raise RuntimeError(f"stored play {play.play_number} does not replay: {exc}") from exc
     if result.prize != play.prize_pence:
         raise RuntimeError(f"stored play {play.play_number} pays {result.prize}, not its prize")
-    if play.prize_pence > 0:
-        wallet.credit(
+    if play.prize_pence > 0:  # the caller locked the account
+        wallet.credit_locked(
             uow,
             play.account_id,
             play.prize_pence,

@@ -68,6 +68,11 @@ class SessionRepository(Protocol):
         """Store a new session."""
         ...
 
+    def lock_account_for(self, token_hash: str, now: dt.datetime) -> AccountId | None:
+        """The account of the session with this token hash live at ``now``, locked for update
+        as ``AccountRepository.lock`` locks it (one statement for both)."""
+        ...
+
     def account_for(self, token_hash: str, now: dt.datetime) -> Account | None:
         """The account of an unexpired session, if any (one query)."""
         ...
@@ -118,6 +123,19 @@ class LedgerRepository(Protocol):
         created_at: dt.datetime,
     ) -> Movement:
         """Append one movement."""
+        ...
+
+    def add_later(
+        self,
+        *,
+        account_id: AccountId,
+        amount_pence: Pence,
+        kind: MovementKind,
+        reference: str | None,
+        created_at: dt.datetime,
+    ) -> None:
+        """Append one movement without waiting for its id: the store may send it with the next
+        statement or the commit (its error, if any, is raised there)."""
         ...
 
     def balance(self, account_id: AccountId) -> Pence:

@@ -76,6 +76,60 @@ def credit(
     )
 
 
+def credit_locked(
+    uow: UnitOfWork,
+    account_id: AccountId,
+    amount_pence: Pence,
+    kind: MovementKind,
+    *,
+    reference: str | None,
+    now: dt.datetime,
+) -> None:
+    """:func:`credit` for a caller that holds the account's lock in ``uow``; the movement is
+    written with the unit of work's next statement or its commit."""
+    _check_positive(amount_pence)
+    uow.ledger.add_later(
+        account_id=account_id,
+        amount_pence=amount_pence,
+        kind=kind,
+        reference=reference,
+        created_at=now,
+    )
+
+
+def debit_locked(
+    uow: UnitOfWork,
+    account_id: AccountId,
+    amount_pence: Pence,
+    kind: MovementKind,
+    *,
+    balance_pence: Pence,
+    reference: str | None,
+    now: dt.datetime,
+) -> None:
+    """:func:`debit` for a caller that holds the account's lock in ``uow`` and has read its
+    balance since (``balance_pence``); the movement is written with the unit of work's next
+    statement or its commit. Raises :class:`InsufficientFundsError` (writing nothing)."""
+    _check_positive(amount_pence)
+    _check_covers(balance_pence, amount_pence)
+    uow.ledger.add_later(
+        account_id=account_id,
+        amount_pence=-amount_pence,
+        kind=kind,
+        reference=reference,
+        created_at=now,
+    )
+
+
+def _check_covers(balance_pence: Pence, amount_pence: Pence) -> None:
+    if balance_pence < amount_pence:
+        raise InsufficientFundsError(
+            f"balance is {balance_pence} pence, {amount_pence} pence needed",
+            balance_pence=balance_pence,
+            wanted_pence=amount_pence,
+        )
+
+
 def debit(
     uow: UnitOfWork,
     account_id: AccountId,
@@ -84,27 +138,15 @@ def debit(
     *,
     reference: str | None = None,
     now: dt.datetime | None = None,
-    locked_balance: Pence | None = None,
 ) -> Movement:
     """Take ``amount_pence`` (> 0) from the wallet inside ``uow``; the caller commits.
 
     Raises :class:`InsufficientFundsError` (writing nothing) if the balance is smaller.
-    ``locked_balance`` is for a caller that has already locked the account in ``uow`` and read
-    its balance since: the account is then neither locked nor read again.
     """
     _check_positive(amount_pence)
-    if locked_balance is None:
-        if not uow.accounts.lock(account_id):
-            raise NotFoundError(f"no account with id {account_id!r}")
-        current = uow.ledger.balance(account_id)
-    else:
-        current = locked_balance
-    if current < amount_pence:
-        raise InsufficientFundsError(
-            f"balance is {current} pence, {amount_pence} pence needed",
-            balance_pence=current,
-            wanted_pence=amount_pence,
-        )
+    if not uow.accounts.lock(account_id):
+        raise NotFoundError(f"no account with id {account_id!r}")
+    _check_covers(uow.ledger.balance(account_id), amount_pence)
     return uow.ledger.add(
         account_id=account_id,
         amount_pence=-amount_pence,

@@ -60,22 +60,28 @@ _SESSION_ACCOUNT = Prepared(
         sessions.c.token_hash == bindparam("token_hash"), sessions.c.expires_at > bindparam("now")
     )
 )
+_LOCK_SESSION_ACCOUNT = Prepared(
+    select(accounts.c.id)
+    .join(sessions, sessions.c.account_id == accounts.c.id)
+    .where(
+        sessions.c.token_hash == bindparam("token_hash"), sessions.c.expires_at > bindparam("now")
+    )
+    .with_for_update(of=accounts)
+)
 _BALANCE = Prepared(
     select(func.coalesce(func.sum(ledger.c.amount_pence), 0).label("balance")).where(
         ledger.c.account_id == bindparam("account_id")
     )
 )
-_ADD_MOVEMENT = Prepared(
-    insert(ledger)
-    .values(
-        account_id=bindparam("m_account_id"),
-        amount_pence=bindparam("m_amount_pence"),
-        kind=bindparam("m_kind"),
-        reference=bindparam("m_reference"),
-        created_at=bindparam("m_created_at"),
-    )
-    .returning(ledger.c.id)
+_INSERT_MOVEMENT = insert(ledger).values(
+    account_id=bindparam("m_account_id"),
+    amount_pence=bindparam("m_amount_pence"),
+    kind=bindparam("m_kind"),
+    reference=bindparam("m_reference"),
+    created_at=bindparam("m_created_at"),
 )
+_ADD_MOVEMENT = Prepared(_INSERT_MOVEMENT.returning(ledger.c.id))
+_ADD_MOVEMENT_LATER = Prepared(_INSERT_MOVEMENT)
 _LOCK_HEAD = Prepared(
     select(audit_head.c.seq, audit_head.c.hash).where(audit_head.c.id == 1).with_for_update()
 )
@@ -202,6 +208,13 @@ class SqlSessionRepository:
             )
         )
 
+    def lock_account_for(self, token_hash: str, now: dt.datetime) -> AccountId | None:
+        # FOR UPDATE is left out by SQLAlchemy on SQLite, where BEGIN IMMEDIATE serialises.
+        found = _LOCK_SESSION_ACCOUNT.scalar(
+            self.connection, {"token_hash": token_hash, "now": now}
+        )
+        return None if found is None else int(found)
+
     def account_for(self, token_hash: str, now: dt.datetime) -> Account | None:
         row = _SESSION_ACCOUNT.first(self.connection, {"token_hash": token_hash, "now": now})
         return None if row is None else _account(row)
@@ -298,6 +311,26 @@ class SqlLedgerRepository:
             kind=kind,
             reference=reference,
             created_at=created_at,
+        )
+
+    def add_later(
+        self,
+        *,
+        account_id: AccountId,
+        amount_pence: Pence,
+        kind: MovementKind,
+        reference: str | None,
+        created_at: dt.datetime,
+    ) -> None:
+        _ADD_MOVEMENT_LATER.send(
+            self.connection,
+            {
+                "m_account_id": account_id,
+                "m_amount_pence": amount_pence,
+                "m_kind": str(kind),
+                "m_reference": reference,
+                "m_created_at": created_at,
+            },
         )
 
     def balance(self, account_id: AccountId) -> Pence:
