@@ -85,15 +85,24 @@ def _step(database: Database, play_id: int, revealed: int) -> None:
         uow.commit()
 
 
+def _sent() -> list[str]:
+    return [q.decode() if isinstance(q, bytes) else q for q in CountingCursor.sent]
+
+
 def test_a_step_is_two_round_trips(database: Database, play_id: int) -> None:
-    _step(database, play_id, 1)  # the connection is now kept, and was just used: no ping
     CountingCursor.sent.clear()
-    _step(database, play_id, 2)
-    sent = [q.decode() if isinstance(q, bytes) else q for q in CountingCursor.sent]
+    _step(database, play_id, 1)  # prepares its statements, in the same queries
+    first = _sent()
+    assert "PREPARE" in first[-2] and "FOR UPDATE" in first[-2]
+    assert "PREPARE" in first[-1] and first[-1].endswith("COMMIT")
+    CountingCursor.sent.clear()
+    _step(database, play_id, 2)  # the connection was kept, and was just used: no ping
+    sent = _sent()
     assert len(sent) == 2, sent
-    assert sent[0].startswith("BEGIN;") and "FOR UPDATE" in sent[0]
-    assert sent[1].startswith("UPDATE plays") and "audit_head" in sent[1]
-    assert sent[1].endswith("COMMIT")
+    assert sent[0].startswith("BEGIN;\nEXECUTE cc_")
+    assert sent[1].startswith("EXECUTE cc_") and sent[1].endswith("COMMIT")
+    assert sent[1].count("EXECUTE") == 2  # the play's update and the audit append
+    assert "PREPARE" not in "".join(sent)
     assert _revealed(database) == 2
     assert audit.verify_chain(database).entries == 3  # the registration and two steps
 
@@ -117,14 +126,19 @@ def test_an_error_of_a_queued_statement_fails_the_commit(database: Database, pla
             select(*[c for c in plays.c if c.name != "id"]).where(plays.c.id == bindparam("id")),
         )
     )
+    _step(database, play_id, 1)  # its statements are prepared on the connection
     with database.unit_of_work() as uow:
         uow.plays.advance(play_id, 4)
         clash.send(uow.connection, {"id": play_id})  # the same Play Number again: queued
         with pytest.raises(IntegrityError, match="play_number"):
             uow.commit()
-    assert _revealed(database) == 0  # the update queued before it was not committed either
-    _step(database, play_id, 1)  # the connection went back clean and is used again
-    assert _revealed(database) == 1
+    assert _revealed(database) == 1  # the update queued before it was not committed either
+    # Which statements of the failed query ran is not known: they are prepared again, under
+    # new names, and the connection went back clean and is used again.
+    CountingCursor.sent.clear()
+    _step(database, play_id, 2)
+    assert "PREPARE cc_" in "".join(_sent()) and "_1 (" in "".join(_sent())
+    assert _revealed(database) == 2
 
 
 def test_a_statement_of_sqlalchemy_sees_the_queued_ones(database: Database, play_id: int) -> None:

@@ -36,26 +36,70 @@ from sqlalchemy.exc import DBAPIError
 
 _KEY = "colour_collector_batch"
 """Where a connection's open :class:`Batch` is kept, in its pool record's ``info``."""
+_SERVER = "colour_collector_prepared"
+"""Where a connection's :class:`ServerStatements` are kept (``info`` is emptied when the pool
+connects it again, and they go with it)."""
 _IDLE = 0
 """libpq's ``PQTRANS_IDLE``: no transaction open."""
+
+
+@dataclass(slots=True)
+class ServerStatements:
+    """The statements prepared on one connection (``PREPARE``; they last as long as it does).
+
+    ``PREPARE`` is not undone by a rollback, and a failed query leaves it unknown which of its
+    statements ran: after a failure, names of a new generation are used from then on, so that
+    a name is never prepared twice.
+    """
+
+    generation: int = 0
+    """Part of every name; moved on after a failed query."""
+    ready: set[int] = field(default_factory=set)
+    """Ids of the statements prepared in this generation."""
+
+    def name(self, statement_id: int) -> bytes:
+        """The name of statement ``statement_id`` on this connection."""
+        return b"cc_%d_%d" % (statement_id, self.generation)
 
 
 @dataclass(slots=True)
 class Batch:
     """The statements of a transaction not sent yet."""
 
+    server: ServerStatements
+    """The connection's prepared statements."""
     queued: list[bytes] = field(default_factory=lambda: [b"BEGIN"])
     """Statements, parameters bound, in order."""
+    preparing: list[int] = field(default_factory=list)
+    """Ids of the statements the queued ones prepare."""
     sent: bool = False
     """Whether ``BEGIN`` has been sent (the transaction is open on the server)."""
 
-    def take(self, last: bytes) -> bytes:
-        """The queued statements and ``last`` as one query; the queue is emptied."""
-        self.queued.append(last)
-        query = b";\n".join(self.queued)
-        self.queued = []
-        self.sent = True
-        return query
+    def prepare(self, statement_id: int, body: bytes) -> bytes:
+        """Queue ``PREPARE`` of a statement unless done; return its name."""
+        name = self.server.name(statement_id)
+        if statement_id not in self.server.ready and statement_id not in self.preparing:
+            self.queued.append(b"PREPARE " + name + body)
+            self.preparing.append(statement_id)
+        return name
+
+
+def send(batch: Batch, cursor: Any, last: bytes | None = None) -> None:
+    """Send the queued statements (and ``last``) as one query on ``cursor``."""
+    if last is not None:
+        batch.queued.append(last)
+    query = b";\n".join(batch.queued)
+    batch.queued = []
+    try:
+        cursor.execute(query)
+    except Exception:
+        batch.server.generation += 1
+        batch.server.ready.clear()
+        batch.preparing = []
+        raise
+    batch.sent = True
+    batch.server.ready.update(batch.preparing)
+    batch.preparing = []
 
 
 def install(engine: Engine) -> None:
@@ -75,8 +119,7 @@ def install(engine: Engine) -> None:
     def _before_execute(connection: Connection, cursor: Any, *_args: Any) -> None:
         found = connection.info.get(_KEY)
         if found is not None and found.queued:
-            cursor.execute(b";\n".join(found.queued))
-            found.queued, found.sent = [], True
+            send(found, cursor)
 
     @event.listens_for(engine, "commit")
     def _on_commit(connection: Connection) -> None:
@@ -103,7 +146,12 @@ def start(connection: Connection) -> None:
     as the step's own statements); a statement SQLAlchemy runs later in it begins SQLAlchemy's
     transaction on top, which then ends with the batch.
     """
-    connection.info.setdefault(_KEY, Batch())
+    info = connection.info
+    if _KEY not in info:
+        server = info.get(_SERVER)
+        if server is None:
+            server = info[_SERVER] = ServerStatements()
+        info[_KEY] = Batch(server)
 
 
 def batch_of(connection: Connection) -> Batch | None:
@@ -127,21 +175,21 @@ def end(connection: Connection, *, commit: bool) -> None:
     if commit:
         if not found.sent and found.queued == [b"BEGIN"]:
             return  # nothing was read or written: nothing to commit
-        query = found.take(b"COMMIT")
+        last = b"COMMIT"
     elif found.sent:
-        query = b"ROLLBACK"
+        found.queued, last = [], b"ROLLBACK"
     else:
         return  # nothing reached the server
     driver = connection.connection.driver_connection
     assert driver is not None  # a batch is only started on a live connection
     cursor = driver.cursor()
     try:
-        cursor.execute(query)
+        send(found, cursor, last)
     except Exception as error:
         if driver.info.transaction_status != _IDLE:
             with suppress(Exception):  # the first error says what went wrong
                 cursor.execute("ROLLBACK")
-        raise driver_error(connection, error, query.decode(errors="replace")) from error
+        raise driver_error(connection, error, last.decode()) from error
     finally:
         cursor.close()
 

@@ -13,6 +13,8 @@ transaction the unit of work opened. Rows come back as named tuples with the sam
 
 from __future__ import annotations
 
+import itertools
+import re
 import threading
 from collections import namedtuple
 from collections.abc import Callable, Mapping, Sequence
@@ -24,9 +26,10 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 
-from colour_collector.store.batch import batch_of, driver_error
+from colour_collector.store.batch import Batch, batch_of, driver_error, send
 
 Processor = Callable[[Any], Any]
+_ids = itertools.count(1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +45,18 @@ class _Compiled:
     """Type conversion of each result column (None: as the driver returns it)."""
     row: Callable[..., tuple[Any, ...]] | None
     """Named tuple type of a result row (None: no result columns)."""
+    server: _ServerForm | None
+    """The statement as PostgreSQL prepares it (named paramstyles only)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _ServerForm:
+    """A statement as ``PREPARE name (types) AS ...`` and ``EXECUTE name(values)``."""
+
+    body: bytes
+    """What follows ``PREPARE name``: parameter types, ``AS``, the SQL with ``$1``..."""
+    arguments: str
+    """What follows ``EXECUTE name``: the parameters in the driver's paramstyle."""
 
 
 class Prepared:
@@ -51,6 +66,7 @@ class Prepared:
         self.statement = statement
         self._compiled: dict[str, _Compiled] = {}
         self._lock = threading.Lock()
+        self._id = next(_ids)  # its name among the statements prepared on a connection
 
     def __repr__(self) -> str:
         return f"Prepared({self.statement})"
@@ -88,16 +104,34 @@ class Prepared:
         try:
             if batch is None:
                 cursor.execute(compiled.sql, arguments)
-            elif queue:
-                batch.queued.append(cursor.mogrify(compiled.sql, arguments))
-                cursor.close()
-                return None, compiled
             else:
-                cursor.execute(batch.take(cursor.mogrify(compiled.sql, arguments)))
+                statement = self._statement(batch, cursor, compiled, arguments)
+                if queue:
+                    batch.queued.append(statement)
+                    cursor.close()
+                    return None, compiled
+                send(batch, cursor, statement)
         except Exception as error:
             cursor.close()
             raise driver_error(connection, error, compiled.sql) from error
         return cursor, compiled
+
+    def _statement(
+        self, batch: Batch, cursor: Any, compiled: _Compiled, arguments: Any
+    ) -> bytes:
+        """The statement with its values bound, to send in ``batch``.
+
+        On PostgreSQL it is prepared on the connection the first time (the ``PREPARE`` goes in
+        the same query), then run with ``EXECUTE``: PostgreSQL parses and plans it once, which
+        would otherwise cost it more than running it.
+        """
+        server = compiled.server
+        if server is None:
+            statement: bytes = cursor.mogrify(compiled.sql, arguments)
+            return statement
+        name = batch.prepare(self._id, server.body).decode()
+        statement = cursor.mogrify("EXECUTE " + name + server.arguments, arguments)
+        return statement
 
     def _fetch(self, connection: Connection, params: Mapping[str, Any], one: bool) -> Any:
         cursor, compiled = self._run(connection, params)
@@ -174,4 +208,36 @@ def _compile(statement: ClauseElement, dialect: Dialect) -> _Compiled:
     )
     make_row: Any = namedtuple  # field names are only known here
     row = make_row("Row", [column.key for column in columns], rename=True) if columns else None
-    return _Compiled(compiled.string, positional, defaults, binds, results, row)
+    server = _server_form(compiled, dialect) if dialect.paramstyle == "pyformat" else None
+    return _Compiled(compiled.string, positional, defaults, binds, results, row, server)
+
+
+_PYFORMAT = re.compile(r"%\((\w+)\)s|%%")
+
+
+def _server_form(compiled: SQLCompiler, dialect: Dialect) -> _ServerForm | None:
+    """``compiled`` (pyformat) as PostgreSQL's ``PREPARE`` takes it, or None if it cannot be."""
+    if dialect.name != "postgresql":
+        return None
+    names: list[str] = []
+
+    def number(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name is None:
+            return "%"  # a literal percent sign, doubled for the driver
+        if name not in names:
+            names.append(name)
+        return f"${names.index(name) + 1}"
+
+    sql = _PYFORMAT.sub(number, compiled.string)
+    types = []
+    for name in names:
+        bind = compiled.binds.get(name)
+        kind = None if bind is None else bind.type.dialect_impl(dialect)
+        if kind is None or kind._isnull:
+            types.append("unknown")  # PostgreSQL infers it from where it is used
+        else:
+            types.append(dialect.type_compiler_instance.process(kind))
+    declared = f" ({', '.join(types)})" if types else ""
+    arguments = f"({', '.join(f'%({name})s' for name in names)})" if names else ""
+    return _ServerForm(f"{declared} AS {sql}".encode(), arguments)
