@@ -1,6 +1,7 @@
 """The server's own cost of each request: CPU time and wall time, in-process, one request at a time.
 
-Run: ``.venv/bin/python benchmarks/request_cost.py [--backend sqlite|postgresql] [--plays 300]``.
+Run: ``.venv/bin/python benchmarks/request_cost.py [--backend sqlite|postgresql] [--plays 300]
+[--queries]``.
 
 The load benchmark (``load_server.py``) measures the whole stack on two shared cores, where the
 machine's speed from hour to hour moves the result as much as most changes do. This one calls
@@ -31,8 +32,11 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
+import psycopg2.extensions
+
 from colour_collector.server.app import create_app, frozen
 from colour_collector.server.settings import Settings
+from colour_collector.store import database as database_module
 from load_server import postgres_cluster
 
 PASSWORD = "request cost password"
@@ -101,20 +105,44 @@ class Player:
         return answer["status"], json.loads(body_out) if body_out else None
 
 
+class CountingCursor(psycopg2.extensions.cursor):  # type: ignore[misc]
+    """PostgreSQL: counts the queries the server sends (each one a round trip)."""
+
+    sent = 0
+
+    def execute(self, query: Any, params: Any = None) -> Any:
+        CountingCursor.sent += 1
+        return super().execute(query, params)
+
+
+def count_queries() -> None:
+    """Make every engine the store creates count its queries (``CountingCursor``)."""
+    made = database_module.make_engine
+
+    def counting(url: str, **kwargs: Any) -> Any:
+        if url.startswith("postgresql"):
+            kwargs.setdefault("connect_args", {})["cursor_factory"] = CountingCursor
+        return made(url, **kwargs)
+
+    database_module.make_engine = counting  # type: ignore[assignment]
+
+
 class Costs:
-    """CPU and wall time of each request, by endpoint."""
+    """CPU and wall time of each request, by endpoint, and queries sent to PostgreSQL."""
 
     def __init__(self) -> None:
         self.cpu: dict[str, list[float]] = defaultdict(list)
         self.wall: dict[str, list[float]] = defaultdict(list)
+        self.queries: dict[str, list[int]] = defaultdict(list)
         self.recording = False
 
     async def timed(self, name: str, call: Awaitable[tuple[int, Any]]) -> tuple[int, Any]:
-        cpu, wall = time.process_time(), time.perf_counter()
+        cpu, wall, sent = time.process_time(), time.perf_counter(), CountingCursor.sent
         result = await call
         if self.recording:
             self.cpu[name].append(time.process_time() - cpu)
             self.wall[name].append(time.perf_counter() - wall)
+            self.queries[name].append(CountingCursor.sent - sent)
         return result
 
 
@@ -192,11 +220,14 @@ def report(backend: str, costs: Costs, plays: int) -> dict[str, Any]:
             "cpu_mean_us": 1e6 * statistics.fmean(cpu),
             "cpu_median_us": 1e6 * statistics.median(cpu),
             "wall_median_us": 1e6 * statistics.median(wall),
+            "queries_mean": statistics.fmean(costs.queries[name]),
         }
+        counted = any(costs.queries[name])
+        queries = f"  queries {rows[name]['queries_mean']:5.2f}" if counted else ""
         print(
             f"  {name:28s} n={len(cpu):5d}  CPU mean {rows[name]['cpu_mean_us']:6.0f} us"
             f"  median {rows[name]['cpu_median_us']:6.0f} us"
-            f"  wall median {rows[name]['wall_median_us']:6.0f} us"
+            f"  wall median {rows[name]['wall_median_us']:6.0f} us{queries}"
         )
     per_play = 1e3 * total_cpu / plays
     print(
@@ -213,9 +244,18 @@ def main() -> None:
     parser.add_argument("--plays", type=int, default=300, help="plays measured")
     parser.add_argument("--warmup", type=int, default=50, help="plays before measuring")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument(
+        "--queries",
+        action="store_true",
+        help="PostgreSQL: also count the queries each request sends (each one a round trip)",
+    )
     args = parser.parse_args()
     if args.plays < 1 or args.warmup < 0:
         parser.error("--plays must be at least 1 and --warmup at least 0")
+    if args.queries and args.backend != "postgresql":
+        parser.error("--queries counts PostgreSQL queries: use it with --backend postgresql")
+    if args.queries:
+        count_queries()
     print(f"CPython {sys.version.split()[0]}")
     cluster: AbstractContextManager[str | None] = (
         postgres_cluster(durable=False) if args.backend == "postgresql" else nullcontext(None)
