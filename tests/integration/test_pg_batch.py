@@ -220,3 +220,33 @@ def test_a_lost_connection_answers_503_and_the_retry_works(client: Any) -> None:
     retried = client.post(f"/api/plays/{number}/steps", json={"kind": "spin"})
     assert retried.status_code == 200, retried.text
     assert retried.json()["step"]["index"] == 0  # the lost step changed nothing
+
+
+def test_a_statement_queued_and_rolled_back_is_prepared_when_next_used(
+    database: Database, play_id: int
+) -> None:
+    with database.unit_of_work() as uow:
+        assert uow.plays.get(NUMBER, lock=True) is not None  # sent: the rollback is sent too
+        uow.plays.advance(play_id, 6)  # its first use on the connection: PREPARE is queued
+    _step(database, play_id, 1)  # so it was never prepared, and is prepared now
+    assert _revealed(database) == 1
+
+
+def test_a_failed_first_query_is_rolled_back(database: Database, play_id: int) -> None:
+    copy = Prepared(
+        insert(plays)
+        .from_select(
+            [c.name for c in plays.c if c.name != "id"],
+            select(*[c for c in plays.c if c.name != "id"]).where(plays.c.id == bindparam("id")),
+        )
+        .returning(plays.c.id)
+    )
+    with database.unit_of_work() as uow, pytest.raises(IntegrityError):
+        copy.scalar(uow.connection, {"id": play_id})  # BEGIN ran, then the insert failed
+    with database.engine.connect() as connection:
+        stuck = connection.execute(
+            text("SELECT count(*) FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'")
+        ).scalar_one()
+    assert stuck == 0
+    _step(database, play_id, 1)  # the kept connection is clean
+    assert _revealed(database) == 1

@@ -17,8 +17,13 @@ engine):
 - :func:`end` (and SQLAlchemy's ``commit`` and ``rollback`` events) sends what is queued with
   ``COMMIT``, or ``ROLLBACK`` when something was sent (a transaction that sent nothing has
   nothing to undo);
+- a unit of work starts its batch itself (:func:`start`), without SQLAlchemy's ``begin()``;
 - a statement SQLAlchemy runs itself (``Connection.execute``) first sends what is queued, and
   runs on its own as usual;
+- the store's frequent statements (:class:`~colour_collector.store.prepared.Prepared`) are
+  prepared on each connection the first time they are used there (``PREPARE`` goes in the same
+  query) and then run with ``EXECUTE``, so PostgreSQL parses and plans each once per
+  connection; :class:`ServerStatements` remembers which;
 - a connection never goes back to the pool inside a transaction.
 
 Errors of queued statements arrive with the query that sends them: :func:`driver_error` makes
@@ -93,6 +98,8 @@ def send(batch: Batch, cursor: Any, last: bytes | None = None) -> None:
     try:
         cursor.execute(query)
     except Exception:
+        if cursor.connection.info.transaction_status != _IDLE:
+            batch.sent = True  # BEGIN ran before the error: the rollback must be sent
         batch.server.generation += 1
         batch.server.ready.clear()
         batch.preparing = []
@@ -134,7 +141,8 @@ def install(engine: Engine) -> None:
         record.info.pop(_KEY, None)
         if dbapi_connection is not None and dbapi_connection.info.transaction_status != _IDLE:
             try:
-                dbapi_connection.cursor().execute("ROLLBACK")
+                with dbapi_connection.cursor() as cursor:
+                    cursor.execute("ROLLBACK")
             except Exception as error:  # not fit to be used again
                 record.invalidate(error)
 
@@ -152,6 +160,13 @@ def start(connection: Connection) -> None:
         if server is None:
             server = info[_SERVER] = ServerStatements()
         info[_KEY] = Batch(server)
+
+
+def in_transaction_on_server(connection: Connection) -> bool:
+    """Whether the server holds a transaction open on ``connection`` (psycopg2 only; a check
+    of the client library's state, no round trip)."""
+    info = getattr(connection.connection.driver_connection, "info", None)
+    return info is not None and info.transaction_status != _IDLE
 
 
 def batch_of(connection: Connection) -> Batch | None:
@@ -176,8 +191,8 @@ def end(connection: Connection, *, commit: bool) -> None:
         if not found.sent and found.queued == [b"BEGIN"]:
             return  # nothing was read or written: nothing to commit
         last = b"COMMIT"
-    elif found.sent:
-        found.queued, last = [], b"ROLLBACK"
+    elif found.sent:  # what is still queued is dropped, PREPAREs included
+        found.queued, found.preparing, last = [], [], b"ROLLBACK"
     else:
         return  # nothing reached the server
     driver = connection.connection.driver_connection

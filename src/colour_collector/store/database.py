@@ -182,8 +182,13 @@ class Database:
             connection.close()
 
     def _release(self, connection: Connection) -> None:
-        # Called after the unit of work rolled back: the connection holds no transaction.
-        if connection.invalidated or len(self._idle) >= _MAX_IDLE:
+        # Called after the unit of work rolled back: the connection holds no transaction (one
+        # that does anyway goes back to the pool, which rolls it back).
+        if (
+            connection.invalidated
+            or len(self._idle) >= _MAX_IDLE
+            or batch.in_transaction_on_server(connection)
+        ):
             connection.close()
         else:
             self._idle.append((connection, time.monotonic()))

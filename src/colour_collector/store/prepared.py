@@ -116,9 +116,7 @@ class Prepared:
             raise driver_error(connection, error, compiled.sql) from error
         return cursor, compiled
 
-    def _statement(
-        self, batch: Batch, cursor: Any, compiled: _Compiled, arguments: Any
-    ) -> bytes:
+    def _statement(self, batch: Batch, cursor: Any, compiled: _Compiled, arguments: Any) -> bytes:
         """The statement with its values bound, to send in ``batch``.
 
         On PostgreSQL it is prepared on the connection the first time (the ``PREPARE`` goes in
