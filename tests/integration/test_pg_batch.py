@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import psycopg2.extensions
 import pytest
 from sqlalchemy import bindparam, insert, select, text
-from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError, PendingRollbackError
 
 from colour_collector.service import accounts, audit
-from colour_collector.service.models import AuditKind
+from colour_collector.service.models import AuditKind, MovementKind
 from colour_collector.store import Database, upgrade_to_head
 from colour_collector.store import database as database_module
 from colour_collector.store.prepared import Prepared
@@ -250,3 +251,86 @@ def test_a_failed_first_query_is_rolled_back(database: Database, play_id: int) -
     assert stuck == 0
     _step(database, play_id, 1)  # the kept connection is clean
     assert _revealed(database) == 1
+
+
+CLASH = Prepared(
+    insert(plays).from_select(
+        [c.name for c in plays.c if c.name != "id"],
+        select(*[c for c in plays.c if c.name != "id"]).where(plays.c.id == bindparam("id")),
+    )
+)
+"""Inserts a copy of a play: its Play Number clashes."""
+
+
+def test_a_transaction_whose_query_failed_cannot_commit(database: Database, play_id: int) -> None:
+    with database.unit_of_work() as uow:
+        uow.plays.advance(play_id, 5)
+        assert uow.plays.get(NUMBER, lock=True) is not None  # the advance is sent
+        CLASH.send(uow.connection, {"id": play_id})
+        with pytest.raises(IntegrityError):
+            uow.plays.get(NUMBER)  # the queued clash fails here...
+        with pytest.raises(PendingRollbackError):
+            uow.plays.get(NUMBER)  # ...nothing more runs in this transaction...
+        with pytest.raises(PendingRollbackError):
+            uow.commit()  # ...and it does not commit, even if the error was swallowed
+    assert _revealed(database) == 0
+
+
+def test_after_a_parse_error_nothing_runs_outside_a_transaction(
+    database: Database, play_id: int
+) -> None:
+    broken = Prepared(text("SELEC 1"))  # not even BEGIN runs: the query does not parse
+    with database.unit_of_work() as uow:
+        with pytest.raises(DBAPIError):
+            broken.first(uow.connection, {})
+        with pytest.raises(PendingRollbackError):
+            uow.plays.advance(play_id, 7)  # refused, instead of running without BEGIN
+        with pytest.raises(PendingRollbackError):
+            uow.plays.get(NUMBER)
+        with pytest.raises(PendingRollbackError):
+            uow.connection.execute(select(plays.c.id))  # SQLAlchemy's own statements too
+    assert _revealed(database) == 0
+
+
+def test_a_commit_on_a_lost_connection_raises(database: Database, play_id: int) -> None:
+    with database.unit_of_work() as uow:
+        uow.plays.advance(play_id, 9)
+        uow.connection.invalidate()
+        with pytest.raises(DBAPIError) as lost:
+            uow.commit()
+    assert lost.value.connection_invalidated
+    assert _revealed(database) == 0
+
+
+def test_failed_queries_leave_no_prepared_statements_behind(
+    database: Database, play_id: int
+) -> None:
+    def prepared_here() -> list[str]:
+        with database.unit_of_work() as uow:
+            names: list[str] = list(
+                uow.connection.execute(text("SELECT name FROM pg_prepared_statements")).scalars()
+            )
+        return names
+
+    _step(database, play_id, 1)
+    before = len(prepared_here())
+    for _ in range(3):
+        with database.unit_of_work() as uow:
+            uow.plays.advance(play_id, 4)
+            CLASH.send(uow.connection, {"id": play_id})
+            with pytest.raises(IntegrityError):
+                uow.commit()
+        _step(database, play_id, 1)
+    assert len(prepared_here()) <= before  # dropped after each failure, prepared again once
+
+
+def test_a_queued_error_is_not_taken_for_a_play_clash(database: Database, play_id: int) -> None:
+    with database.unit_of_work() as uow:
+        play = uow.plays.get(NUMBER)
+        assert play is not None
+        uow.ledger.add_later(
+            account_id=play.account_id + 1000, amount_pence=-500, kind=MovementKind.STAKE,
+            reference=None, created_at=WHEN,
+        )  # fmt: skip  # no such account: fails when sent, with the insert below
+        with pytest.raises(IntegrityError, match="ledger"):
+            uow.plays.add(replace(play, play_number="CC-BBBB-BBBB-B"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import secrets
 import threading
 import uuid
 from collections import Counter
@@ -30,6 +31,7 @@ from plays_fixtures import (
 from colour_collector.game.pool import load_pool
 from colour_collector.server.settings import Settings
 from colour_collector.service import accounts, plays, wallet
+from colour_collector.service.accounts import Caller
 from colour_collector.service.errors import (
     InsufficientFundsError,
     PlayNotOverError,
@@ -103,17 +105,22 @@ def test_twenty_parallel_purchases_with_one_key(database: Database) -> None:
         assert wallet.balance(uow, account) == 9 * PRICE
 
 
-def play_until_broke(database: Database, account: int, rng: random.Random) -> Counter[str]:
+def play_until_broke(
+    database: Database, account: int, rng: random.Random, caller: Caller | None = None
+) -> Counter[str]:
     """Buy (or resume), reveal everything and finish until the money runs out.
 
     Several threads run this for the same player at once, so each step may race with another
-    thread's: a conflict answer is normal, anything else fails the test.
+    thread's: a conflict answer is normal, anything else fails the test. ``caller`` (default:
+    the account id) is who buys, reveals and finishes: a session token takes the session
+    look-up paths, which lock the account or the play in the same statement.
     """
+    who: Caller = account if caller is None else caller
     seen: Counter[str] = Counter()
     for _ in range(200):
         try:
             bought = plays.purchase(
-                database, account, POLICY, confirm=True, idempotency_key=uuid.uuid4().hex, rng=rng
+                database, who, POLICY, confirm=True, idempotency_key=uuid.uuid4().hex, rng=rng
             )
         except InsufficientFundsError:
             seen["broke"] += 1
@@ -130,7 +137,7 @@ def play_until_broke(database: Database, account: int, rng: random.Random) -> Co
             try:
                 plays.reveal(
                     database,
-                    account,
+                    who,
                     play.play_number,
                     step[kind],
                     "even" if kind == "BonusRound" else None,
@@ -139,20 +146,35 @@ def play_until_broke(database: Database, account: int, rng: random.Random) -> Co
             except StepOutOfOrderError:
                 seen["conflict"] += 1
         try:
-            plays.finish(database, account, play.play_number)
+            plays.finish(database, who, play.play_number)
         except PlayNotOverError:  # pragma: no cover - every step was revealed above
             raise
     return seen
 
 
-def test_parallel_purchases_never_overdraw(database: Database) -> None:
+@pytest.mark.parametrize("by_session", [False, True], ids=["account", "session"])
+def test_parallel_purchases_never_overdraw(database: Database, by_session: bool) -> None:
     deposits = {
         new_account(database, f"p{i}", pence): pence
         for i, pence in enumerate([PRICE - 1, PRICE, 2 * PRICE + 250, 3 * PRICE])
     }
     rng = random.SystemRandom()
+    callers: dict[int, Caller] = {account: account for account in deposits}
+    if by_session:
+        now = dt.datetime.now(dt.UTC)
+        with database.unit_of_work() as uow:
+            for account in deposits:
+                token = secrets.token_urlsafe(24)
+                uow.sessions.add(
+                    token_hash=accounts.hash_token(token), account_id=account, created_at=now,
+                    expires_at=now + dt.timedelta(hours=1),
+                )  # fmt: skip
+                callers[account] = accounts.SessionToken(token)
+            uow.commit()
     owners = [account for account in deposits for _ in range(3)]
-    outcomes = run_together(len(owners), lambda i: play_until_broke(database, owners[i], rng))
+    outcomes = run_together(
+        len(owners), lambda i: play_until_broke(database, owners[i], rng, callers[owners[i]])
+    )
     assert all(seen["broke"] == 1 for seen in outcomes)
 
     assert running_balances_never_negative(database)

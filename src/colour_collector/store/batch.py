@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Connection, Engine, event
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, OperationalError, PendingRollbackError
 
 _KEY = "colour_collector_batch"
 """Where a connection's open :class:`Batch` is kept, in its pool record's ``info``."""
@@ -79,6 +79,16 @@ class Batch:
     """Ids of the statements the queued ones prepare."""
     sent: bool = False
     """Whether ``BEGIN`` has been sent (the transaction is open on the server)."""
+    failed: bool = False
+    """Whether a query of this transaction failed: nothing more may run in it but its end."""
+
+    def check(self) -> None:
+        """Refuse to go on after a failed query (PostgreSQL would refuse too, unless the error
+        was in parsing, when not even ``BEGIN`` ran)."""
+        if self.failed:
+            raise PendingRollbackError(
+                "a statement of this transaction failed; it can only be rolled back"
+            )
 
     def prepare(self, statement_id: int, body: bytes) -> bytes:
         """Queue ``PREPARE`` of a statement unless done; return its name."""
@@ -98,8 +108,10 @@ def send(batch: Batch, cursor: Any, last: bytes | None = None) -> None:
     try:
         cursor.execute(query)
     except Exception:
+        batch.failed = True
         if cursor.connection.info.transaction_status != _IDLE:
             batch.sent = True  # BEGIN ran before the error: the rollback must be sent
+        # Which PREPAREs of the query ran is not known: new names until the clean-up.
         batch.server.generation += 1
         batch.server.ready.clear()
         batch.preparing = []
@@ -125,8 +137,10 @@ def install(engine: Engine) -> None:
     @event.listens_for(engine, "before_cursor_execute")
     def _before_execute(connection: Connection, cursor: Any, *_args: Any) -> None:
         found = connection.info.get(_KEY)
-        if found is not None and found.queued:
-            send(found, cursor)
+        if found is not None:
+            found.check()
+            if found.queued:
+                send(found, cursor)
 
     @event.listens_for(engine, "commit")
     def _on_commit(connection: Connection) -> None:
@@ -147,19 +161,28 @@ def install(engine: Engine) -> None:
                 record.invalidate(error)
 
 
-def start(connection: Connection) -> None:
-    """Start a batched transaction on ``connection`` (of an installed engine), unless started.
+def start(connection: Connection) -> Batch:
+    """Start a batched transaction on ``connection`` (of an installed engine), unless started;
+    return its batch.
 
     A unit of work starts it without SQLAlchemy's ``begin()`` (whose bookkeeping costs as much
     as the step's own statements); a statement SQLAlchemy runs later in it begins SQLAlchemy's
     transaction on top, which then ends with the batch.
     """
     info = connection.info
-    if _KEY not in info:
+    found: Batch | None = info.get(_KEY)
+    if found is None:
         server = info.get(_SERVER)
         if server is None:
             server = info[_SERVER] = ServerStatements()
-        info[_KEY] = Batch(server)
+        found = info[_KEY] = Batch(server)
+    return found
+
+
+def batched(connection: Connection) -> bool:
+    """Whether ``connection`` belongs to an engine :func:`install` set up (its psycopg2
+    connection is in autocommit mode, and every transaction is batched)."""
+    return getattr(connection.connection.driver_connection, "autocommit", None) is True
 
 
 def in_transaction_on_server(connection: Connection) -> bool:
@@ -178,14 +201,29 @@ def batch_of(connection: Connection) -> Batch | None:
 def end(connection: Connection, *, commit: bool) -> None:
     """End the transaction: send what is queued and ``COMMIT``, or ``ROLLBACK`` if sent.
 
-    A no-op when the transaction is not batched, already ended, or its connection was lost.
-    Raises the first error of the statements still queued as a ``DBAPIError``, after rolling
-    the transaction back.
+    A no-op when the transaction is not batched or already ended, and a rollback of one whose
+    connection was lost. A commit raises when it cannot commit: the first error of the
+    statements still queued (as a ``DBAPIError``, after rolling back), ``PendingRollbackError``
+    after a failed query (it is rolled back), a ``DBAPIError`` when the connection was lost.
     """
-    if connection.invalidated:
-        return  # its connection is gone, and its transaction with it
+    if connection.invalidated:  # its connection is gone, and its transaction with it
+        if commit:
+            raise OperationalError(
+                "COMMIT",
+                None,
+                ConnectionError("the connection was lost"),
+                connection_invalidated=True,
+            )
+        return
     found: Batch | None = connection.info.pop(_KEY, None)
     if found is None:
+        return
+    driver = connection.connection.driver_connection
+    assert driver is not None  # a batch is only started on a live connection
+    if found.failed:
+        _clean_up(driver, found)
+        if commit:
+            found.check()  # raises: it was rolled back
         return
     if commit:
         if not found.sent and found.queued == [b"BEGIN"]:
@@ -195,18 +233,30 @@ def end(connection: Connection, *, commit: bool) -> None:
         found.queued, found.preparing, last = [], [], b"ROLLBACK"
     else:
         return  # nothing reached the server
-    driver = connection.connection.driver_connection
-    assert driver is not None  # a batch is only started on a live connection
     cursor = driver.cursor()
     try:
         send(found, cursor, last)
+        status = cursor.statusmessage
     except Exception as error:
-        if driver.info.transaction_status != _IDLE:
-            with suppress(Exception):  # the first error says what went wrong
-                cursor.execute("ROLLBACK")
+        _clean_up(driver, found)
         raise driver_error(connection, error, last.decode()) from error
     finally:
         cursor.close()
+    if commit and status != "COMMIT":  # PostgreSQL answers ROLLBACK to a failed transaction
+        raise PendingRollbackError(
+            f"the transaction was not committed: the server answered {status!r}"
+        )
+
+
+def _clean_up(driver: Any, batch: Batch) -> None:
+    """After a failed query: roll back, and drop every prepared statement (the names of the
+    failed query's ``PREPARE``s are then free again)."""
+    statements = [b"DEALLOCATE ALL"]
+    if driver.info.transaction_status != _IDLE:
+        statements.insert(0, b"ROLLBACK")
+    with suppress(Exception), driver.cursor() as cursor:  # the first error says what went wrong
+        cursor.execute(b";\n".join(statements))
+        batch.server.ready.clear()
 
 
 def driver_error(connection: Connection, error: Exception, statement: str) -> Exception:

@@ -140,7 +140,9 @@ class SqlPlayRepository:
         # No savepoint: a clash fails the whole purchase, whose transaction is rolled back.
         try:
             new_id = _ADD_PLAY.scalar(self.connection, values)
-        except IntegrityError:
+        except IntegrityError as error:
+            if not _about_plays(error):  # a statement queued before this one failed
+                raise
             raise DuplicatePlayError(
                 f"play {play.play_number!r} clashes with a stored play"
             ) from None
@@ -236,6 +238,15 @@ class SqlPlayRepository:
                 "p_finished_at": finished_at,
             },
         )
+
+
+def _about_plays(error: IntegrityError) -> bool:
+    """Whether ``error`` is a constraint of the plays table (PostgreSQL names the table; SQLite
+    names the column as ``plays.<column>``)."""
+    table = getattr(getattr(error.orig, "diag", None), "table_name", None)
+    if table is not None:
+        return bool(table == "plays")
+    return "plays." in str(error.orig)
 
 
 def _replace_id(play: StoredPlay, new_id: int) -> StoredPlay:

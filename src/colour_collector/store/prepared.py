@@ -26,7 +26,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 
-from colour_collector.store.batch import Batch, batch_of, driver_error, send
+from colour_collector.store.batch import Batch, batch_of, batched, driver_error, send, start
 
 Processor = Callable[[Any], Any]
 _ids = itertools.count(1)
@@ -72,7 +72,7 @@ class Prepared:
         return f"Prepared({self.statement})"
 
     def _for(self, dialect: Dialect) -> _Compiled:
-        key = dialect.name
+        key = f"{dialect.name}+{dialect.driver}"
         found = self._compiled.get(key)
         if found is None:
             with self._lock:
@@ -90,9 +90,12 @@ class Prepared:
         or, with ``queue``, only queued.
         """
         batch = batch_of(connection)
-        if batch is None and not connection.in_transaction():
+        if batch is not None:
+            batch.check()
+        elif batched(connection):
+            batch = start(connection)
+        elif not connection.in_transaction():
             connection.begin()  # as Connection.execute would autobegin (BEGIN on SQLite)
-            batch = batch_of(connection)
         compiled = self._for(connection.dialect)
         values = {**compiled.defaults, **params}
         for name, process in compiled.binds.items():
