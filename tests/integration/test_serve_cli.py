@@ -130,3 +130,29 @@ def test_production_with_default_secret_refuses_to_start(tmp_path: Path) -> None
     assert "COLOUR_COLLECTOR_SECRET_KEY" in done.stderr
     assert "Traceback" not in done.stderr + done.stdout
     assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("postgresql+psycopg://colour@127.0.0.1:1/colour", "through the psycopg2 driver"),
+        ("postgresql+nodriver://colour@127.0.0.1:1/colour", "through the psycopg2 driver"),
+        ("nosuchdb://colour@127.0.0.1:1/colour", "nosuchdb"),
+    ],
+)
+def test_a_database_url_with_an_unsupported_driver_is_refused(
+    url: str, expected: str, tmp_path: Path
+) -> None:
+    for args in (["serve", "--port", str(free_port())], ["audit", "verify", "--database-url", url]):
+        done = subprocess.run(
+            [*COMMAND, *args],
+            check=False,
+            cwd=tmp_path,
+            env=clean_env(COLOUR_COLLECTOR_DATABASE_URL=url),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode != 0, done
+        assert "cannot open the database" in done.stderr and expected in done.stderr, done
+        assert "Traceback" not in done.stderr + done.stdout

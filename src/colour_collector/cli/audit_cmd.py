@@ -57,7 +57,11 @@ def verify(
     ):
         typer.echo(f"colour-collector audit verify: no database file {parsed.database}", err=True)
         raise typer.Exit(1)
-    database = Database(url)
+    try:
+        database = Database(url)
+    except Exception as error:  # an unknown driver, a driver not supported...
+        typer.echo(f"colour-collector audit verify: cannot open the database: {error}", err=True)
+        raise typer.Exit(2) from None
     try:
         report = verify_chain(database)
     except AuditChainBrokenError as broken:

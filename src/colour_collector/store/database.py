@@ -48,6 +48,11 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         )
         _configure_sqlite(engine)
         return engine
+    if parsed.get_backend_name() == "postgresql" and parsed.get_driver_name() != "psycopg2":
+        raise ValueError(
+            "PostgreSQL is reached through the psycopg2 driver: use a postgresql:// or"
+            f" postgresql+psycopg2:// URL, not {parsed.drivername}://"
+        )
     # Up to 40 connections: one for each of the server's 40 worker threads (AnyIO's default), so
     # a request never queues for a connection behind others that wait for a lock.
     options: dict[str, Any] = {"pool_pre_ping": True, "pool_size": 20, "max_overflow": 20}

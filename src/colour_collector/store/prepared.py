@@ -25,6 +25,7 @@ from sqlalchemy import Connection
 from sqlalchemy.engine import Dialect
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.types import NullType
 
 from colour_collector.store.batch import Batch, batch_of, batched, driver_error, send, start
 
@@ -235,7 +236,7 @@ def _server_form(compiled: SQLCompiler, dialect: Dialect) -> _ServerForm | None:
     for name in names:
         bind = compiled.binds.get(name)
         kind = None if bind is None else bind.type.dialect_impl(dialect)
-        if kind is None or kind._isnull:
+        if kind is None or isinstance(kind, NullType):
             types.append("unknown")  # PostgreSQL infers it from where it is used
         else:
             types.append(dialect.type_compiler_instance.process(kind))
