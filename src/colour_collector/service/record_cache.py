@@ -5,8 +5,8 @@ of every field: the largest piece of a step's own work). Decoding is a pure func
 text and records are immutable, so a small cache keyed by the text itself is always right: a
 changed record is a different text, and a text never decodes to two records.
 
-The cache also keeps, by Play Number, the last record text this process stored or read for a
-play in progress and the ``revealed`` count it went with (:meth:`RecordCache.latest`), so that a
+The cache also keeps, by Play Number, the last record text this process stored for a play in
+progress (at its purchase, or with a step) and the ``revealed`` count it went with (:meth:`RecordCache.latest`), so that a
 step need not read the record again. That is always right too: a play in progress changes its
 record only in the same update that moves ``revealed`` on (a bonus pick), and ``revealed`` only
 ever grows, under the play's lock, so a Play Number and a ``revealed`` count of a play in
