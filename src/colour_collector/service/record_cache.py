@@ -6,12 +6,13 @@ text and records are immutable, so a small cache keyed by the text itself is alw
 changed record is a different text, and a text never decodes to two records.
 
 The cache also keeps, by Play Number, the last record text this process stored for a play in
-progress (at its purchase, or with a step) and the ``revealed`` count it went with (:meth:`RecordCache.latest`), so that a
-step need not read the record again. That is always right too: a play in progress changes its
-record only in the same update that moves ``revealed`` on (a bonus pick), and ``revealed`` only
-ever grows, under the play's lock, so a Play Number and a ``revealed`` count of a play in
-progress name exactly one record text. Another process moving the play on moves ``revealed``
-past what this one kept, and the record is read again.
+progress (at its purchase, or with a step) and the ``revealed`` count it went with
+(:meth:`RecordCache.latest`), so that a step need not read the record again. That is always
+right too: a play in progress changes its record only in the same update that moves
+``revealed`` on (a bonus pick), and ``revealed`` only ever grows, under the play's lock, so a
+Play Number and a ``revealed`` count of a play in progress name exactly one record text.
+Another process moving the play on moves ``revealed`` past what this one kept, and the record
+is read again.
 """
 
 from __future__ import annotations
