@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import (
@@ -277,6 +278,16 @@ class SqlLoginAttemptRepository:
         return int(getattr(result, "rowcount", 0))
 
 
+def _movement_params(movement: Movement) -> dict[str, Any]:
+    return {
+        "m_account_id": movement.account_id,
+        "m_amount_pence": movement.amount_pence,
+        "m_kind": str(movement.kind),
+        "m_reference": movement.reference,
+        "m_created_at": movement.created_at,
+    }
+
+
 class SqlLedgerRepository:
     """Implements ``LedgerRepository``."""
 
@@ -292,26 +303,11 @@ class SqlLedgerRepository:
         reference: str | None,
         created_at: dt.datetime,
     ) -> Movement:
-        new_id = _ADD_MOVEMENT.scalar(
-            self.connection,
-            {
-                "m_account_id": account_id,
-                "m_amount_pence": amount_pence,
-                "m_kind": str(kind),
-                "m_reference": reference,
-                "m_created_at": created_at,
-            },
-        )
+        movement = Movement(0, account_id, amount_pence, kind, reference, created_at)
+        new_id = _ADD_MOVEMENT.scalar(self.connection, _movement_params(movement))
         if new_id is None:
             raise RuntimeError("the ledger insert returned no id")
-        return Movement(
-            id=new_id,
-            account_id=account_id,
-            amount_pence=amount_pence,
-            kind=kind,
-            reference=reference,
-            created_at=created_at,
-        )
+        return replace(movement, id=new_id)
 
     def add_later(
         self,
@@ -322,16 +318,8 @@ class SqlLedgerRepository:
         reference: str | None,
         created_at: dt.datetime,
     ) -> None:
-        _ADD_MOVEMENT_LATER.send(
-            self.connection,
-            {
-                "m_account_id": account_id,
-                "m_amount_pence": amount_pence,
-                "m_kind": str(kind),
-                "m_reference": reference,
-                "m_created_at": created_at,
-            },
-        )
+        movement = Movement(0, account_id, amount_pence, kind, reference, created_at)
+        _ADD_MOVEMENT_LATER.send(self.connection, _movement_params(movement))
 
     def balance(self, account_id: AccountId) -> Pence:
         return int(_BALANCE.scalar(self.connection, {"account_id": account_id}) or 0)
