@@ -228,13 +228,21 @@ def current_account(
         return account_in(uow, token, now or utcnow())
 
 
-def account_in(uow: UnitOfWork, token: str | None, now: dt.datetime) -> Account:
-    """:func:`current_account` inside the caller's unit of work."""
+def _session_hash(token: str | None) -> str:
+    """The stored hash of a session token; :class:`NotAuthenticatedError` without one."""
     if not token:
         raise NotAuthenticatedError("log in first")
-    account = uow.sessions.account_for(hash_token(token), now)
+    return hash_token(token)
+
+
+_SESSION_GONE = "session expired or unknown; log in again"
+
+
+def account_in(uow: UnitOfWork, token: str | None, now: dt.datetime) -> Account:
+    """:func:`current_account` inside the caller's unit of work."""
+    account = uow.sessions.account_for(_session_hash(token), now)
     if account is None:
-        raise NotAuthenticatedError("session expired or unknown; log in again")
+        raise NotAuthenticatedError(_SESSION_GONE)
     return account
 
 
@@ -259,11 +267,9 @@ def locked_caller_id(uow: UnitOfWork, caller: Caller, now: dt.datetime) -> Accou
     Raises :class:`NotFoundError` for an :data:`AccountId` that names no account.
     """
     if isinstance(caller, SessionToken):
-        if not caller.token:
-            raise NotAuthenticatedError("log in first")
-        found = uow.sessions.lock_account_for(hash_token(caller.token), now)
+        found = uow.sessions.lock_account_for(_session_hash(caller.token), now)
         if found is None:
-            raise NotAuthenticatedError("session expired or unknown; log in again")
+            raise NotAuthenticatedError(_SESSION_GONE)
         return found
     if not uow.accounts.lock(caller):
         raise NotFoundError(f"no account with id {caller!r}")

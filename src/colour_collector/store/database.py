@@ -48,7 +48,11 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         )
         _configure_sqlite(engine)
         return engine
-    if parsed.get_backend_name() == "postgresql" and parsed.get_driver_name() != "psycopg2":
+    if parsed.get_backend_name() != "postgresql":
+        raise ValueError(
+            f"only SQLite and PostgreSQL databases are supported, not {parsed.drivername}://"
+        )
+    if parsed.get_driver_name() != "psycopg2":
         raise ValueError(
             "PostgreSQL is reached through the psycopg2 driver: use a postgresql:// or"
             f" postgresql+psycopg2:// URL, not {parsed.drivername}://"
@@ -103,13 +107,13 @@ PING_AFTER_IDLE_S = 1.0
 
 
 def _alive(connection: Connection) -> bool:
-    """Whether a kept connection still answers; one that does not is invalidated."""
+    """Whether a kept connection still answers (the pool's own ping); one that does not is
+    invalidated."""
     try:
-        cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
-        try:
-            cursor.execute("SELECT 1")
-        finally:
-            cursor.close()
+        dbapi_connection = connection.connection.dbapi_connection
+        if dbapi_connection is None:  # already closed
+            return False
+        connection.dialect.do_ping(dbapi_connection)
     except Exception as error:
         connection.invalidate(error)
         return False
@@ -146,8 +150,7 @@ class Database:
                     path, self._gate, every=checkpoint_every, limit=checkpoint_limit
                 )
                 _checkpoint_aside(self.engine, self.checkpointer)
-        self._batched = self.engine.dialect.driver == "psycopg2"
-        if self._batched:
+        else:  # PostgreSQL, through psycopg2 (``make_engine`` refuses other drivers)
             batch.install(self.engine)
 
     def unit_of_work(self, *, write: bool = True) -> SqlUnitOfWork:
@@ -157,7 +160,7 @@ class Database:
         polling.
         """
         if not self.is_sqlite:
-            return SqlUnitOfWork(self._connect_checked, self._release, {}, batched=self._batched)
+            return SqlUnitOfWork(self._connect_checked, self._release, {}, batched=True)
         if write:
             return SqlUnitOfWork(self._connect, self._release, _IMMEDIATE, self._gate)
         return SqlUnitOfWork(self._connect, self._release, _DEFERRED)
