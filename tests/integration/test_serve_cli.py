@@ -138,6 +138,7 @@ def test_production_with_default_secret_refuses_to_start(tmp_path: Path) -> None
         ("postgresql+psycopg://colour@127.0.0.1:1/colour", "through the psycopg2 driver"),
         ("postgresql+nodriver://colour@127.0.0.1:1/colour", "through the psycopg2 driver"),
         ("nosuchdb://colour@127.0.0.1:1/colour", "nosuchdb"),
+        ("mysql://colour@127.0.0.1:1/colour", "only SQLite and PostgreSQL"),
     ],
 )
 def test_a_database_url_with_an_unsupported_driver_is_refused(
