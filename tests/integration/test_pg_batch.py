@@ -10,11 +10,12 @@ from typing import Any, ClassVar
 
 import psycopg2.extensions
 import pytest
-from sqlalchemy import bindparam, insert, select, text
+from sqlalchemy import bindparam, func, insert, select, text, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, PendingRollbackError
 
 from colour_collector.service import accounts, audit
 from colour_collector.service.models import AuditKind, MovementKind
+from colour_collector.service.play_models import StoredPlay
 from colour_collector.store import Database, upgrade_to_head
 from colour_collector.store import database as database_module
 from colour_collector.store.prepared import Prepared
@@ -334,3 +335,94 @@ def test_a_queued_error_is_not_taken_for_a_play_clash(database: Database, play_i
         )  # fmt: skip  # no such account: fails when sent, with the insert below
         with pytest.raises(IntegrityError, match="ledger"):
             uow.plays.add(replace(play, play_number="CC-BBBB-BBBB-B"))
+
+
+def _kept(database: Database) -> StoredPlay:
+    """The play as a server process keeps it, with a live session of its owner ("live")."""
+    with database.unit_of_work() as uow:
+        play = uow.plays.get(NUMBER)
+        assert play is not None
+        uow.sessions.add(
+            token_hash="live", account_id=play.account_id, created_at=WHEN,
+            expires_at=WHEN + dt.timedelta(hours=1),
+        )  # fmt: skip
+        uow.commit()
+    return play
+
+
+def _kept_step(database: Database, play: StoredPlay) -> bool:
+    entry = audit.new_entry(AuditKind.REVEAL, play.account_id, {"step": play.revealed}, now=WHEN)
+    with database.unit_of_work() as uow:
+        written = uow.plays.advance_kept(
+            play, token_hash="live", now=WHEN, record=None, entry=entry
+        )
+        uow.commit()
+    return written
+
+
+def test_a_step_from_the_kept_play_is_one_round_trip(database: Database, play_id: int) -> None:
+    play = _kept(database)
+    CountingCursor.sent.clear()
+    assert _kept_step(database, play)  # prepares its statement, in the same query
+    first = _sent()
+    assert len(first) == 1 and first[0].startswith("PREPARE cc_"), first
+    CountingCursor.sent.clear()
+    assert _kept_step(database, replace(play, revealed=1))
+    sent = _sent()
+    # No BEGIN or COMMIT: PostgreSQL runs the one statement as its own transaction.
+    assert len(sent) == 1 and sent[0].startswith("EXECUTE cc_") and ";" not in sent[0], sent
+    assert _revealed(database) == 2
+    assert audit.verify_chain(database).entries == 3  # the registration and two steps
+    with database.engine.connect() as connection:
+        stuck = connection.execute(
+            text("SELECT count(*) FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'")
+        ).scalar_one()
+    assert stuck == 0
+    CountingCursor.sent.clear()
+    assert not _kept_step(database, play)  # kept at 0, stored at 2: nothing written
+    assert len(_sent()) == 1
+    assert _revealed(database) == 2
+    assert audit.verify_chain(database).entries == 3
+
+
+def test_a_statement_run_alone_is_the_whole_transaction(database: Database, play_id: int) -> None:
+    play = _kept(database)
+    with database.unit_of_work() as uow:
+        uow.plays.advance(play_id, 5)  # queued
+        with pytest.raises(RuntimeError, match="first statement"):
+            _ADVANCE_ALONE.first_alone(uow.connection, {"id": play_id})
+    with database.unit_of_work() as uow:
+        assert _ADVANCE_ALONE.first_alone(uow.connection, {"id": play_id}) is not None
+        with pytest.raises(PendingRollbackError, match="already committed"):
+            uow.plays.get(NUMBER)  # it would run outside any transaction
+        uow.rollback()  # cannot undo it: PostgreSQL committed it with the statement
+    assert _revealed(database) == 1
+    assert play.revealed == 0
+
+
+def test_a_failed_statement_run_alone_leaves_the_connection_clean(
+    database: Database, play_id: int
+) -> None:
+    with database.unit_of_work() as uow, pytest.raises(IntegrityError):
+        _CLASH_ALONE.first_alone(uow.connection, {"id": play_id})
+    _step(database, play_id, 1)  # the kept connection works, its statements prepared again
+    assert _revealed(database) == 1
+    with database.unit_of_work() as uow:
+        count = uow.connection.execute(select(func.count()).select_from(plays)).scalar_one()
+    assert count == 1
+
+
+_ADVANCE_ALONE = Prepared(
+    update(plays)
+    .where(plays.c.id == bindparam("id"))
+    .values(revealed=plays.c.revealed + 1)
+    .returning(plays.c.revealed)
+)
+_CLASH_ALONE = Prepared(
+    insert(plays)
+    .from_select(
+        [c.name for c in plays.c if c.name != "id"],
+        select(*[c for c in plays.c if c.name != "id"]).where(plays.c.id == bindparam("id")),
+    )
+    .returning(plays.c.id)
+)

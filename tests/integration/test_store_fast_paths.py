@@ -4,7 +4,10 @@ migrations against the tables, on SQLite and on PostgreSQL."""
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 import pytest
 from alembic.autogenerate import compare_metadata
@@ -12,8 +15,9 @@ from alembic.migration import MigrationContext
 from sqlalchemy import bindparam, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from colour_collector.service import accounts
-from colour_collector.service.play_models import PlayStatus
+from colour_collector.service import accounts, audit
+from colour_collector.service.models import AuditKind
+from colour_collector.service.play_models import PlayStatus, StoredPlay
 from colour_collector.store import Database, upgrade_to_head
 from colour_collector.store.prepared import Prepared
 from colour_collector.store.tables import ledger, metadata, plays
@@ -205,3 +209,102 @@ def test_a_known_record_is_not_read_again(database: Database, account_id: int) -
         )  # fmt: skip
         uow.commit()
     assert record_seen((0, "held")) == stored  # finished: read
+
+
+def test_a_kept_step_is_written_only_while_the_play_is_as_kept(
+    database: Database, account_id: int
+) -> None:
+    """``advance_kept`` moves the play on and appends the audit entry, both or neither: only
+    for a play still in progress at the kept step, asked by a live session of its owner."""
+    other = accounts.register(
+        database, email="q@example.com", password="another long password",
+        date_of_birth=dt.date(1981, 2, 3),
+    ).id  # fmt: skip
+    with database.unit_of_work() as uow:
+        uow.connection.execute(insert(plays).values(_play_values(account_id, "CC-MINE")))
+        for token, owner, expires in (
+            ("live", account_id, WHEN + dt.timedelta(hours=1)),
+            ("dead", account_id, WHEN),
+            ("theirs", other, WHEN + dt.timedelta(hours=1)),
+        ):
+            uow.sessions.add(
+                token_hash=token, account_id=owner, created_at=WHEN, expires_at=expires
+            )
+        uow.commit()
+        kept = uow.plays.get("CC-MINE")
+    assert kept is not None
+
+    def step(play: StoredPlay, token: str, record: str | None = None) -> bool:
+        entry = audit.new_entry(AuditKind.REVEAL, play.account_id, {"n": play.revealed}, now=WHEN)
+        with database.unit_of_work() as uow:
+            written = uow.plays.advance_kept(
+                play, token_hash=token, now=WHEN, record=record, entry=entry
+            )
+            uow.commit()
+        return written
+
+    def stored() -> StoredPlay:
+        with database.unit_of_work(write=False) as uow:
+            play = uow.plays.get("CC-MINE")
+        assert play is not None
+        return play
+
+    entries = audit.verify_chain(database).entries
+    for token in ("dead", "theirs", "none"):  # expired at exactly its time, another's, unknown
+        assert not step(kept, token)
+    assert not step(replace(kept, revealed=1), "live")  # not where the stored play is
+    assert (stored(), audit.verify_chain(database).entries) == (kept, entries)
+
+    assert step(kept, "live")  # a spin: the record is left as it is
+    assert stored() == replace(kept, revealed=1)
+    assert step(replace(kept, revealed=1), "live", record='{"picked": true}')  # a bonus pick
+    assert stored() == replace(kept, revealed=2, record='{"picked": true}')
+    assert not step(kept, "live")  # kept at 0 by another process: behind, nothing written
+    assert audit.verify_chain(database).entries == entries + 2
+
+    with database.unit_of_work() as uow:
+        uow.plays.update(
+            kept.id, record=kept.record, revealed=2, status=PlayStatus.FINISHED,
+            balance_after_pence=1000, finished_at=WHEN,
+        )  # fmt: skip
+        uow.commit()
+    assert not step(replace(kept, revealed=2), "live")  # finished (by FINISH, or the server)
+    assert stored().revealed == 2
+    assert audit.verify_chain(database).entries == entries + 2
+    with pytest.raises(ValueError, match="account"), database.unit_of_work() as uow:
+        entry = audit.new_entry(AuditKind.REVEAL, other, {}, now=WHEN)
+        uow.plays.advance_kept(kept, token_hash="live", now=WHEN, record=None, entry=entry)
+
+
+def test_racing_steps_from_one_kept_play_write_once(database: Database, account_id: int) -> None:
+    """Two server processes holding the same kept play, asked for the same step at once: one
+    writes it, the other writes nothing (and would read the play and answer from the store)."""
+    with database.unit_of_work() as uow:
+        uow.connection.execute(insert(plays).values(_play_values(account_id, "CC-MINE")))
+        uow.sessions.add(
+            token_hash="live", account_id=account_id, created_at=WHEN,
+            expires_at=WHEN + dt.timedelta(hours=1),
+        )  # fmt: skip
+        uow.commit()
+        kept = uow.plays.get("CC-MINE")
+    assert kept is not None
+    entries = audit.verify_chain(database).entries
+    start = threading.Barrier(4)
+
+    def step(_: int) -> bool:
+        entry = audit.new_entry(AuditKind.REVEAL, account_id, {"n": 0}, now=WHEN)
+        start.wait()
+        with database.unit_of_work() as uow:
+            written = uow.plays.advance_kept(
+                kept, token_hash="live", now=WHEN, record=None, entry=entry
+            )
+            uow.commit()
+        return written
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(step, range(4)))
+    assert sorted(results) == [False, False, False, True]
+    with database.unit_of_work(write=False) as uow:
+        play = uow.plays.get("CC-MINE")
+    assert play is not None and play.revealed == 1
+    assert audit.verify_chain(database).entries == entries + 1

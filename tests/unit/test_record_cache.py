@@ -3,6 +3,7 @@ purchase transaction."""
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 
 import pytest
@@ -14,7 +15,9 @@ from colour_collector.game.generator import generate
 from colour_collector.game.pool import load_pool
 from colour_collector.game.prize_table import load_tiers
 from colour_collector.game.record import PlayRecord
+from colour_collector.service.models import AccountId, Pence
 from colour_collector.service.outcomes import FinitePoolSource, IndependentSource, ScriptedSource
+from colour_collector.service.play_models import PlayStatus, StoredPlay
 from colour_collector.service.record_cache import RecordCache
 from strategies import records
 
@@ -28,16 +31,32 @@ def test_decode_is_codec_loads(record: PlayRecord) -> None:
     assert cache.decode(text) is cache.decode(text)  # the second time from the cache
 
 
-def test_latest_record_of_a_play_is_kept_by_play_number() -> None:
+def _in_progress(number: str, revealed: int, record: str) -> StoredPlay:
+    at = dt.datetime(2026, 12, 3, 9, 0, tzinfo=dt.UTC)
+    return StoredPlay(
+        id=1, play_number=number, account_id=AccountId(7), status=PlayStatus.IN_PROGRESS,
+        record=record, revealed=revealed, steps=9, tier_index=None, prize_pence=Pence(0),
+        price_pence=Pence(500), idempotency_key=None, balance_before_pence=Pence(1000),
+        balance_after_pence=None, purchased_at=at, finish_by=at, finished_at=None,
+    )  # fmt: skip
+
+
+def test_latest_state_of_a_play_is_kept_by_play_number() -> None:
     cache = RecordCache(size=2)
     assert cache.latest("CC-A") is None
-    cache.note("CC-A", 0, "a0")
-    cache.note("CC-B", 0, "b0")
-    cache.note("CC-A", 1, "a1")  # moved on: replaces, and is now the most recent
-    assert cache.latest("CC-A") == (1, "a1")
-    cache.note("CC-C", 0, "c0")  # evicts CC-B, the least recently noted
+    a0, b0, a1, c0 = (
+        _in_progress("CC-A", 0, "a0"),
+        _in_progress("CC-B", 0, "b0"),
+        _in_progress("CC-A", 1, "a1"),
+        _in_progress("CC-C", 0, "c0"),
+    )
+    cache.note(a0)
+    cache.note(b0)
+    cache.note(a1)  # moved on: replaces, and is now the most recent
+    assert cache.latest("CC-A") is a1
+    cache.note(c0)  # evicts CC-B, the least recently noted
     assert cache.latest("CC-B") is None
-    assert (cache.latest("CC-A"), cache.latest("CC-C")) == ((1, "a1"), (0, "c0"))
+    assert (cache.latest("CC-A"), cache.latest("CC-C")) == (a1, c0)
 
 
 def test_least_recently_used_record_goes_first() -> None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import AuditChainBrokenError
-from colour_collector.service.models import AccountId, AuditEntry, AuditKind
+from colour_collector.service.models import AccountId, AuditEntry, AuditKind, NewAuditEntry
 from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
 
 GENESIS_HASH = "0" * 64
@@ -75,6 +75,22 @@ def hashed_fields(
     )[1:-1]
 
 
+def new_entry(
+    kind: AuditKind,
+    account_id: AccountId | None,
+    payload: Mapping[str, JsonValue],
+    *,
+    now: dt.datetime | None = None,
+) -> NewAuditEntry:
+    """An entry to append, with its payload serialised and its hashed fields."""
+    at = (now or utcnow()).astimezone(dt.UTC)
+    text = canonical_payload(payload)
+    fields = hashed_fields(created_at=at, kind=str(kind), account_id=account_id, payload=text)
+    return NewAuditEntry(
+        created_at=at, kind=str(kind), account_id=account_id, payload=text, hashed=fields
+    )
+
+
 def append(
     uow: UnitOfWork,
     kind: AuditKind,
@@ -84,11 +100,13 @@ def append(
     now: dt.datetime | None = None,
 ) -> None:
     """Append an entry inside the caller's unit of work (the caller commits)."""
-    at = (now or utcnow()).astimezone(dt.UTC)
-    text = canonical_payload(payload)
-    fields = hashed_fields(created_at=at, kind=str(kind), account_id=account_id, payload=text)
+    entry = new_entry(kind, account_id, payload, now=now)
     uow.audit.append(
-        created_at=at, kind=str(kind), account_id=account_id, payload=text, hashed=fields
+        created_at=entry.created_at,
+        kind=entry.kind,
+        account_id=entry.account_id,
+        payload=entry.payload,
+        hashed=entry.hashed,
     )
 
 

@@ -186,7 +186,8 @@ def _caller_and_play(
         except PlayNumberError:
             number = None
         if number is not None:
-            known = RECORDS.latest(number)
+            kept = RECORDS.latest(number)
+            known = None if kept is None else (kept.revealed, kept.record)
             play = uow.plays.locked_for_session(hash_token(caller.token), number, now, known)
             if play is not None:
                 return play.account_id, play
@@ -301,7 +302,7 @@ def purchase(
             now=at,
         )
         uow.commit()
-    RECORDS.note(number, 0, text)
+    RECORDS.note(play)
     # The account stayed locked from the balance read to the debit: nothing else moved.
     return Purchase(play, True, False, before - policy.price_pence, record)
 
@@ -392,8 +393,22 @@ def reveal(
 ) -> Revealed:
     """Reveal the next step; return the saved play, the step's index and the record."""
     step_kind, parity = parse_step_request(kind, pick)
+    at = now or utcnow()
+    if isinstance(caller, SessionToken):
+        done = _reveal_kept(
+            factory,
+            caller,
+            play_number,
+            kind=kind,
+            step_kind=step_kind,
+            parity=parity,
+            rng=rng,
+            at=at,
+        )
+        if done is not None:
+            return done
     with factory() as uow:
-        account_id, play = _caller_and_play(uow, caller, play_number, now or utcnow())
+        account_id, play = _caller_and_play(uow, caller, play_number, at)
         if play.status is not PlayStatus.IN_PROGRESS:
             raise StepOutOfOrderError(f"play {play.play_number} is finished", expected=None)
         record = advance(record_of(play), play.revealed, step_kind, parity, rng)
@@ -411,19 +426,69 @@ def reveal(
                 balance_after_pence=None,
                 finished_at=None,
             )
-        step = record.steps[index]
-        payload: dict[str, JsonValue] = {
-            "play_number": play.play_number,
-            "step": index,
-            "kind": kind,
-        }
-        if parity is not None:
-            payload["pick"] = parity.value
-            payload["number"] = getattr(step, "number", None)
-        audit.append(uow, AuditKind.REVEAL, account_id, payload, now=now)
+        payload = _reveal_payload(play.play_number, index, kind, parity, record)
+        audit.append(uow, AuditKind.REVEAL, account_id, payload, now=at)
         uow.commit()
-    RECORDS.note(saved.play_number, saved.revealed, text)
+    RECORDS.note(saved)
     return Revealed(saved, index, record)
+
+
+def _reveal_kept(
+    factory: UnitOfWorkFactory,
+    caller: SessionToken,
+    play_number: str,
+    *,
+    kind: str,
+    step_kind: StepKind,
+    parity: Parity | None,
+    rng: random.Random,
+    at: dt.datetime,
+) -> Revealed | None:
+    """The step written from the play as this process last stored it (``RECORDS.latest``),
+    without reading it first: one statement on PostgreSQL. None, with nothing written, when
+    the process kept nothing for it, or the stored play has moved on (another process served
+    a step or finished it), or the session is not its owner's live session: the full path
+    then reads the play and answers."""
+    try:
+        number = parse_play_number(play_number)
+    except PlayNumberError:
+        return None
+    play = RECORDS.latest(number)
+    if play is None or play.status is not PlayStatus.IN_PROGRESS:
+        return None
+    try:
+        record = advance(record_of(play), play.revealed, step_kind, parity, rng)
+    except StepOutOfOrderError:
+        return None  # as kept, perhaps not as stored: the full path answers from the store
+    text = play.record if parity is None else _encode(record)
+    index = play.revealed
+    payload = _reveal_payload(play.play_number, index, kind, parity, record)
+    entry = audit.new_entry(AuditKind.REVEAL, play.account_id, payload, now=at)
+    with factory() as uow:
+        written = uow.plays.advance_kept(
+            play,
+            token_hash=hash_token(caller.token),
+            now=at,
+            record=None if parity is None else text,
+            entry=entry,
+        )
+        if not written:
+            return None
+        uow.commit()
+    saved = replace(play, record=text, revealed=index + 1)
+    RECORDS.note(saved)
+    return Revealed(saved, index, record)
+
+
+def _reveal_payload(
+    number: str, index: int, kind: str, parity: Parity | None, record: PlayRecord
+) -> dict[str, JsonValue]:
+    """What the audit log records of a step."""
+    payload: dict[str, JsonValue] = {"play_number": number, "step": index, "kind": kind}
+    if parity is not None:
+        payload["pick"] = parity.value
+        payload["number"] = getattr(record.steps[index], "number", None)
+    return payload
 
 
 def finish(

@@ -20,6 +20,7 @@ from colour_collector.service.models import (
     ChainHead,
     Movement,
     MovementKind,
+    NewAuditEntry,
     Pence,
     StoredAccount,
 )
@@ -312,6 +313,26 @@ class PlayRepository(Protocol):
 
     def advance(self, play_id: int, revealed: int) -> None:
         """Save progress when only the number of revealed steps changed."""
+        ...
+
+    def advance_kept(
+        self,
+        play: StoredPlay,
+        *,
+        token_hash: str,
+        now: dt.datetime,
+        record: str | None,
+        entry: NewAuditEntry,
+    ) -> bool:
+        """A step of a play the caller kept from when it last stored it: if the stored play is
+        still ``play`` (in progress at ``play.revealed``) and a session with this token hash is
+        live at ``now`` for its owner, move ``revealed`` on by one (and save ``record``, unless
+        None) and append ``entry`` to the audit log; otherwise write nothing.
+
+        Return whether it was written. It must be the first thing the unit of work does; the
+        store may commit it by itself (on PostgreSQL it is one statement, and the commit that
+        follows has nothing left to do; a rollback cannot undo it).
+        """
         ...
 
 

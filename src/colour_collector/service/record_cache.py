@@ -5,14 +5,14 @@ of every field: the largest piece of a step's own work). Decoding is a pure func
 text and records are immutable, so a small cache keyed by the text itself is always right: a
 changed record is a different text, and a text never decodes to two records.
 
-The cache also keeps, by Play Number, the last record text this process stored for a play in
-progress (at its purchase, or with a step) and the ``revealed`` count it went with
-(:meth:`RecordCache.latest`), so that a step need not read the record again. That is always
-right too: a play in progress changes its record only in the same update that moves
-``revealed`` on (a bonus pick), and ``revealed`` only ever grows, under the play's lock, so a
-Play Number and a ``revealed`` count of a play in progress name exactly one record text.
-Another process moving the play on moves ``revealed`` past what this one kept, and the record
-is read again.
+The cache also keeps, by Play Number, the last state this process stored of a play in progress
+(at its purchase, or with a step: :meth:`RecordCache.latest`), so that a step need not read the
+play again. A step then writes only if the stored play is still in progress at the kept
+``revealed`` count, and that is always right too: while a play is in progress, only its record
+and ``revealed`` change, the record only in the same update that moves ``revealed`` on (a bonus
+pick), and ``revealed`` only ever grows, under the play's lock, so a Play Number and a
+``revealed`` count of a play in progress name exactly one stored play. Another process moving
+the play on moves ``revealed`` past what this one kept, and the play is read again.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from collections import OrderedDict
 from colour_collector.game import codec
 from colour_collector.game.record import PlayRecord
 from colour_collector.game.view import Continuations
+from colour_collector.service.play_models import StoredPlay
 
 CACHE_SIZE = 1024
 """Records kept per process: well above the plays in progress at one time on one server."""
@@ -36,7 +37,7 @@ class RecordCache:
             raise ValueError(f"cache size must be at least 1, not {size!r}")
         self._size = size
         self._records: OrderedDict[str, PlayRecord] = OrderedDict()
-        self._latest: OrderedDict[str, tuple[int, str]] = OrderedDict()
+        self._latest: OrderedDict[str, StoredPlay] = OrderedDict()
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -61,16 +62,16 @@ class RecordCache:
             while len(self._records) > self._size:
                 self._records.popitem(last=False)
 
-    def note(self, play_number: str, revealed: int, text: str) -> None:
-        """Keep ``text`` as the record of play ``play_number`` in progress at ``revealed``."""
+    def note(self, play: StoredPlay) -> None:
+        """Keep ``play``, just stored, as the latest state of a play in progress."""
         with self._lock:
-            self._latest[play_number] = (revealed, text)
-            self._latest.move_to_end(play_number)
+            self._latest[play.play_number] = play
+            self._latest.move_to_end(play.play_number)
             while len(self._latest) > self._size:
                 self._latest.popitem(last=False)
 
-    def latest(self, play_number: str) -> tuple[int, str] | None:
-        """``(revealed, text)`` last noted for play ``play_number``, if kept."""
+    def latest(self, play_number: str) -> StoredPlay | None:
+        """The play last noted with this Play Number, if kept."""
         with self._lock:
             return self._latest.get(play_number)
 

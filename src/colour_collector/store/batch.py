@@ -5,9 +5,10 @@ and so are ``BEGIN`` and ``COMMIT``: six for a step. psycopg2 binds parameters i
 a query as text, so several statements can go as one query, separated by semicolons; PostgreSQL
 runs them in order and stops at the first error. A :class:`Batch` keeps the statements whose
 answer nobody reads yet (``BEGIN`` first) and sends them in front of the next one whose answer
-is read, or in front of ``COMMIT``: a step is ``BEGIN`` with its session and play look-up, then
-its update, its audit append and ``COMMIT``: two round trips, and the audit chain's head is
-locked only while PostgreSQL itself works.
+is read, or in front of ``COMMIT``: a step that reads the play is ``BEGIN`` with its session
+and play look-up, then its update, its audit append and ``COMMIT``: two round trips, and the
+audit chain's head is locked only while PostgreSQL itself works. A step from the play as the
+process kept it is a single statement, sent alone (:meth:`Batch.go_alone`): one round trip.
 
 How it is set up (:func:`install`, for a :class:`~colour_collector.store.database.Database`'s
 engine):
@@ -24,7 +25,9 @@ engine):
   prepared on each connection the first time they are used there (``PREPARE`` goes in the same
   query) and then run with ``EXECUTE``, so PostgreSQL parses and plans each once per
   connection; :class:`ServerStatements` remembers which;
-- a connection never goes back to the pool inside a transaction.
+- a connection never goes back to the pool inside a transaction;
+- a transaction of a single statement can send it alone (:meth:`Batch.go_alone`): one round trip
+  in all, PostgreSQL committing it by itself.
 
 Errors of queued statements arrive with the query that sends them: :func:`driver_error` makes
 them SQLAlchemy's ``DBAPIError`` subclasses, as ``Connection.execute`` raises them.
@@ -81,14 +84,28 @@ class Batch:
     """Whether ``BEGIN`` has been sent (the transaction is open on the server)."""
     failed: bool = False
     """Whether a query of this transaction failed: nothing more may run in it but its end."""
+    alone: bool = False
+    """Whether the transaction is one statement sent without ``BEGIN`` (:meth:`go_alone`)."""
 
     def check(self) -> None:
         """Refuse to go on after a failed query (PostgreSQL would refuse too, unless the error
-        was in parsing, when not even ``BEGIN`` ran)."""
+        was in parsing, when not even ``BEGIN`` ran), or after a statement run alone."""
         if self.failed:
             raise PendingRollbackError(
                 "a statement of this transaction failed; it can only be rolled back"
             )
+        if self.alone and self.sent:
+            raise PendingRollbackError("the transaction was one statement, already committed")
+
+    def go_alone(self) -> None:
+        """Make the next statement the whole transaction: it is sent without ``BEGIN`` (with the
+        ``PREPARE`` it needs, if any), and PostgreSQL runs the query as one transaction of its
+        own and commits it. Only before anything of the transaction was sent or queued."""
+        self.check()
+        if self.sent or self.queued != [b"BEGIN"]:
+            raise RuntimeError("only the first statement of a transaction can run alone")
+        self.queued = []
+        self.alone = True
 
     def prepare(self, statement_id: int, body: bytes) -> bytes:
         """Queue ``PREPARE`` of a statement unless done; return its name."""
@@ -224,6 +241,8 @@ def end(connection: Connection, *, commit: bool) -> None:
         _clean_up(driver, found)
         if commit:
             found.check()  # raises: it was rolled back
+        return
+    if found.alone:  # committed by PostgreSQL with its statement, or never sent
         return
     if commit:
         if not found.sent and found.queued == [b"BEGIN"]:

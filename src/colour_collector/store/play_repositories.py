@@ -10,10 +10,13 @@ from typing import Any
 
 from sqlalchemy import (
     Connection,
+    Integer,
+    Text,
     and_,
     bindparam,
     case,
     delete,
+    exists,
     func,
     insert,
     null,
@@ -23,10 +26,11 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 
 from colour_collector.service.errors import DuplicatePlayError
-from colour_collector.service.models import AccountId, Pence
+from colour_collector.service.models import AccountId, NewAuditEntry, Pence
 from colour_collector.service.play_models import PlayStatus, StoredPlay, TryPlay
+from colour_collector.store import audit_chain
 from colour_collector.store.prepared import Prepared
-from colour_collector.store.tables import plays, prize_pool, sessions, try_plays
+from colour_collector.store.tables import UtcDateTime, plays, prize_pool, sessions, try_plays
 
 POOL_ROW = 1
 """Id of the single prize pool row."""
@@ -78,6 +82,44 @@ _ADD_PLAY = Prepared(
 )
 _ADVANCE_PLAY = Prepared(
     update(plays).where(plays.c.id == bindparam("play_id")).values(revealed=bindparam("p_revealed"))
+)
+# A step from the play as the server process kept it (``advance_kept``): written only while the
+# stored play is still as kept and a live session of its owner asks. SQLite: the update, then the
+# audit append in the same transaction. PostgreSQL: both in one statement, the whole transaction.
+_KEPT_PLAY_MOVES_ON = (
+    plays.c.id == bindparam("k_play_id"),
+    plays.c.account_id == bindparam("k_account_id"),
+    plays.c.revealed == bindparam("k_revealed"),
+    plays.c.status == PlayStatus.IN_PROGRESS.value,
+    exists().where(
+        sessions.c.token_hash == bindparam("k_token_hash"),
+        sessions.c.account_id == plays.c.account_id,
+        sessions.c.expires_at > bindparam("k_now"),
+    ),
+)
+_ADVANCE_KEPT = Prepared(
+    update(plays)
+    .where(*_KEPT_PLAY_MOVES_ON)
+    .values(
+        revealed=plays.c.revealed + 1,
+        record=func.coalesce(bindparam("k_record", type_=Text()), plays.c.record),
+    )
+)
+_ADVANCE_KEPT_AND_AUDIT = Prepared(
+    audit_chain.after(
+        "moved",
+        f"""UPDATE plays SET revealed = plays.revealed + 1,
+        record = COALESCE(CAST(:k_record AS TEXT), plays.record)
+    WHERE plays.id = CAST(:k_play_id AS INTEGER)
+      AND plays.account_id = CAST(:e_account_id AS INTEGER)
+      AND plays.revealed = CAST(:k_revealed AS INTEGER)
+      AND plays.status = '{PlayStatus.IN_PROGRESS.value}'
+      AND EXISTS (SELECT FROM sessions WHERE sessions.token_hash = CAST(:k_token_hash AS VARCHAR)
+                  AND sessions.account_id = plays.account_id AND sessions.expires_at > :k_now)
+    RETURNING plays.id""",
+    )
+    .bindparams(bindparam("k_now", type_=UtcDateTime()))
+    .columns(seq=Integer)
 )
 _UPDATE_PLAY = Prepared(
     update(plays)
@@ -153,6 +195,34 @@ class SqlPlayRepository:
     def advance(self, play_id: int, revealed: int) -> None:
         # The record is left alone: rewriting its text (several kilobytes) costs most of a step.
         _ADVANCE_PLAY.send(self.connection, {"play_id": play_id, "p_revealed": revealed})
+
+    def advance_kept(
+        self,
+        play: StoredPlay,
+        *,
+        token_hash: str,
+        now: dt.datetime,
+        record: str | None,
+        entry: NewAuditEntry,
+    ) -> bool:
+        if entry.account_id != play.account_id:
+            raise ValueError("the audit entry of a step names the play's account")
+        kept = {
+            "k_play_id": play.id,
+            "k_revealed": play.revealed,
+            "k_token_hash": token_hash,
+            "k_now": now,
+            "k_record": record,
+        }
+        if self.connection.dialect.name == "postgresql":
+            # the entry's account is the play's: e_account_id stands for both
+            values = {**kept, **audit_chain.values(entry)}
+            return _ADVANCE_KEPT_AND_AUDIT.first_alone(self.connection, values) is not None
+        moved = _ADVANCE_KEPT.execute(self.connection, {**kept, "k_account_id": play.account_id})
+        if moved != 1:
+            return False
+        audit_chain.append(self.connection, entry)
+        return True
 
     def get(self, play_number: str, *, lock: bool = False) -> StoredPlay | None:
         query = _LOCK_PLAY_BY_NUMBER if lock else _PLAY_BY_NUMBER

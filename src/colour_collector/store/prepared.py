@@ -155,6 +155,19 @@ class Prepared:
         raw, compiled = self._fetch(connection, params, one=True)
         return None if raw is None else _convert(compiled, raw)
 
+    def first_alone(self, connection: Connection, params: Mapping[str, Any]) -> Any | None:
+        """:meth:`first`, as the whole of the transaction, which must not have run anything yet.
+
+        In a batched transaction (PostgreSQL) the statement goes without ``BEGIN``, and
+        PostgreSQL commits it by itself: one round trip, and the commit that follows has
+        nothing to do (nor can a rollback undo it). Elsewhere it runs in the transaction as
+        usual, and the caller commits.
+        """
+        batch = batch_of(connection)
+        if batch is not None:
+            batch.go_alone()
+        return self.first(connection, params)
+
     def scalar(self, connection: Connection, params: Mapping[str, Any]) -> Any | None:
         """The first column of the first row, or None."""
         row = self.first(connection, params)

@@ -6,7 +6,6 @@ Each returns the frozen records of :mod:`colour_collector.service.models`, never
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -18,8 +17,6 @@ from sqlalchemy import (
     func,
     insert,
     select,
-    text,
-    update,
 )
 from sqlalchemy.exc import IntegrityError
 
@@ -31,12 +28,13 @@ from colour_collector.service.models import (
     ChainHead,
     Movement,
     MovementKind,
+    NewAuditEntry,
     Pence,
     StoredAccount,
 )
+from colour_collector.store import audit_chain
 from colour_collector.store.prepared import Prepared
 from colour_collector.store.tables import (
-    UtcDateTime,
     accounts,
     audit_head,
     audit_log,
@@ -83,48 +81,6 @@ _INSERT_MOVEMENT = insert(ledger).values(
 )
 _ADD_MOVEMENT = Prepared(_INSERT_MOVEMENT.returning(ledger.c.id))
 _ADD_MOVEMENT_LATER = Prepared(_INSERT_MOVEMENT)
-_LOCK_HEAD = Prepared(
-    select(audit_head.c.seq, audit_head.c.hash).where(audit_head.c.id == 1).with_for_update()
-)
-_APPEND_ENTRY = Prepared(
-    insert(audit_log).values(
-        seq=bindparam("e_seq"),
-        created_at=bindparam("e_created_at"),
-        kind=bindparam("e_kind"),
-        account_id=bindparam("e_account_id"),
-        payload=bindparam("e_payload"),
-        prev_hash=bindparam("e_prev_hash"),
-        hash=bindparam("e_hash"),
-    )
-)
-_MOVE_HEAD = Prepared(
-    update(audit_head)
-    .where(audit_head.c.id == 1)
-    .values(seq=bindparam("e_seq"), hash=bindparam("e_hash"))
-)
-# PostgreSQL: lock the head, hash and insert the entry, move the head, in one statement (one
-# round trip while the head is locked, instead of three; in a pipeline it goes with COMMIT). The
-# head is locked by the first CTE; the UPDATE then moves that same (locked, so latest) row. Without
-# a head row the entry's seq is NULL and the insert fails, instead of appending nothing.
-_CHAIN_ENTRY = Prepared(
-    text(
-        """
-WITH head AS (
-    SELECT seq, hash FROM audit_head WHERE id = 1 FOR UPDATE
-), entry AS (
-    INSERT INTO audit_log (seq, created_at, kind, account_id, payload, prev_hash, hash)
-    SELECT head.seq + 1, :e_created_at, CAST(:e_kind AS VARCHAR),
-           CAST(:e_account_id AS INTEGER), CAST(:e_payload AS TEXT), head.hash,
-           encode(sha256(convert_to(
-               '[' || (head.seq + 1) || ',' || CAST(:e_hashed AS TEXT) || ',"' || head.hash
-               || '"]', 'UTF8')), 'hex')
-    FROM (VALUES (1)) AS one (n) LEFT JOIN head ON true
-    RETURNING seq, hash
-)
-UPDATE audit_head SET seq = entry.seq, hash = entry.hash FROM entry WHERE audit_head.id = 1
-"""
-    ).bindparams(bindparam("e_created_at", type_=UtcDateTime()))
-)
 
 
 def _account(row: Any) -> Account:
@@ -353,24 +309,14 @@ class SqlAuditRepository:
         payload: str,
         hashed: str,
     ) -> None:
-        values = {
-            "e_created_at": created_at,
-            "e_kind": kind,
-            "e_account_id": account_id,
-            "e_payload": payload,
-        }
-        if self.connection.dialect.name == "postgresql":
-            _CHAIN_ENTRY.send(self.connection, {**values, "e_hashed": hashed})
-            return
-        # SQLite: the write lock is already held (BEGIN IMMEDIATE); no round trips
-        head = _LOCK_HEAD.first(self.connection, {})
-        if head is None:
-            raise RuntimeError("audit_head row is missing; run the migrations")
-        seq, prev_hash = int(head.seq) + 1, head.hash
-        digest = hashlib.sha256(f'[{seq},{hashed},"{prev_hash}"]'.encode("ascii")).hexdigest()
-        values.update(e_seq=seq, e_prev_hash=prev_hash, e_hash=digest)
-        _APPEND_ENTRY.send(self.connection, values)
-        _MOVE_HEAD.send(self.connection, {"e_seq": seq, "e_hash": digest})
+        entry = NewAuditEntry(
+            created_at=created_at,
+            kind=kind,
+            account_id=account_id,
+            payload=payload,
+            hashed=hashed,
+        )
+        audit_chain.append(self.connection, entry)
 
     def head(self) -> ChainHead:
         row = self.connection.execute(
