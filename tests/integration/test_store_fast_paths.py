@@ -308,3 +308,50 @@ def test_racing_steps_from_one_kept_play_write_once(database: Database, account_
         play = uow.plays.get("CC-MINE")
     assert play is not None and play.revealed == 1
     assert audit.verify_chain(database).entries == entries + 1
+
+
+def test_before_purchase_reads_the_key_the_unfinished_play_and_the_balance(
+    database: Database, account_id: int
+) -> None:
+    other = accounts.register(
+        database, email="q@example.com", password="another long password",
+        date_of_birth=dt.date(1981, 2, 3),
+    ).id  # fmt: skip
+
+    def state(owner: int, key: str | None) -> tuple[str | None, str | None, int]:
+        with database.unit_of_work(write=False) as uow:
+            found = uow.plays.before_purchase(owner, key)
+        return (
+            None if found.earlier is None else found.earlier.play_number,
+            None if found.unfinished is None else found.unfinished.play_number,
+            found.balance_pence,
+        )
+
+    assert state(account_id, None) == (None, None, 0)
+    assert state(account_id, "k1") == (None, None, 0)
+    with database.unit_of_work() as uow:
+        for number, owner, key, status in (
+            ("CC-OLD", account_id, "k1", "finished"),
+            ("CC-NOW", account_id, None, "in_progress"),
+            ("CC-THEIRS", other, "k2", "in_progress"),
+        ):
+            values = {**_play_values(owner, number), "idempotency_key": key, "status": status}
+            uow.connection.execute(insert(plays).values(values))
+        for owner, amount in ((account_id, 2000), (account_id, -500), (other, 700)):
+            uow.connection.execute(
+                insert(ledger).values(
+                    account_id=owner,
+                    amount_pence=amount,
+                    kind="deposit",
+                    reference=None,
+                    created_at=WHEN,
+                )
+            )
+        uow.commit()
+    assert state(account_id, "k1") == ("CC-OLD", "CC-NOW", 1500)
+    assert state(account_id, "k2") == (None, "CC-NOW", 1500)  # another account's key
+    assert state(account_id, None) == (None, "CC-NOW", 1500)
+    assert state(other, "k2") == ("CC-THEIRS", "CC-THEIRS", 700)
+    with database.unit_of_work(write=False) as uow:
+        full = uow.plays.before_purchase(account_id, "k1").earlier
+        assert full == uow.plays.get("CC-OLD")  # read in full

@@ -77,3 +77,15 @@ class TryPlay:
     """When it was started."""
     finished_at: dt.datetime | None
     """When FINISH was pressed."""
+
+
+@dataclass(frozen=True, slots=True)
+class PurchaseState:
+    """What a purchase reads once the account is locked, before it buys anything."""
+
+    earlier: StoredPlay | None
+    """The play an earlier purchase with the same Idempotency-Key made, if any."""
+    unfinished: StoredPlay | None
+    """The account's play in progress, if any."""
+    balance_pence: Pence
+    """The account's balance: the sum of its ledger rows."""

@@ -245,14 +245,12 @@ def purchase(
     early = None if policy.outcomes.needs_transaction else _new_play(policy.outcomes, None, rng)
     with factory() as uow:
         account_id = locked_caller_id(uow, caller, at)
-        if key is not None:
-            earlier = uow.plays.by_idempotency_key(account_id, key)
-            if earlier is not None:
-                return Purchase(earlier, False, False, wallet.balance(uow, account_id))
-        unfinished = uow.plays.unfinished(account_id)
-        if unfinished is not None:
-            return Purchase(unfinished, False, True, wallet.balance(uow, account_id))
-        before = wallet.balance(uow, account_id)
+        state = uow.plays.before_purchase(account_id, key)  # read under the account's lock
+        if state.earlier is not None:
+            return Purchase(state.earlier, False, False, state.balance_pence)
+        if state.unfinished is not None:
+            return Purchase(state.unfinished, False, True, state.balance_pence)
+        before = state.balance_pence
         number = new_play_number()
         wallet.debit_locked(
             uow,

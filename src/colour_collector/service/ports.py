@@ -24,7 +24,7 @@ from colour_collector.service.models import (
     Pence,
     StoredAccount,
 )
-from colour_collector.service.play_models import PlayStatus, StoredPlay, TryPlay
+from colour_collector.service.play_models import PlayStatus, PurchaseState, StoredPlay, TryPlay
 
 
 class AccountRepository(Protocol):
@@ -278,8 +278,10 @@ class PlayRepository(Protocol):
         """
         ...
 
-    def by_idempotency_key(self, account_id: AccountId, key: str) -> StoredPlay | None:
-        """The play an earlier purchase with this key made."""
+    def before_purchase(self, account_id: AccountId, idempotency_key: str | None) -> PurchaseState:
+        """What a purchase must know before it buys, read in one statement: the play an earlier
+        purchase with this key made (none without a key), the account's play in progress and
+        its balance (the sum of its ledger rows). Plays found are then read in full."""
         ...
 
     def unfinished(self, account_id: AccountId) -> StoredPlay | None:

@@ -27,10 +27,17 @@ from sqlalchemy.exc import IntegrityError
 
 from colour_collector.service.errors import DuplicatePlayError
 from colour_collector.service.models import AccountId, NewAuditEntry, Pence
-from colour_collector.service.play_models import PlayStatus, StoredPlay, TryPlay
+from colour_collector.service.play_models import PlayStatus, PurchaseState, StoredPlay, TryPlay
 from colour_collector.store import audit_chain
 from colour_collector.store.prepared import Prepared
-from colour_collector.store.tables import UtcDateTime, plays, prize_pool, sessions, try_plays
+from colour_collector.store.tables import (
+    UtcDateTime,
+    ledger,
+    plays,
+    prize_pool,
+    sessions,
+    try_plays,
+)
 
 POOL_ROW = 1
 """Id of the single prize pool row."""
@@ -60,12 +67,34 @@ _LOCK_PLAY_FOR_SESSION = Prepared(
     )
     .with_for_update(of=plays)
 )
-_PLAY_BY_KEY = Prepared(
-    select(plays).where(
-        plays.c.account_id == bindparam("account_id"),
-        plays.c.idempotency_key == bindparam("key"),
+# A purchase's reads after it locked the account, in one statement (each part uses an index:
+# plays by (account_id, idempotency_key) and (account_id, status, id), the ledger by
+# (account_id, amount_pence)).
+_BEFORE_PURCHASE = Prepared(
+    select(
+        select(plays.c.id)
+        .where(
+            plays.c.account_id == bindparam("account_id"),
+            plays.c.idempotency_key == bindparam("key"),
+        )
+        .scalar_subquery()
+        .label("earlier_id"),
+        select(plays.c.id)
+        .where(
+            plays.c.account_id == bindparam("account_id"),
+            plays.c.status == PlayStatus.IN_PROGRESS.value,
+        )
+        .order_by(plays.c.id.desc())
+        .limit(1)
+        .scalar_subquery()
+        .label("unfinished_id"),
+        select(func.coalesce(func.sum(ledger.c.amount_pence), 0))
+        .where(ledger.c.account_id == bindparam("account_id"))
+        .scalar_subquery()
+        .label("balance"),
     )
 )
+_PLAY_BY_ID = Prepared(select(plays).where(plays.c.id == bindparam("play_id")))
 _UNFINISHED_PLAY = Prepared(
     select(plays)
     .where(
@@ -253,8 +282,21 @@ class SqlPlayRepository:
             row = row._replace(record=known[1])
         return _play(row)
 
-    def by_idempotency_key(self, account_id: AccountId, key: str) -> StoredPlay | None:
-        row = _PLAY_BY_KEY.first(self.connection, {"account_id": account_id, "key": key})
+    def before_purchase(self, account_id: AccountId, idempotency_key: str | None) -> PurchaseState:
+        found = _BEFORE_PURCHASE.first(
+            self.connection, {"account_id": account_id, "key": idempotency_key}
+        )
+        assert found is not None  # a SELECT of three values: always one row
+        return PurchaseState(
+            earlier=self._by_id(found.earlier_id),
+            unfinished=self._by_id(found.unfinished_id),
+            balance_pence=int(found.balance),
+        )
+
+    def _by_id(self, play_id: int | None) -> StoredPlay | None:
+        if play_id is None:
+            return None
+        row = _PLAY_BY_ID.first(self.connection, {"play_id": play_id})
         return None if row is None else _play(row)
 
     def unfinished(self, account_id: AccountId) -> StoredPlay | None:
