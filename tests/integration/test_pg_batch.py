@@ -4,10 +4,14 @@ connections a Database keeps between units of work (store/batch.py, store/databa
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any, ClassVar
 
+import psycopg2
+import psycopg2.errors
 import psycopg2.extensions
 import pytest
 from sqlalchemy import bindparam, func, insert, select, text, update
@@ -19,7 +23,7 @@ from colour_collector.service.play_models import StoredPlay
 from colour_collector.store import Database, upgrade_to_head
 from colour_collector.store import database as database_module
 from colour_collector.store.prepared import Prepared
-from colour_collector.store.tables import plays
+from colour_collector.store.tables import UtcDateTime, plays
 
 pytestmark = pytest.mark.postgres
 
@@ -426,3 +430,69 @@ _CLASH_ALONE = Prepared(
     )
     .returning(plays.c.id)
 )
+
+
+def test_a_kept_step_locks_the_play_before_the_chain_head(
+    database: Database, play_id: int, database_url: str
+) -> None:
+    """The one-statement step locks the play's row, then the audit chain's head, like every
+    other writer (no deadlock between them); one that finds the play moved on locks nothing."""
+    play = _kept(database)
+    dsn = database_url.replace("postgresql+psycopg2://", "postgresql://")
+    holder, probe = psycopg2.connect(dsn), psycopg2.connect(dsn)
+    try:
+        with holder.cursor() as cursor:  # another writer holds the chain's head
+            cursor.execute("SELECT seq FROM audit_head WHERE id = 1 FOR UPDATE")
+        with ThreadPoolExecutor(1) as pool:
+            missed = pool.submit(_kept_step, database, replace(play, revealed=3))
+            assert missed.result(timeout=10) is False  # did not wait for the head
+            written = pool.submit(_kept_step, database, play)
+            for _ in range(100):  # until it waits for the head
+                if not written.done() and _waiting_for_a_lock(probe) > 0:
+                    break
+                time.sleep(0.05)
+            with probe.cursor() as cursor, pytest.raises(psycopg2.errors.LockNotAvailable):
+                cursor.execute("SELECT 1 FROM plays WHERE id = %s FOR UPDATE NOWAIT", (play_id,))
+            probe.rollback()
+            assert not written.done()
+            holder.rollback()  # the head is free: the step goes on
+            assert written.result(timeout=10) is True
+    finally:
+        holder.close()
+        probe.close()
+    assert _revealed(database) == 1
+    assert audit.verify_chain(database).entries == 2
+
+
+def _waiting_for_a_lock(connection: Any) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+        (count,) = cursor.fetchone()
+    connection.rollback()
+    return int(count)
+
+
+def test_a_statement_to_run_alone_that_fails_before_it_is_sent_ends_the_transaction(
+    database: Database, play_id: int
+) -> None:
+    naive = Prepared(
+        select(plays.c.id).where(plays.c.purchased_at < bindparam("at", type_=UtcDateTime()))
+    )
+    with database.unit_of_work() as uow:
+        with pytest.raises(ValueError, match="naive"):
+            naive.first_alone(uow.connection, {"at": dt.datetime(2026, 1, 1)})  # refused at bind
+        with pytest.raises(PendingRollbackError):
+            uow.plays.advance(play_id, 4)  # not run without BEGIN, nor queued to be dropped
+        with pytest.raises(PendingRollbackError):
+            uow.commit()
+    _step(database, play_id, 1)
+    assert _revealed(database) == 1
+
+
+def test_a_statement_run_alone_outside_a_unit_of_work_commits(
+    database: Database, play_id: int
+) -> None:
+    with database.engine.connect() as connection:
+        assert _ADVANCE_ALONE.first_alone(connection, {"id": play_id}) is not None
+        assert not connection.connection.driver_connection.info.transaction_status  # idle
+    assert _revealed(database) == 1

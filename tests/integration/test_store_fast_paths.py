@@ -332,7 +332,7 @@ def test_before_purchase_reads_the_key_the_unfinished_play_and_the_balance(
     with database.unit_of_work() as uow:
         for number, owner, key, status in (
             ("CC-OLD", account_id, "k1", "finished"),
-            ("CC-NOW", account_id, None, "in_progress"),
+            ("CC-NOW", account_id, "k3", "in_progress"),
             ("CC-THEIRS", other, "k2", "in_progress"),
         ):
             values = {**_play_values(owner, number), "idempotency_key": key, "status": status}
@@ -352,6 +352,10 @@ def test_before_purchase_reads_the_key_the_unfinished_play_and_the_balance(
     assert state(account_id, "k2") == (None, "CC-NOW", 1500)  # another account's key
     assert state(account_id, None) == (None, "CC-NOW", 1500)
     assert state(other, "k2") == ("CC-THEIRS", "CC-THEIRS", 700)
+    assert state(account_id, "k3") == ("CC-NOW", "CC-NOW", 1500)  # a retry of the play in progress
     with database.unit_of_work(write=False) as uow:
         full = uow.plays.before_purchase(account_id, "k1").earlier
         assert full == uow.plays.get("CC-OLD")  # read in full
+        retried = uow.plays.before_purchase(account_id, "k3")
+        assert retried.earlier == uow.plays.get("CC-NOW")
+        assert retried.unfinished is retried.earlier  # read once

@@ -458,7 +458,8 @@ def _reveal_kept(
         record = advance(record_of(play), play.revealed, step_kind, parity, rng)
     except StepOutOfOrderError:
         return None  # as kept, perhaps not as stored: the full path answers from the store
-    text = play.record if parity is None else _encode(record)
+    # Kept by the cache only once written: a text never stored must not push others out.
+    text = play.record if parity is None else codec.dumps(record)
     index = play.revealed
     payload = _reveal_payload(play.play_number, index, kind, parity, record)
     entry = audit.new_entry(AuditKind.REVEAL, play.account_id, payload, now=at)
@@ -473,6 +474,8 @@ def _reveal_kept(
         if not written:
             return None
         uow.commit()
+    if parity is not None:
+        RECORDS.remember(text, record)
     saved = replace(play, record=text, revealed=index + 1)
     RECORDS.note(saved)
     return Revealed(saved, index, record)

@@ -12,7 +12,9 @@ play again. A step then writes only if the stored play is still in progress at t
 and ``revealed`` change, the record only in the same update that moves ``revealed`` on (a bonus
 pick), and ``revealed`` only ever grows, under the play's lock, so a Play Number and a
 ``revealed`` count of a play in progress name exactly one stored play. Another process moving
-the play on moves ``revealed`` past what this one kept, and the play is read again.
+the play on moves ``revealed`` past what this one kept, and the play is read again. (So whatever
+changes a play in progress outside the server, an operator's edit or a restored backup, must
+move ``revealed`` too, or be followed by a restart of the server processes.)
 """
 
 from __future__ import annotations

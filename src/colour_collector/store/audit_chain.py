@@ -72,10 +72,12 @@ _CHAIN_ENTRY = Prepared(_typed(text(_chain_sql())))
 
 
 def after(name: str, write: str) -> TextClause:
-    """A PostgreSQL statement: the CTE ``name AS (write)``, then, only if it gives a row, the
-    entry bound as ``:e_*`` appended (the head is locked after ``write`` has run, so a step
-    takes its locks in the same order as everywhere else: the play, then the head). It returns
-    the new head's ``seq``: no row when nothing was appended."""
+    """A PostgreSQL statement: the CTE ``name AS (write)``, then, only if it gives a row (it
+    must give at most one: one entry is appended for each), the entry bound as ``:e_*``
+    appended. The head is locked after ``write`` has run (its ``EXISTS`` guard makes that so
+    whatever plan PostgreSQL picks), so a step takes its locks in the same order as everywhere
+    else: the play, then the head. It returns the new head's ``seq``: no row when nothing was
+    appended."""
     sql = _chain_sql(
         first=f"{name} AS ({write}), ",
         source=name,

@@ -242,7 +242,7 @@ def end(connection: Connection, *, commit: bool) -> None:
         if commit:
             found.check()  # raises: it was rolled back
         return
-    if found.alone:  # committed by PostgreSQL with its statement, or never sent
+    if found.alone:  # committed by PostgreSQL with its statement (nothing can follow it)
         return
     if commit:
         if not found.sent and found.queued == [b"BEGIN"]:

@@ -287,11 +287,12 @@ class SqlPlayRepository:
             self.connection, {"account_id": account_id, "key": idempotency_key}
         )
         assert found is not None  # a SELECT of three values: always one row
-        return PurchaseState(
-            earlier=self._by_id(found.earlier_id),
-            unfinished=self._by_id(found.unfinished_id),
-            balance_pence=int(found.balance),
-        )
+        earlier = self._by_id(found.earlier_id)
+        if earlier is not None and found.unfinished_id == earlier.id:
+            unfinished: StoredPlay | None = earlier  # a retried purchase of the play in progress
+        else:
+            unfinished = self._by_id(found.unfinished_id)
+        return PurchaseState(earlier, unfinished, int(found.balance))
 
     def _by_id(self, play_id: int | None) -> StoredPlay | None:
         if play_id is None:

@@ -164,9 +164,16 @@ class Prepared:
         usual, and the caller commits.
         """
         batch = batch_of(connection)
-        if batch is not None:
-            batch.go_alone()
-        return self.first(connection, params)
+        if batch is None and batched(connection):
+            batch = start(connection)  # outside a unit of work: alone all the same
+        if batch is None:
+            return self.first(connection, params)
+        batch.go_alone()
+        try:
+            return self.first(connection, params)
+        except BaseException:
+            batch.failed = True  # whether or not it was sent: nothing more runs in it
+            raise
 
     def scalar(self, connection: Connection, params: Mapping[str, Any]) -> Any | None:
         """The first column of the first row, or None."""
