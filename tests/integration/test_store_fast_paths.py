@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
@@ -39,6 +39,35 @@ def account_id(database: Database) -> int:
         database, email="p@example.com", password="a long enough password",
         date_of_birth=dt.date(1980, 1, 1),
     ).id  # fmt: skip
+
+
+@pytest.fixture
+def other(database: Database, account_id: int) -> int:
+    """A second account (registered after ``account_id``)."""
+    return accounts.register(
+        database, email="q@example.com", password="another long password",
+        date_of_birth=dt.date(1981, 2, 3),
+    ).id  # fmt: skip
+
+
+LIVE = WHEN + dt.timedelta(hours=1)
+
+
+def _store(
+    database: Database,
+    plays_of: Sequence[tuple[int, str]],
+    sessions_of: Sequence[tuple[str, int, dt.datetime]],
+) -> None:
+    """Store plays in progress ``(owner, Play Number)`` and sessions ``(token hash, owner,
+    expires at)``."""
+    with database.unit_of_work() as uow:
+        for owner, number in plays_of:
+            uow.connection.execute(insert(plays).values(_play_values(owner, number)))
+        for token, owner, expires in sessions_of:
+            uow.sessions.add(
+                token_hash=token, account_id=owner, created_at=WHEN, expires_at=expires
+            )
+        uow.commit()
 
 
 def _play_values(account_id: int, number: str) -> dict[str, object]:
@@ -148,24 +177,13 @@ def test_sqlite_connections_are_reused_and_never_shared(database: Database) -> N
 
 
 def test_play_locked_for_session_only_for_its_live_owner(
-    database: Database, account_id: int
+    database: Database, account_id: int, other: int
 ) -> None:
-    other = accounts.register(
-        database, email="q@example.com", password="another long password",
-        date_of_birth=dt.date(1981, 2, 3),
-    ).id  # fmt: skip
-    with database.unit_of_work() as uow:
-        for owner, number in ((account_id, "CC-MINE"), (other, "CC-THEIRS")):
-            uow.connection.execute(insert(plays).values(_play_values(owner, number)))
-        for token, owner, expires in (
-            ("live", account_id, WHEN + dt.timedelta(hours=1)),
-            ("dead", account_id, WHEN),
-            ("theirs", other, WHEN + dt.timedelta(hours=1)),
-        ):
-            uow.sessions.add(
-                token_hash=token, account_id=owner, created_at=WHEN, expires_at=expires
-            )
-        uow.commit()
+    _store(
+        database,
+        [(account_id, "CC-MINE"), (other, "CC-THEIRS")],
+        [("live", account_id, LIVE), ("dead", account_id, WHEN), ("theirs", other, LIVE)],
+    )
     with database.unit_of_work() as uow:
         found = uow.plays.locked_for_session("live", "CC-MINE", WHEN)
         assert found is not None
@@ -182,13 +200,7 @@ def test_play_locked_for_session_only_for_its_live_owner(
 def test_a_known_record_is_not_read_again(database: Database, account_id: int) -> None:
     """A step passes the record it holds for the play; it is used only while the stored play is
     in progress at that step, and otherwise the stored record is read."""
-    with database.unit_of_work() as uow:
-        uow.connection.execute(insert(plays).values(_play_values(account_id, "CC-MINE")))
-        uow.sessions.add(
-            token_hash="live", account_id=account_id, created_at=WHEN,
-            expires_at=WHEN + dt.timedelta(hours=1),
-        )  # fmt: skip
-        uow.commit()
+    _store(database, [(account_id, "CC-MINE")], [("live", account_id, LIVE)])
     stored = '{"x": "£5 ✓"}'
 
     def record_seen(known: tuple[int, str] | None) -> str:
@@ -212,25 +224,16 @@ def test_a_known_record_is_not_read_again(database: Database, account_id: int) -
 
 
 def test_a_kept_step_is_written_only_while_the_play_is_as_kept(
-    database: Database, account_id: int
+    database: Database, account_id: int, other: int
 ) -> None:
     """``advance_kept`` moves the play on and appends the audit entry, both or neither: only
     for a play still in progress at the kept step, asked by a live session of its owner."""
-    other = accounts.register(
-        database, email="q@example.com", password="another long password",
-        date_of_birth=dt.date(1981, 2, 3),
-    ).id  # fmt: skip
-    with database.unit_of_work() as uow:
-        uow.connection.execute(insert(plays).values(_play_values(account_id, "CC-MINE")))
-        for token, owner, expires in (
-            ("live", account_id, WHEN + dt.timedelta(hours=1)),
-            ("dead", account_id, WHEN),
-            ("theirs", other, WHEN + dt.timedelta(hours=1)),
-        ):
-            uow.sessions.add(
-                token_hash=token, account_id=owner, created_at=WHEN, expires_at=expires
-            )
-        uow.commit()
+    _store(
+        database,
+        [(account_id, "CC-MINE")],
+        [("live", account_id, LIVE), ("dead", account_id, WHEN), ("theirs", other, LIVE)],
+    )
+    with database.unit_of_work(write=False) as uow:
         kept = uow.plays.get("CC-MINE")
     assert kept is not None
 
@@ -277,15 +280,10 @@ def test_a_kept_step_is_written_only_while_the_play_is_as_kept(
 
 
 def test_racing_steps_from_one_kept_play_write_once(database: Database, account_id: int) -> None:
-    """Two server processes holding the same kept play, asked for the same step at once: one
-    writes it, the other writes nothing (and would read the play and answer from the store)."""
-    with database.unit_of_work() as uow:
-        uow.connection.execute(insert(plays).values(_play_values(account_id, "CC-MINE")))
-        uow.sessions.add(
-            token_hash="live", account_id=account_id, created_at=WHEN,
-            expires_at=WHEN + dt.timedelta(hours=1),
-        )  # fmt: skip
-        uow.commit()
+    """Four server processes holding the same kept play, asked for the same step at once: one
+    writes it, the others write nothing (and would read the play and answer from the store)."""
+    _store(database, [(account_id, "CC-MINE")], [("live", account_id, LIVE)])
+    with database.unit_of_work(write=False) as uow:
         kept = uow.plays.get("CC-MINE")
     assert kept is not None
     entries = audit.verify_chain(database).entries
@@ -311,12 +309,8 @@ def test_racing_steps_from_one_kept_play_write_once(database: Database, account_
 
 
 def test_before_purchase_reads_the_key_the_unfinished_play_and_the_balance(
-    database: Database, account_id: int
+    database: Database, account_id: int, other: int
 ) -> None:
-    other = accounts.register(
-        database, email="q@example.com", password="another long password",
-        date_of_birth=dt.date(1981, 2, 3),
-    ).id  # fmt: skip
 
     def state(owner: int, key: str | None) -> tuple[str | None, str | None, int]:
         with database.unit_of_work(write=False) as uow:

@@ -100,14 +100,7 @@ def append(
     now: dt.datetime | None = None,
 ) -> None:
     """Append an entry inside the caller's unit of work (the caller commits)."""
-    entry = new_entry(kind, account_id, payload, now=now)
-    uow.audit.append(
-        created_at=entry.created_at,
-        kind=entry.kind,
-        account_id=entry.account_id,
-        payload=entry.payload,
-        hashed=entry.hashed,
-    )
+    uow.audit.append(new_entry(kind, account_id, payload, now=now))
 
 
 @dataclass(frozen=True, slots=True)

@@ -155,22 +155,14 @@ class LedgerRepository(Protocol):
 class AuditRepository(Protocol):
     """The append-only, hash-chained audit log."""
 
-    def append(
-        self,
-        *,
-        created_at: dt.datetime,
-        kind: str,
-        account_id: AccountId | None,
-        payload: str,
-        hashed: str,
-    ) -> None:
+    def append(self, entry: NewAuditEntry) -> None:
         """Chain an entry after the head: lock the head row (until the end of the
         transaction), insert the entry with ``seq`` one more than the head's and ``prev_hash``
         the head's hash, and move the head to it. The store may send it with the commit (its
         error, if any, is raised there).
 
         Its hash is the SHA-256 (hex) of ``'[' + str(seq) + ',' + hashed + ',"' + prev_hash +
-        '"]'`` (``hashed``: :func:`colour_collector.service.audit.hashed_fields`).
+        '"]'`` (``hashed``: ``entry.hashed``, :func:`colour_collector.service.audit.hashed_fields`).
         """
         ...
 

@@ -87,7 +87,7 @@ def after(name: str, write: str) -> TextClause:
 
 
 def values(entry: NewAuditEntry) -> dict[str, Any]:
-    """``entry`` as the ``:e_*`` parameters of :func:`after`'s statements."""
+    """``entry`` as the ``:e_*`` parameters of this module's statements."""
     return {
         "e_created_at": entry.created_at,
         "e_kind": entry.kind,
@@ -109,16 +109,6 @@ def append(connection: Connection, entry: NewAuditEntry) -> None:
     seq, prev_hash = int(head.seq) + 1, head.hash
     text_hashed = f'[{seq},{entry.hashed},"{prev_hash}"]'
     digest = hashlib.sha256(text_hashed.encode("ascii")).hexdigest()
-    _APPEND_ENTRY.send(
-        connection,
-        {
-            "e_created_at": entry.created_at,
-            "e_kind": entry.kind,
-            "e_account_id": entry.account_id,
-            "e_payload": entry.payload,
-            "e_seq": seq,
-            "e_prev_hash": prev_hash,
-            "e_hash": digest,
-        },
-    )
+    chained = {"e_seq": seq, "e_prev_hash": prev_hash, "e_hash": digest}
+    _APPEND_ENTRY.send(connection, {**values(entry), **chained})  # e_hashed is not bound here
     _MOVE_HEAD.send(connection, {"e_seq": seq, "e_hash": digest})

@@ -300,22 +300,7 @@ class SqlAuditRepository:
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
 
-    def append(
-        self,
-        *,
-        created_at: dt.datetime,
-        kind: str,
-        account_id: AccountId | None,
-        payload: str,
-        hashed: str,
-    ) -> None:
-        entry = NewAuditEntry(
-            created_at=created_at,
-            kind=kind,
-            account_id=account_id,
-            payload=payload,
-            hashed=hashed,
-        )
+    def append(self, entry: NewAuditEntry) -> None:
         audit_chain.append(self.connection, entry)
 
     def head(self) -> ChainHead:
