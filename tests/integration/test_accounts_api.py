@@ -192,3 +192,20 @@ def test_audit_records_register_login_logout(client: Any, app: Any) -> None:
             .all()
         )
     assert kinds == ["register", "login", "logout"]
+
+
+def test_the_session_summary_counts_stakes_and_prizes_since_login(client: Any) -> None:
+    assert_problem(client.get("/api/session"), 401, "not_authenticated")
+    client.sign_up()
+    first = client.get("/api/session")
+    assert first.status_code == 200, first.text
+    summary = first.json()
+    assert summary["staked_pence"] == summary["won_pence"] == summary["net_pence"] == 0
+    assert summary["started_at"] < summary["expires_at"]
+    deposited = client.post("/api/wallet/test-deposit", json={"amount_pence": 1000})
+    assert deposited.status_code == 201
+    bought = client.post("/api/plays", json={"confirm": True})
+    assert bought.status_code == 201, bought.text
+    after = client.get("/api/session").json()
+    assert after["staked_pence"] == 500 and after["net_pence"] == after["won_pence"] - 500
+    assert after["started_at"] == summary["started_at"]  # the same session in every tab

@@ -390,3 +390,45 @@ def test_steps_taken_by_two_processes_in_turn_show_the_stored_play(
         assert end["prize_pence"] == tier_by_name(name).prize_pence
         recall = funded.get(f"/api/my-games/{number}").json()
         assert recall["steps"] == seen  # what each answer showed is what was stored
+
+
+@pytest.mark.parametrize("outcomes", [["£6"]])
+def test_a_step_names_its_index_so_a_retry_answers_the_same_step(
+    funded: Any, database: Database
+) -> None:
+    bought = buy(funded).json()
+    number, board = bought["play"]["play_number"], bought["board"]
+    url = f"/api/plays/{number}/steps"
+    picked = False
+    while board["next"] is not None:
+        index, kind = board["revealed"], board["next"]
+        body = {**step_body(kind), "step": index}
+        first = funded.post(url, json=body)
+        assert first.status_code == 200, first.text
+        entries = len(audit_entries(database))
+        again = funded.post(url, json=body)  # the response was lost: the client retries
+        assert again.status_code == 200, again.text
+        assert again.json() == first.json()
+        assert len(audit_entries(database)) == entries  # nothing written by the retry
+        assert funded.get(f"/api/plays/{number}").json()["play"]["revealed"] == index + 1
+        if kind == "bonus_pick":
+            picked = True
+            other = funded.post(url, json={**body, "pick": "even"})
+            assert_problem(other, 409, "step_out_of_order")
+        board = first.json()["board"]
+        ahead = funded.post(url, json={**step_body(board["next"] or "spin"), "step": index + 2})
+        assert_problem(ahead, 409, "step_out_of_order")
+        assert ahead.json()["revealed"] == index + 1
+        if index >= 1:  # a stale tab two steps behind is told how far the play is
+            stale = funded.post(url, json={**step_body(kind), "step": index - 1})
+            assert_problem(stale, 409, "step_out_of_order")
+            assert stale.json()["revealed"] == index + 1
+    assert picked  # a £6 play wins its booster in a Bonus Game
+    assert funded.post(f"/api/plays/{number}/finish", json={}).status_code == 200
+
+
+def test_a_step_index_must_be_a_small_whole_number(funded: Any) -> None:
+    number = buy(funded).json()["play"]["play_number"]
+    for bad in (-1, 10_001, "1", 1.5, True):
+        answer = funded.post(f"/api/plays/{number}/steps", json={"kind": "spin", "step": bad})
+        assert_problem(answer, 422, "invalid_request", "step")

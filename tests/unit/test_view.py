@@ -164,3 +164,26 @@ def test_kept_states_are_bounded() -> None:
     assert len(kept) == 3
     assert kept.take(records[0], 0, config) is None  # the oldest went first
     assert kept.take(records[4], 0, config) is not None
+
+
+@settings(max_examples=40, deadline=None)
+@given(record=records())
+def test_the_wheel_and_prize_table_colours_are_where_the_play_left_them(
+    record: PlayRecord,
+) -> None:
+    cfg = load_config()
+    assert board(record, 0)["wheel"] == cfg.colours[cfg.start_colour]
+    assert all(row["colour"] is None for row in board(record, 0)["prize_table"])
+    wheel, rows = cfg.colours[cfg.start_colour], [None] * cfg.shapes
+    for index, step in enumerate(record.steps):
+        if isinstance(step, MainSpin):
+            before = state_after(record, index).grid
+            wheel = cfg.colours[step.wheel]
+            for square, colour in enumerate(step.colours):
+                if colour == step.wheel and before[square] < cfg.shapes:
+                    rows[before[square]] = wheel
+        elif isinstance(step, PrizeSpin):
+            wheel = cfg.colours[step.wheel]
+        view = board(record, index + 1)
+        assert view["wheel"] == wheel
+        assert [row["colour"] for row in view["prize_table"]] == rows

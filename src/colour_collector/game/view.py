@@ -119,6 +119,7 @@ def _board(record: PlayRecord, revealed: int, game: Game, cfg: GameConfig) -> di
         "next": None if nxt is None else nxt.value,
         "spins_left": game.spins_left,
         "level": game.level,
+        "wheel": cfg.colours[game.wheel],
         "prize_table": [
             {
                 "shape": row.shape,
@@ -126,8 +127,9 @@ def _board(record: PlayRecord, revealed: int, game: Game, cfg: GameConfig) -> di
                 "filled": min(game.filled[r], row.boxes),
                 "amount_pence": row.amounts[game.level],
                 "complete": game.filled[r] >= row.boxes,
+                "colour": None if colour is None else cfg.colours[colour],
             }
-            for r, row in enumerate(cfg.prize_table)
+            for r, (row, colour) in enumerate(zip(cfg.prize_table, game.row_colours, strict=True))
         ],
         "bonus_box": game.bonus_symbols,
         "prize_game_box": game.prize_game_symbols,

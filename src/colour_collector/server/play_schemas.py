@@ -31,6 +31,14 @@ class StepRequest(Request):
     pick: Literal["odd", "even"] | None = Field(
         default=None, description="ODD or EVEN, for a bonus pick only."
     )
+    step: int | None = Field(
+        default=None,
+        ge=0,
+        le=10_000,
+        description="The index of the step this request reveals: the play's `revealed` count"
+        " as the client last saw it. A retry of the step just revealed answers it again; any"
+        " other index than the next answers 409 `step_out_of_order` with the play's `revealed`.",
+    )
 
 
 class EmptyRequest(Request):

@@ -153,6 +153,8 @@ def problem_from_service_error(error: errors.ServiceError) -> ProblemError:
                 headers["Retry-After"] = str(error.retry_after_seconds)
             if isinstance(error, errors.StepOutOfOrderError | errors.PlayNotOverError):
                 extra["expected"] = error.expected
+            if isinstance(error, errors.StepOutOfOrderError) and error.revealed is not None:
+                extra["revealed"] = error.revealed
             if isinstance(error, errors.InsufficientFundsError):
                 extra["balance_pence"] = error.balance_pence
             if isinstance(error, errors.NotAuthenticatedError):

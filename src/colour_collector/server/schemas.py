@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt, StringConstraints
 
 from colour_collector.service.accounts import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
-from colour_collector.service.models import Account, Movement, MovementKind
+from colour_collector.service.models import Account, Movement, MovementKind, SessionSummary
 
 Email = Annotated[str, StringConstraints(min_length=3, max_length=254)]
 Password = Annotated[str, StringConstraints(max_length=MAX_PASSWORD_LENGTH)]
@@ -79,6 +79,27 @@ class AccountResponse(Response):
             email=account.email,
             date_of_birth=account.date_of_birth,
             created_at=account.created_at,
+        )
+
+
+class SessionResponse(Response):
+    """``GET /api/session``: this login session so far (the session bar and reality checks)."""
+
+    started_at: dt.datetime = Field(description="When this session logged in.")
+    expires_at: dt.datetime = Field(description="When it ends.")
+    staked_pence: int = Field(description="Stakes paid since login.")
+    won_pence: int = Field(description="Prizes credited since login.")
+    net_pence: int = Field(description="Prizes minus stakes since login.")
+
+    @classmethod
+    def of(cls, summary: SessionSummary) -> SessionResponse:
+        """Shape a service record."""
+        return cls(
+            started_at=summary.started_at,
+            expires_at=summary.expires_at,
+            staked_pence=summary.staked_pence,
+            won_pence=summary.won_pence,
+            net_pence=summary.net_pence,
         )
 
 

@@ -27,7 +27,13 @@ from colour_collector.service.errors import (
     TooManyAttemptsError,
     UnderageError,
 )
-from colour_collector.service.models import Account, AccountId, AuditKind
+from colour_collector.service.models import (
+    Account,
+    AccountId,
+    AuditKind,
+    MovementKind,
+    SessionSummary,
+)
 from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
 
 MINIMUM_AGE = 18
@@ -244,6 +250,25 @@ def account_in(uow: UnitOfWork, token: str | None, now: dt.datetime) -> Account:
     if account is None:
         raise NotAuthenticatedError(_SESSION_GONE)
     return account
+
+
+def session_summary(
+    uow_factory: UnitOfWorkFactory, token: str | None, *, now: dt.datetime | None = None
+) -> SessionSummary:
+    """The live session of ``token``: when it started and the money staked and won since."""
+    at = now or utcnow()
+    with uow_factory(write=False) as uow:
+        found = uow.sessions.live(_session_hash(token), at)
+        if found is None:
+            raise NotAuthenticatedError(_SESSION_GONE)
+        account_id, started, expires = found
+        totals = uow.ledger.totals_since(account_id, started)
+    return SessionSummary(
+        started_at=started,
+        expires_at=expires,
+        staked_pence=-totals.get(MovementKind.STAKE, 0),
+        won_pence=totals.get(MovementKind.PRIZE, 0),
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -85,10 +85,12 @@ class PlayNotFoundError(NotFoundError):
 class StepOutOfOrderError(ServiceError):
     """The player asked for a step that is not the next one."""
 
-    def __init__(self, message: str, *, expected: str | None) -> None:
+    def __init__(self, message: str, *, expected: str | None, revealed: int | None = None) -> None:
         super().__init__(message)
         self.expected = expected
         """The step the play waits for (None when it is over)."""
+        self.revealed = revealed
+        """How many steps of the play are revealed (when known)."""
 
 
 class PlayNotOverError(ServiceError):

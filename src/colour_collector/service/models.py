@@ -138,3 +138,22 @@ class ChainHead:
     """Sequence number of the last entry (0 when empty)."""
     hash: str
     """Its hash (64 zeros when empty)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSummary:
+    """A login session so far: what a reality check and the session bar show."""
+
+    started_at: dt.datetime
+    """When the player logged in (UTC)."""
+    expires_at: dt.datetime
+    """When the session ends unless renewed (UTC)."""
+    staked_pence: Pence
+    """Stakes paid since login (positive)."""
+    won_pence: Pence
+    """Prizes credited since login."""
+
+    @property
+    def net_pence(self) -> Pence:
+        """Prizes minus stakes since login."""
+        return self.won_pence - self.staked_pence

@@ -388,12 +388,19 @@ def reveal(
     *,
     rng: random.Random,
     now: dt.datetime | None = None,
+    step: int | None = None,
 ) -> Revealed:
-    """Reveal the next step; return the saved play, the step's index and the record."""
+    """Reveal the next step; return the saved play, the step's index and the record.
+
+    ``step``, when given, is the index of the step the caller means to reveal: a retry of the
+    step just revealed answers it again (writing nothing); another index than the next raises
+    :class:`StepOutOfOrderError` naming how far the play is.
+    """
     step_kind, parity = parse_step_request(kind, pick)
     at = now or utcnow()
     if isinstance(caller, SessionToken):
         done = _reveal_kept(
+            step,
             factory,
             caller,
             play_number,
@@ -407,6 +414,10 @@ def reveal(
             return done
     with factory() as uow:
         account_id, play = _caller_and_play(uow, caller, play_number, at)
+        if step is not None and step != play.revealed:
+            record = record_of(play)
+            check_retry(record, play.revealed, step, step_kind, parity)
+            return Revealed(play, step, record)
         if play.status is not PlayStatus.IN_PROGRESS:
             raise StepOutOfOrderError(f"play {play.play_number} is finished", expected=None)
         record = advance(record_of(play), play.revealed, step_kind, parity, rng)
@@ -431,7 +442,26 @@ def reveal(
     return Revealed(saved, index, record)
 
 
+def check_retry(
+    record: PlayRecord, revealed: int, step: int, kind: StepKind, parity: Parity | None
+) -> None:
+    """For a request naming step ``step`` of a play with ``revealed`` steps shown, when ``step``
+    is not the next one: return if it retries the step just revealed (same kind and pick), so
+    the caller answers that step again; raise :class:`StepOutOfOrderError` otherwise."""
+    if step == revealed - 1 and expected_step(record, step) is kind:
+        shown = record.steps[step]
+        if parity is None or getattr(shown, "pick", None) is parity:
+            return
+    nxt = expected_step(record, revealed)
+    raise StepOutOfOrderError(
+        f"step {step} is not the next step: {revealed} steps of the play are revealed",
+        expected=None if nxt is None else nxt.value,
+        revealed=revealed,
+    )
+
+
 def _reveal_kept(
+    step: int | None,
     factory: UnitOfWorkFactory,
     caller: SessionToken,
     play_number: str,
@@ -454,6 +484,8 @@ def _reveal_kept(
     play = RECORDS.latest(number)
     if play is None or play.status is not PlayStatus.IN_PROGRESS:
         return None
+    if step is not None and step != play.revealed:
+        return None  # perhaps a retry: the full path answers from the store
     try:
         record = advance(record_of(play), play.revealed, step_kind, parity, rng)
     except StepOutOfOrderError:

@@ -82,6 +82,12 @@ class SessionRepository(Protocol):
         """Remove a session; return its account if it existed."""
         ...
 
+    def live(
+        self, token_hash: str, now: dt.datetime
+    ) -> tuple[AccountId, dt.datetime, dt.datetime] | None:
+        """The account, start and end of the session with this token hash live at ``now``."""
+        ...
+
     def delete_expired(self, now: dt.datetime) -> int:
         """Remove expired sessions; return how many."""
         ...
@@ -141,6 +147,10 @@ class LedgerRepository(Protocol):
 
     def balance(self, account_id: AccountId) -> Pence:
         """Sum of all movements of the account (0 when none)."""
+        ...
+
+    def totals_since(self, account_id: AccountId, since: dt.datetime) -> dict[MovementKind, Pence]:
+        """The sum of the account's movements of each kind made at or after ``since``."""
         ...
 
     def recent(self, account_id: AccountId, limit: int) -> Sequence[Movement]:

@@ -23,7 +23,7 @@ from colour_collector.service.errors import (
 )
 from colour_collector.service.outcomes import OutcomeSource
 from colour_collector.service.play_models import TryPlay
-from colour_collector.service.plays import advance, parse_step_request
+from colour_collector.service.plays import advance, check_retry, parse_step_request
 from colour_collector.service.ports import UnitOfWorkFactory
 
 TOKEN_BYTES = 24
@@ -105,14 +105,19 @@ def reveal(
     kind: str,
     pick: str | None,
     rng: random.Random,
+    *,
+    step: int | None = None,
 ) -> tuple[TryPlay, int]:
-    """Reveal the next step of a Try play."""
+    """Reveal the next step of a Try play (``step``: as :func:`plays.reveal`)."""
     step_kind, parity = parse_step_request(kind, pick)
     key = _valid(token)
     with factory() as uow:
         play = uow.tries.get(key, lock=True)
         if play is None:
             raise PlayNotFoundError("no such Try play (it may have expired)")
+        if step is not None and step != play.revealed:
+            check_retry(codec.loads(play.record), play.revealed, step, step_kind, parity)
+            return play, step
         record = advance(codec.loads(play.record), play.revealed, step_kind, parity, rng)
         text = play.record if parity is None else codec.dumps(record)
         uow.tries.update(play.id, record=text, revealed=play.revealed + 1, finished_at=None)

@@ -184,6 +184,16 @@ class SqlSessionRepository:
         ).scalar_one_or_none()
         return None if found is None else int(found)
 
+    def live(
+        self, token_hash: str, now: dt.datetime
+    ) -> tuple[AccountId, dt.datetime, dt.datetime] | None:
+        row = self.connection.execute(
+            select(sessions.c.account_id, sessions.c.created_at, sessions.c.expires_at).where(
+                sessions.c.token_hash == token_hash, sessions.c.expires_at > now
+            )
+        ).first()
+        return None if row is None else (int(row.account_id), row.created_at, row.expires_at)
+
     def delete_expired(self, now: dt.datetime) -> int:
         result = self.connection.execute(delete(sessions).where(sessions.c.expires_at <= now))
         return int(getattr(result, "rowcount", 0))
@@ -279,6 +289,14 @@ class SqlLedgerRepository:
 
     def balance(self, account_id: AccountId) -> Pence:
         return int(_BALANCE.scalar(self.connection, {"account_id": account_id}) or 0)
+
+    def totals_since(self, account_id: AccountId, since: dt.datetime) -> dict[MovementKind, Pence]:
+        rows = self.connection.execute(
+            select(ledger.c.kind, func.sum(ledger.c.amount_pence).label("total"))
+            .where(ledger.c.account_id == account_id, ledger.c.created_at >= since)
+            .group_by(ledger.c.kind)
+        )
+        return {MovementKind(row.kind): int(row.total) for row in rows}
 
     def recent(self, account_id: AccountId, limit: int) -> Sequence[Movement]:
         rows = self.connection.execute(

@@ -20,6 +20,7 @@ from colour_collector.server.schemas import (
     CsrfResponse,
     LoginRequest,
     RegisterRequest,
+    SessionResponse,
     problem_responses,
 )
 from colour_collector.service import accounts
@@ -113,3 +114,14 @@ def logout(database: DatabaseDep, settings: SettingsDep, token: SessionCookie = 
 def me(account: CurrentAccount) -> AccountResponse:
     """The logged-in player."""
     return AccountResponse.of(account)
+
+
+@router.get(
+    "/session",
+    response_model=SessionResponse,
+    responses=problem_responses({401: "Not logged in (`not_authenticated`)."}),
+)
+def session(database: DatabaseDep, token: SessionCookie = None) -> SessionResponse:
+    """This login session: when it started, and the money staked and won since (the same in
+    every tab of the browser)."""
+    return SessionResponse.of(accounts.session_summary(database, token))

@@ -151,6 +151,7 @@ async def reveal(request: Request) -> Response:
         step_request.kind,
         step_request.pick,
         rng=play_rng(request),
+        step=step_request.step,
     )
     step, screen = step_and_board(done.record, done.index, continuations=CONTINUATIONS)
     return direct.answer(StepResponse(step=step, board=screen))

@@ -72,9 +72,11 @@ def reveal(
     try_id: TryId, body: StepRequest, request: Request, database: DatabaseDep
 ) -> TryStepResponse:
     """Reveal the next step of a Try play."""
-    play, index = try_plays.reveal(database, try_id, body.kind, body.pick, runtime(request).rng)
+    play, index = try_plays.reveal(
+        database, try_id, body.kind, body.pick, runtime(request).rng, step=body.step
+    )
     record = codec.loads(play.record)
-    return TryStepResponse(step=step_detail(record, index), board=board(record, play.revealed))
+    return TryStepResponse(step=step_detail(record, index), board=board(record, index + 1))
 
 
 @router.post(
