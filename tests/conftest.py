@@ -2,10 +2,12 @@
 client that carries the CSRF header, and a throwaway PostgreSQL cluster for the session.
 
 Database-backed tests take the ``database_url`` fixture (or anything built on it) and run
-twice: on SQLite and on PostgreSQL. The PostgreSQL cluster is started once per session with
-Debian's PostgreSQL binaries (``initdb``/``pg_ctl``, run as the ``postgres`` user when we are
-root), listens on 127.0.0.1 on a free port with trust authentication, and each test gets a
-fresh database that is dropped afterwards. Missing binaries FAIL the tests (CI has them).
+twice: on SQLite and on PostgreSQL. The PostgreSQL cluster is started once per session (per
+xdist worker) with Debian's PostgreSQL binaries (``initdb``/``pg_ctl``, run as the ``postgres``
+user when we are root), listens on 127.0.0.1 on a free port with trust authentication. Each test
+gets a fresh database, already migrated: a copy of a template migrated once per session (SQLite:
+a file copied with SQLite's backup API; PostgreSQL: ``CREATE DATABASE ... TEMPLATE``), dropped
+afterwards. Missing binaries FAIL the tests (CI has them).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
+import sqlite3
 import subprocess
 import tempfile
 import uuid
@@ -32,6 +35,7 @@ with warnings.catch_warnings():
 
 from colour_collector.server.app import create_app
 from colour_collector.server.settings import Settings
+from colour_collector.store import upgrade_to_head
 from support import free_port, make_settings
 
 PASSWORD = "correct horse battery"
@@ -63,7 +67,7 @@ class PgCluster:
 
     def url(self, database: str) -> str:
         """SQLAlchemy URL of a database in the cluster."""
-        return f"postgresql+psycopg2://postgres@127.0.0.1:{self.port}/{database}"
+        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{database}"
 
     def _admin(self) -> Any:
         import psycopg
@@ -72,11 +76,12 @@ class PgCluster:
             f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres", autocommit=True
         )
 
-    def create_database(self) -> str:
-        """Create a fresh, empty database; return its name."""
+    def create_database(self, template: str | None = None) -> str:
+        """Create a fresh database (a copy of ``template``, else empty); return its name."""
         name = f"cc_test_{uuid.uuid4().hex[:12]}"
+        copy = "" if template is None else f' TEMPLATE "{template}"'
         with self._admin() as connection:
-            connection.execute(f'CREATE DATABASE "{name}"')
+            connection.execute(f'CREATE DATABASE "{name}"{copy}')
         return name
 
     def drop_database(self, name: str) -> None:
@@ -111,9 +116,11 @@ def pg_cluster() -> Iterator[PgCluster]:
 
     run(initdb, "-D", str(data), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync",
         "--locale=C")  # fmt: skip
+    # fsync off: the suite's databases are throwaway. synchronous_commit stays on (the default,
+    # as the server expects it; with fsync off it costs nothing).
     options = (
         f"-c listen_addresses=127.0.0.1 -p {port} -k {base} -c fsync=off"
-        " -c synchronous_commit=off -c full_page_writes=off -c max_connections=100"
+        " -c full_page_writes=off -c max_connections=100"
     )
     run(pg_ctl, "-D", str(data), "-l", str(log), "-o", options, "-w", "-t", "60", "start")
     try:
@@ -134,14 +141,54 @@ def backend(request: pytest.FixtureRequest) -> str:
     return name
 
 
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An SQLite database migrated to head, to copy."""
+    path = tmp_path_factory.mktemp("template") / "template.sqlite3"
+    upgrade_to_head(f"sqlite:///{path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def pg_template(pg_cluster: PgCluster) -> str:
+    """A PostgreSQL database migrated to head, to copy (no connection is left open to it)."""
+    name = pg_cluster.create_database()
+    upgrade_to_head(pg_cluster.url(name))
+    return name
+
+
 @pytest.fixture
-def database_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
-    """A fresh, empty database: an SQLite file in tmp_path, or a new PostgreSQL database."""
+def empty_database_url(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[str]:
+    """A fresh, empty database (for tests of the migrations themselves)."""
     if backend == "sqlite":
-        yield f"sqlite:///{tmp_path / 'db' / 'colour-collector.sqlite3'}"
+        yield f"sqlite:///{tmp_path / 'empty' / 'colour-collector.sqlite3'}"
         return
     cluster: PgCluster = request.getfixturevalue("pg_cluster")
     name = cluster.create_database()
+    try:
+        yield cluster.url(name)
+    finally:
+        cluster.drop_database(name)
+
+
+@pytest.fixture
+def database_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
+    """A fresh database migrated to head: an SQLite file in tmp_path, or a new PostgreSQL
+    database."""
+    if backend == "sqlite":
+        template: Path = request.getfixturevalue("sqlite_template")
+        path = tmp_path / "db" / "colour-collector.sqlite3"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with sqlite3.connect(template) as source, sqlite3.connect(path) as target:
+            source.backup(target)
+        source.close()
+        target.close()
+        yield f"sqlite:///{path}"
+        return
+    cluster: PgCluster = request.getfixturevalue("pg_cluster")
+    name = cluster.create_database(template=request.getfixturevalue("pg_template"))
     try:
         yield cluster.url(name)
     finally:

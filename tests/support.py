@@ -8,6 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from colour_collector.server.settings import Settings
+from colour_collector.service import accounts
+from colour_collector.service.accounts import AccountPolicy, Passwords
+from colour_collector.service.ports import UnitOfWorkFactory
 
 TEST_SECRET = "test-secret-key-for-the-test-suite-only-0123456789"
 """The secret key of every test server."""
@@ -33,6 +36,36 @@ def make_settings(database_url: str, tmp_path: Path, **overrides: Any) -> Settin
         "login_max_failures_per_email": 5,
         "login_max_failures_per_client": 20,
         "secure_cookies": False,
+        # The cheapest Argon2id: the suite hashes hundreds of passwords.
+        "password_hash_time_cost": 1,
+        "password_hash_memory_kib": 8,
+        "password_hash_parallelism": 1,
     }
     values.update(overrides)
     return Settings(**values)
+
+
+POLICY = AccountPolicy(passwords=Passwords(time_cost=1, memory_kib=8, parallelism=1))
+"""Account rules as the server has them by default, with the cheapest password hashing."""
+PASSWORD = "correct horse battery"
+"""The password test players use."""
+
+
+def sign_up(
+    factory: UnitOfWorkFactory, email: str = "player@example.com"
+) -> tuple[accounts.Account, str]:
+    """Register and log in through the use cases; the account and its session token."""
+    import datetime as dt
+
+    account = accounts.register(
+        factory, POLICY, email=email, password=PASSWORD, date_of_birth=dt.date(1990, 5, 17)
+    )
+    logged_in = accounts.login(factory, POLICY, email=email, password=PASSWORD, client="test")
+    return account, logged_in.token
+
+
+def fund(factory: UnitOfWorkFactory, token: str, pence: int) -> None:
+    """A test deposit to the account of session ``token``, as the API makes one (audited)."""
+    from colour_collector.service import wallet
+
+    wallet.test_deposit(factory, token, pence, enabled=True)

@@ -27,6 +27,7 @@ from plays_fixtures import (
 )
 
 from colour_collector.game.prize_table import tier_by_name
+from colour_collector.server.app import create_app
 from colour_collector.server.settings import Settings
 from colour_collector.service import audit
 from colour_collector.store import Database
@@ -344,9 +345,9 @@ def test_audit_chain_records_purchase_reveals_and_finish(funded: Any, database: 
         assert pick["pick"] == "odd" and isinstance(pick["number"], int)
     # The stored record's digest is the finish entry's; it equals the purchase entry's when no
     # bonus pick was filled in (picks are written into the record as they are made).
-    from colour_collector.service.plays import get_play
-
-    stored = get_play(database, funded.get("/api/me").json()["id"], number)
+    with database() as uow:
+        stored = uow.plays.get(number)
+    assert stored is not None
     assert finish["record_sha256"] == hashlib.sha256(stored.record.encode()).hexdigest()
     assert (purchase["record_sha256"] == finish["record_sha256"]) == (not picks)
     assert [kind for kind, _ in entries[:2]] == ["register", "login"]
@@ -364,32 +365,35 @@ def test_audit_verify_command_after_plays(funded: Any, database_url: str) -> Non
 
 
 @pytest.mark.parametrize("outcomes", [WINNERS])
-def test_steps_taken_by_two_processes_in_turn_show_the_stored_play(
-    funded: Any, monkeypatch: pytest.MonkeyPatch
+def test_steps_taken_by_two_servers_in_turn_show_the_stored_play(
+    funded: Any, settings: Settings, new_client: Any
 ) -> None:
-    """Each server process keeps the record it last saw of a play; steps served alternately by
-    two of them (two caches here) still build every screen from the stored play."""
-    from colour_collector.service import plays as plays_service
-    from colour_collector.service.record_cache import RecordCache
-
-    caches = (RecordCache(), RecordCache())
-    for name in WINNERS:
-        monkeypatch.setattr(plays_service, "RECORDS", caches[0])
-        bought = buy(funded).json()
-        number, board = bought["play"]["play_number"], bought["board"]
-        seen = []
-        while board["next"] is not None:
-            turn = len(seen)
-            monkeypatch.setattr(plays_service, "RECORDS", caches[turn % 2])
-            pick = ("odd", "even", "even")[turn % 3]
-            answer = funded.post(f"/api/plays/{number}/steps", json=step_body(board["next"], pick))
-            assert answer.status_code == 200, answer.text
-            seen.append(answer.json())
-            board = seen[-1]["board"]
-        end = funded.post(f"/api/plays/{number}/finish", json={}).json()
-        assert end["prize_pence"] == tier_by_name(name).prize_pence
-        recall = funded.get(f"/api/my-games/{number}").json()
-        assert recall["steps"] == seen  # what each answer showed is what was stored
+    """Servers keep nothing between requests: steps served alternately by two apps on the same
+    database (two server processes behind a load balancer) build every screen from the stored
+    play."""
+    other = create_app(settings)
+    try:
+        second = new_client(other)
+        second.cookies.set("cc_session", funded.cookies.get("cc_session"))
+        servers = (funded, second)
+        for name in WINNERS:
+            bought = buy(funded).json()
+            number, board = bought["play"]["play_number"], bought["board"]
+            seen = []
+            while board["next"] is not None:
+                turn = len(seen)
+                pick = ("odd", "even", "even")[turn % 3]
+                body = {**step_body(board["next"], pick), "step": board["revealed"]}
+                answer = servers[turn % 2].post(f"/api/plays/{number}/steps", json=body)
+                assert answer.status_code == 200, answer.text
+                seen.append(answer.json())
+                board = seen[-1]["board"]
+            end = servers[len(seen) % 2].post(f"/api/plays/{number}/finish", json={}).json()
+            assert end["prize_pence"] == tier_by_name(name).prize_pence
+            recall = funded.get(f"/api/my-games/{number}").json()
+            assert recall["steps"] == seen  # what each answer showed is what was stored
+    finally:
+        other.state.database.dispose()
 
 
 @pytest.mark.parametrize("outcomes", [["£6"]])

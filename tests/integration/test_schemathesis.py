@@ -20,6 +20,7 @@ OPERATIONS = [
     ("POST", "/api/login"),
     ("POST", "/api/logout"),
     ("GET", "/api/me"),
+    ("GET", "/api/session"),
     ("GET", "/api/wallet"),
     ("GET", "/api/wallet/movements/{movement_id}"),
     ("POST", "/api/wallet/test-deposit"),
@@ -82,8 +83,7 @@ def test_operation_conforms(
         operation.as_strategy(generation_mode=schemathesis.GenerationMode.NEGATIVE),
     )
     cookies = dict(logged_in["cookies"])
-    if path == "/api/logout":  # keep the session alive for the other examples
-        del cookies["cc_session"]
+    session = cookies.pop("cc_session")
 
     @given(case=strategy)
     @settings(
@@ -93,6 +93,11 @@ def test_operation_conforms(
         suppress_health_check=list(HealthCheck),
     )
     def run(case: Any) -> None:
+        # The session cookie is the API's security scheme: where the case carries one, it is
+        # the logged-in player's; a negative case without one stays without (and must get 401).
+        # Logout does not declare it (logging out needs no session) and keeps the session.
+        if case.cookies and "cc_session" in case.cookies:
+            case.cookies["cc_session"] = session
         case.call_and_validate(
             headers=logged_in["headers"],
             cookies=cookies,

@@ -63,19 +63,23 @@ def test_serve_starts_creates_sqlite_and_answers_healthz(tmp_path: Path) -> None
     assert "Traceback" not in output
 
 
+@pytest.fixture
+def backend() -> str:
+    """Several server processes share one database only on PostgreSQL."""
+    return "postgresql"
+
+
 @pytest.mark.slow
-def test_serve_with_two_workers_shares_one_database(tmp_path: Path) -> None:
+def test_serve_with_two_workers_shares_one_database(database_url: str, tmp_path: Path) -> None:
     port = free_port()
-    data_dir = tmp_path / "data"
     process = subprocess.Popen(
-        [*COMMAND, "serve", "--port", str(port), "--data-dir", str(data_dir), "--workers", "2",
-         "--no-access-log"],
+        [*COMMAND, "serve", "--port", str(port), "--workers", "2", "--no-access-log"],
         cwd=tmp_path,
-        env=clean_env(),
+        env=clean_env(COLOUR_COLLECTOR_DATABASE_URL=database_url),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-    )  # fmt: skip
+    )
     try:
         deadline = time.monotonic() + 60
         answers: list[int] = []
@@ -85,7 +89,6 @@ def test_serve_with_two_workers_shares_one_database(tmp_path: Path) -> None:
             except httpx.TransportError:
                 time.sleep(0.1)
         assert answers == [200] * 20, f"exit={process.poll()}"
-        assert (data_dir / SQLITE_FILENAME).is_file()
     finally:
         process.terminate()
         output, _ = process.communicate(timeout=30)
@@ -93,6 +96,22 @@ def test_serve_with_two_workers_shares_one_database(tmp_path: Path) -> None:
     assert output.count("Started server process") == 2
     assert "Traceback" not in output
     assert "GET /healthz" not in output  # --no-access-log
+
+
+def test_sqlite_is_served_by_one_process(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [*COMMAND, "serve", "--port", str(free_port()), "--workers", "2"],
+        check=False,
+        cwd=tmp_path,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "SQLite is served by one process" in done.stderr and "PostgreSQL" in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+    assert not (tmp_path / "data").exists()
 
 
 @pytest.mark.parametrize(
@@ -135,8 +154,8 @@ def test_production_with_default_secret_refuses_to_start(tmp_path: Path) -> None
 @pytest.mark.parametrize(
     ("url", "expected"),
     [
-        ("postgresql+psycopg://colour@127.0.0.1:1/colour", "through the psycopg2 driver"),
-        ("postgresql+nodriver://colour@127.0.0.1:1/colour", "through the psycopg2 driver"),
+        ("postgresql+psycopg2://colour@127.0.0.1:1/colour", "through psycopg 3"),
+        ("postgresql+nodriver://colour@127.0.0.1:1/colour", "through psycopg 3"),
         ("nosuchdb://colour@127.0.0.1:1/colour", "nosuchdb"),
         ("mysql://colour@127.0.0.1:1/colour", "only SQLite and PostgreSQL"),
     ],

@@ -45,7 +45,8 @@ def serve(
         typer.Option(
             min=1,
             max=64,
-            help="Server processes sharing the port (one per core is a good start).",
+            help="Server processes sharing the port, on PostgreSQL (one per core is a good"
+            " start); SQLite is served by one process.",
         ),
     ] = 1,
     access_log: Annotated[
@@ -56,6 +57,7 @@ def serve(
     # The server stack takes about a second to import: only this command pays for it.
     import uvicorn  # noqa: PLC0415
     from pydantic import ValidationError  # noqa: PLC0415
+    from sqlalchemy import make_url  # noqa: PLC0415
 
     from colour_collector.server.app import create_app, frozen, migrate  # noqa: PLC0415
     from colour_collector.server.settings import Settings  # noqa: PLC0415
@@ -67,6 +69,13 @@ def serve(
     except ValidationError as error:
         typer.echo(f"colour-collector serve: {_settings_error(error)}", err=True)
         raise typer.Exit(2) from None
+    if workers > 1 and make_url(settings.resolved_database_url).get_backend_name() == "sqlite":
+        typer.echo(
+            "colour-collector serve: SQLite is served by one process; for several server"
+            " processes use PostgreSQL (COLOUR_COLLECTOR_DATABASE_URL=postgresql://...)",
+            err=True,
+        )
+        raise typer.Exit(2)
     target: FastAPI | str = WORKER_APP  # several workers each make their own app
     try:
         if workers == 1:

@@ -9,18 +9,13 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 import colour_collector
-from colour_collector.server import problems, runtime
+from colour_collector.server import problems
 from colour_collector.server.background import lifespan_for
-from colour_collector.server.hot_routes import HotRoutes
-from colour_collector.server.middleware import (
-    BodyLimitMiddleware,
-    CatchAllMiddleware,
-    CsrfMiddleware,
-)
-from colour_collector.server.offload import set_database_threads
+from colour_collector.server.middleware import BodyLimitMiddleware, CsrfMiddleware
 from colour_collector.server.routes import auth, game, health, plays, try_play, wallet
+from colour_collector.server.runtime import build_runtime
 from colour_collector.server.settings import Settings
-from colour_collector.service.accounts import LoginPolicy
+from colour_collector.service.accounts import AccountPolicy, Passwords
 from colour_collector.store import Database, upgrade_to_head
 
 WEB_DIR = Path(colour_collector.__file__).parent / "web"
@@ -46,19 +41,30 @@ def migrate(settings: Settings) -> str:
     return settings.resolved_database_url
 
 
-def create_app(
-    settings: Settings, *, database: Database | None = None, hot_routes: bool = True
-) -> FastAPI:
+def account_policy(settings: Settings) -> AccountPolicy:
+    """Password hashing, login throttling and session lifetime, from the settings."""
+    return AccountPolicy(
+        passwords=Passwords(
+            time_cost=settings.password_hash_time_cost,
+            memory_kib=settings.password_hash_memory_kib,
+            parallelism=settings.password_hash_parallelism,
+        ),
+        max_failures_per_email=settings.login_max_failures_per_email,
+        max_failures_per_client=settings.login_max_failures_per_client,
+        window=settings.login_failure_window,
+        session_lifetime=settings.session_lifetime,
+    )
+
+
+def create_app(settings: Settings, *, database: Database | None = None) -> FastAPI:
     """Build the app: migrate the database, wire routes, error mapping, CSRF, body limit.
 
     ``database`` may be given to share an engine (tests); otherwise one is made from
-    ``settings.resolved_database_url`` and the migrations are run to head. ``hot_routes=False``
-    serves purchase, step and FINISH through FastAPI's router like every other route, instead
-    of through :class:`~colour_collector.server.hot_routes.HotRoutes` (tests compare the two).
+    ``settings.resolved_database_url`` after the migrations are run to head.
     """
     owns_database = database is None
     if database is None:
-        database = Database(migrate(settings))
+        database = Database(migrate(settings), pool_size=settings.database_pool_size)
 
     app = FastAPI(
         title="Colour Collector",
@@ -69,41 +75,20 @@ def create_app(
         redoc_url=None,
         lifespan=lifespan_for(database, settings, owns_database=owns_database),
     )
-    set_database_threads(settings.database_threads)
     app.state.settings = settings
     app.state.database = database
-    app.state.login_policy = LoginPolicy(
-        max_failures_per_email=settings.login_max_failures_per_email,
-        max_failures_per_client=settings.login_max_failures_per_client,
-        window=settings.login_failure_window,
-        session_lifetime=settings.session_lifetime,
-    )
+    app.state.account_policy = account_policy(settings)
+    app.state.play_runtime = build_runtime(settings, database)
     problems.install(app)
-    # Routes are matched in order: the play routes, asked most often, come first.
-    app.include_router(plays.router)
-    app.include_router(try_play.router)
-    app.include_router(wallet.router)
-    app.include_router(auth.router)
-    app.include_router(game.router)
-    app.include_router(health.router)
-    runtime.install(app, settings)
-
-    # Added last = outermost: catch-all, then body limit, then CSRF, then the hot routes.
-    if hot_routes:
-        app.add_middleware(
-            HotRoutes,
-            purchase=plays.purchase,
-            step=plays.reveal,
-            finish=plays.finish,
-            handlers=app.exception_handlers,
-        )
+    for module in (plays, try_play, wallet, auth, game, health):
+        app.include_router(module.router)
+    # Added last = outermost: the body limit, then CSRF.
     app.add_middleware(
         CsrfMiddleware,
         secret=settings.secret_key.get_secret_value().encode("utf-8"),
         secure=settings.cookies_secure,
     )
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
-    app.add_middleware(CatchAllMiddleware)
 
     web_dir = settings.web_dir or WEB_DIR
     if (web_dir / "index.html").is_file():

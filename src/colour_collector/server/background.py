@@ -1,4 +1,5 @@
-"""The server's background work: completing plays left unfinished past their time."""
+"""The app's lifespan: the request thread limit, and the background auto-finisher that completes
+plays left unfinished past their time."""
 
 from __future__ import annotations
 
@@ -8,12 +9,12 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 
+import anyio.to_thread
 from fastapi import FastAPI
-from starlette.concurrency import run_in_threadpool
 
 from colour_collector.game.draw import secure_rng
 from colour_collector.server.settings import Settings
-from colour_collector.service import plays
+from colour_collector.service import settle
 from colour_collector.store import Database
 
 log = logging.getLogger(__name__)
@@ -22,11 +23,13 @@ log = logging.getLogger(__name__)
 def lifespan_for(
     database: Database, settings: Settings, *, owns_database: bool = False
 ) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
-    """A lifespan that runs the auto-finisher every ``auto_finish_interval``, and at shutdown
-    disposes of the database if the app made it (``owns_database``)."""
+    """A lifespan that sets AnyIO's worker threads to ``settings.request_threads``, runs the
+    auto-finisher every ``auto_finish_interval``, and at shutdown disposes of the database if the
+    app made it (``owns_database``)."""
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        anyio.to_thread.current_default_thread_limiter().total_tokens = settings.request_threads
         stop = asyncio.Event()
         task = asyncio.create_task(_auto_finisher(database, settings, stop))
         try:
@@ -46,7 +49,7 @@ async def _auto_finisher(database: Database, settings: Settings, stop: asyncio.E
     rng = secure_rng()
     while not stop.is_set():
         try:
-            done = await run_in_threadpool(plays.auto_finish_due, database, rng)
+            done = await anyio.to_thread.run_sync(settle.auto_finish_due, database, rng)
             if done:
                 log.info("auto-finished %d play(s): %s", len(done), ", ".join(done))
         except Exception:  # keep the loop alive; the next round tries again

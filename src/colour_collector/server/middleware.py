@@ -1,4 +1,4 @@
-"""Pure ASGI middleware: catch-all 500, request body limit, CSRF double-submit cookie."""
+"""Pure ASGI middleware: the request body limit and the CSRF double-submit cookie."""
 
 from __future__ import annotations
 
@@ -19,33 +19,6 @@ CSRF_COOKIE = "cc_csrf"
 CSRF_HEADER = "X-CSRF-Token"
 """Header that must carry the value of :data:`CSRF_COOKIE` on state-changing requests."""
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
-
-
-class CatchAllMiddleware:
-    """Turn any exception that escapes the app into a bare 500 problem, and log it."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        started = False
-
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, receive, tracking_send)
-        except Exception as exc:
-            problems.log_unexpected(exc)
-            if started:
-                raise
-            await problems.internal_error_response()(scope, receive, send)
 
 
 class BodyTooLarge(StarletteHTTPException):

@@ -15,7 +15,8 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
@@ -59,6 +60,7 @@ UNAVAILABLE = ProblemKind(503, "unavailable", "Service unavailable")
 PLAY_NOT_FOUND = ProblemKind(404, "play_not_found", "No such play")
 STEP_OUT_OF_ORDER = ProblemKind(409, "step_out_of_order", "That is not the next step")
 PLAY_NOT_OVER = ProblemKind(409, "play_not_over", "The play is not over")
+PLAY_CHANGED = ProblemKind(409, "play_changed", "The play changed meanwhile; reload it")
 CONFIRMATION_REQUIRED = ProblemKind(422, "confirmation_required", "Confirm the purchase")
 DUPLICATE_PLAY = ProblemKind(409, "duplicate_play", "The play clashed with another; try again")
 SOLD_OUT = ProblemKind(503, "sold_out", "The prize pool is sold out")
@@ -72,6 +74,7 @@ SERVICE_ERRORS: Sequence[tuple[type[errors.ServiceError], ProblemKind]] = (
     (errors.PlayNotFoundError, PLAY_NOT_FOUND),
     (errors.StepOutOfOrderError, STEP_OUT_OF_ORDER),
     (errors.PlayNotOverError, PLAY_NOT_OVER),
+    (errors.PlayChangedError, PLAY_CHANGED),
     (errors.DuplicatePlayError, DUPLICATE_PLAY),
     (errors.PoolExhaustedServiceError, SOLD_OUT),
     (errors.TooManyTriesError, TOO_MANY_TRIES),
@@ -222,18 +225,36 @@ async def _on_service_error(request: Request, exc: Exception) -> Response:
     return await _on_problem(request, problem_from_service_error(exc))
 
 
+UNAVAILABLE_RETRY_AFTER_S = 1
+"""Seconds a client is asked to wait after a 503 ``unavailable``."""
+
+
+def unavailable_response(detail: str) -> Response:
+    """503 ``unavailable`` with ``Retry-After``: nothing was done, the request may be retried."""
+    return problem_response(
+        UNAVAILABLE, detail, headers={"Retry-After": str(UNAVAILABLE_RETRY_AFTER_S)}
+    )
+
+
 async def _on_database_error(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, PoolTimeoutError):  # every connection busy for POOL_TIMEOUT_S
+        log.warning("no database connection free: %s", exc)
+        return unavailable_response("the server is busy; please try again")
     if not isinstance(exc, DBAPIError):
         raise TypeError(exc)
-    if exc.connection_invalidated:  # the next try gets a new connection
-        # Lost during COMMIT, the work may have been committed: a retried purchase with the same
-        # Idempotency-Key returns the same play, a retried step answers which step is next.
-        log.warning("database connection lost: %s", exc.orig)
-        return problem_response(
-            UNAVAILABLE,
-            "the connection to the database was lost; please try again",
-            headers={"Retry-After": "1"},
-        )
+    if exc.connection_invalidated or isinstance(exc, OperationalError):
+        # The database is down, restarting or unreachable: the transaction was rolled back, or,
+        # lost during COMMIT, perhaps committed. A retried purchase with the same Idempotency-Key
+        # answers the same play; a retried step naming its index answers the same step.
+        log.warning("database unavailable: %s", exc.orig)
+        return unavailable_response("the database is unavailable; please try again")
+    log_unexpected(exc)
+    return internal_error_response()
+
+
+async def _on_unexpected(request: Request, exc: Exception) -> Response:
+    # Starlette's ServerErrorMiddleware calls this for any exception nothing else handled, and
+    # sends the answer: the player sees nothing of the error.
     log_unexpected(exc)
     return internal_error_response()
 
@@ -245,6 +266,8 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(ProblemError, _on_problem)
     app.add_exception_handler(errors.ServiceError, _on_service_error)
     app.add_exception_handler(DBAPIError, _on_database_error)
+    app.add_exception_handler(PoolTimeoutError, _on_database_error)
+    app.add_exception_handler(Exception, _on_unexpected)
 
 
 def internal_error_response() -> Response:

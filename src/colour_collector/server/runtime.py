@@ -7,8 +7,6 @@ import json
 import random
 from dataclasses import dataclass
 
-from fastapi import FastAPI, Request
-
 from colour_collector.game.config import load_config
 from colour_collector.game.draw import secure_rng
 from colour_collector.game.generator import prepare
@@ -20,8 +18,8 @@ from colour_collector.service.outcomes import (
     OutcomeSource,
     ScriptedSource,
 )
-from colour_collector.service.plays import PlayPolicy
 from colour_collector.service.ports import UnitOfWorkFactory
+from colour_collector.service.purchase import PlayPolicy
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,24 +55,3 @@ def build_runtime(settings: Settings, database: UnitOfWorkFactory) -> PlayRuntim
         try_outcomes = ScriptedSource(names, independent)
     policy = PlayPolicy(load_config().price, settings.auto_finish_delay, purchase)
     return PlayRuntime(policy, try_outcomes, secure_rng())
-
-
-def install(app: FastAPI, settings: Settings) -> None:
-    """Attach the runtime to the app."""
-    app.state.play_runtime = build_runtime(settings, app.state.database)
-
-
-def runtime(request: Request) -> PlayRuntime:
-    """The app's play runtime."""
-    found: PlayRuntime = request.app.state.play_runtime
-    return found
-
-
-def play_policy(request: Request) -> PlayPolicy:
-    """The purchase policy."""
-    return runtime(request).policy
-
-
-def play_rng(request: Request) -> random.Random:
-    """The secure random source."""
-    return runtime(request).rng

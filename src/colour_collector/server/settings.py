@@ -14,11 +14,13 @@ from typing import Annotated, Self
 from pydantic import BeforeValidator, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-DEFAULT_DATABASE_THREADS = 4
-"""Threads running requests' PostgreSQL work in each server process, unless set."""
-
 DEFAULT_SECRET_KEY = "dev-only-insecure-secret-key-change-me"
 """The placeholder secret; accepted in development only."""
+
+MIN_PRODUCTION_TIME_COST = 2
+"""Fewest Argon2id passes production accepts."""
+MIN_PRODUCTION_MEMORY_KIB = 19 * 1024
+"""Least Argon2id memory production accepts (19 MiB)."""
 
 SQLITE_FILENAME = "colour-collector.sqlite3"
 """Name of the SQLite database file inside ``data_dir``."""
@@ -83,9 +85,16 @@ class Settings(BaseSettings):
     web_dir: Path | None = None
     auto_finish_interval: Duration = dt.timedelta(minutes=1)
     try_plays_per_hour: int = Field(default=120, ge=1)
-    database_threads: int = Field(default=DEFAULT_DATABASE_THREADS, ge=1, le=64)
-    """PostgreSQL only: threads running the database work of requests, per server process.
-    A few keep the database busy; dozens only queue on the same row locks and the GIL."""
+    request_threads: int = Field(default=16, ge=1, le=200)
+    """Worker threads that run requests in each server process (AnyIO's thread limiter)."""
+    database_pool_size: int = Field(default=8, ge=1, le=100)
+    """PostgreSQL only: connections each server process keeps (SQLite always has one)."""
+    password_hash_time_cost: int = Field(default=3, ge=1, le=20)
+    """Argon2id passes over memory when hashing a password."""
+    password_hash_memory_kib: int = Field(default=65536, ge=8, le=1 << 21)
+    """Argon2id memory when hashing a password, in KiB."""
+    password_hash_parallelism: int = Field(default=4, ge=1, le=16)
+    """Argon2id lanes."""
     outcome_script: Path | None = None
 
     @model_validator(mode="after")
@@ -107,6 +116,15 @@ class Settings(BaseSettings):
             raise ValueError(
                 "COLOUR_COLLECTOR_OUTCOME_SCRIPT is for automated tests only: it is refused "
                 f"when environment is {self.environment.value!r}"
+            )
+        if production and (
+            self.password_hash_time_cost < MIN_PRODUCTION_TIME_COST
+            or self.password_hash_memory_kib < MIN_PRODUCTION_MEMORY_KIB
+        ):
+            raise ValueError(
+                "password hashing is too cheap for production: COLOUR_COLLECTOR_PASSWORD_HASH_"
+                f"TIME_COST must be at least {MIN_PRODUCTION_TIME_COST} and MEMORY_KIB at least"
+                f" {MIN_PRODUCTION_MEMORY_KIB} (OWASP's minimum for Argon2id)"
             )
         if self.auto_finish_interval <= dt.timedelta(0):
             raise ValueError("COLOUR_COLLECTOR_AUTO_FINISH_INTERVAL must be positive")

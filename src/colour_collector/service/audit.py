@@ -3,10 +3,11 @@
 Each entry's hash is SHA-256 over a canonical JSON serialisation of
 ``(seq, created_at, kind, account_id, payload, prev_hash)`` (see :func:`entry_hash`), and each
 entry names the hash of the one before, so editing, removing or reordering any entry breaks the
-chain from that point. :func:`append` runs inside the caller's unit of work; the store locks the
-chain head, hashes and inserts the entry and moves the head (on PostgreSQL in one statement), so
-the entry commits (or not) together with the action it records and two concurrent appends can
-never both claim the same ``seq``. :func:`check_entry` recomputes every hash independently.
+chain from that point. :func:`append` runs inside the caller's unit of work, as its last write:
+it locks the chain head, hashes the entry here (the only place a hash is computed) and stores it
+as the new head, so the entry commits (or not) together with the action it records and two
+concurrent appends can never both claim the same ``seq``. :func:`check_entry` recomputes every
+hash independently.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import AuditChainBrokenError
-from colour_collector.service.models import AccountId, AuditEntry, AuditKind, NewAuditEntry
+from colour_collector.service.models import AccountId, AuditEntry, AuditKind
 from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
 
 GENESIS_HASH = "0" * 64
@@ -59,38 +60,6 @@ def entry_hash(
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()
 
 
-def hashed_fields(
-    *, created_at: dt.datetime, kind: str, account_id: AccountId | None, payload: str
-) -> str:
-    """The middle of :func:`entry_hash`'s canonical text: the fields known before the chain head.
-
-    ``entry_hash(seq=s, prev_hash=p, ...)`` is the SHA-256 of
-    ``'[' + str(s) + ',' + hashed_fields(...) + ',"' + p + '"]'``, so the store can append an
-    entry after the head it locks without knowing how the fields are serialised.
-    """
-    return json.dumps(
-        [canonical_time(created_at), kind, account_id, payload],
-        separators=(",", ":"),
-        ensure_ascii=True,
-    )[1:-1]
-
-
-def new_entry(
-    kind: AuditKind,
-    account_id: AccountId | None,
-    payload: Mapping[str, JsonValue],
-    *,
-    now: dt.datetime | None = None,
-) -> NewAuditEntry:
-    """An entry to append, with its payload serialised and its hashed fields."""
-    at = (now or utcnow()).astimezone(dt.UTC)
-    text = canonical_payload(payload)
-    fields = hashed_fields(created_at=at, kind=str(kind), account_id=account_id, payload=text)
-    return NewAuditEntry(
-        created_at=at, kind=str(kind), account_id=account_id, payload=text, hashed=fields
-    )
-
-
 def append(
     uow: UnitOfWork,
     kind: AuditKind,
@@ -98,9 +67,31 @@ def append(
     payload: Mapping[str, JsonValue],
     *,
     now: dt.datetime | None = None,
-) -> None:
-    """Append an entry inside the caller's unit of work (the caller commits)."""
-    uow.audit.append(new_entry(kind, account_id, payload, now=now))
+) -> AuditEntry:
+    """Append an entry inside the caller's unit of work (the caller commits); it is chained
+    after the head, which stays locked until the unit of work ends."""
+    at = (now or utcnow()).astimezone(dt.UTC)
+    head = uow.audit.head_for_update()
+    text = canonical_payload(payload)
+    seq = head.seq + 1
+    entry = AuditEntry(
+        seq=seq,
+        created_at=at,
+        kind=str(kind),
+        account_id=account_id,
+        payload=text,
+        prev_hash=head.hash,
+        hash=entry_hash(
+            seq=seq,
+            created_at=at,
+            kind=str(kind),
+            account_id=account_id,
+            payload=text,
+            prev_hash=head.hash,
+        ),
+    )
+    uow.audit.add(entry)
+    return entry
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,21 +136,43 @@ def check_entry(entry: AuditEntry, expected_seq: int, prev_hash: str) -> None:
 
 
 def verify_chain(uow_factory: UnitOfWorkFactory, *, batch: int = 1000) -> ChainReport:
-    """Check every entry in order and the chain head; raise :class:`AuditChainBrokenError`."""
-    with uow_factory(write=False) as uow:
-        expected, prev_hash, count = 1, GENESIS_HASH, 0
-        while True:
-            entries = uow.audit.entries(after_seq=expected - 1, limit=batch)
+    """Check every entry in order, that they end exactly at the chain head, and that nothing is
+    stored after it; raise :class:`AuditChainBrokenError` at the first break.
+
+    Entries are read in batches, each in a short unit of work of its own (an entry never changes
+    once written), so a server may go on appending meanwhile: when the head has moved on by the
+    end, the check goes on to the new head.
+    """
+    expected, prev_hash = 1, GENESIS_HASH
+    with uow_factory() as uow:
+        head = uow.audit.head()
+    while True:
+        while expected <= head.seq:
+            with uow_factory() as uow:
+                entries = uow.audit.entries(
+                    after_seq=expected - 1, limit=min(batch, head.seq - expected + 1)
+                )
             if not entries:
                 break
             for entry in entries:
                 check_entry(entry, expected, prev_hash)
-                expected, prev_hash, count = expected + 1, entry.hash, count + 1
-        head = uow.audit.head()
+                expected, prev_hash = expected + 1, entry.hash
+        count = expected - 1
         if head.seq != count or head.hash != prev_hash:
             raise AuditChainBrokenError(
                 min(head.seq, count) + 1,
                 f"chain head says seq={head.seq} hash={head.hash!r} but the log ends at"
                 f" seq={count} hash={prev_hash!r} (entries were removed or added)",
             )
-        return ChainReport(entries=count, last_hash=prev_hash)
+        with uow_factory() as uow:
+            last = uow.audit.last_seq()  # read before the head: an append moves both at once
+            latest = uow.audit.head()
+        if latest.seq == head.seq:
+            if last > head.seq:
+                raise AuditChainBrokenError(
+                    head.seq + 1,
+                    f"entries up to seq={last} are stored after the chain head seq={head.seq}"
+                    " (entries were added outside the chain)",
+                )
+            return ChainReport(entries=count, last_hash=prev_hash)
+        head = latest  # appended meanwhile: check on to the new head

@@ -93,6 +93,10 @@ class StepOutOfOrderError(ServiceError):
         """How many steps of the play are revealed (when known)."""
 
 
+class PlayChangedError(ServiceError):
+    """The stored play moved on while this request held an older copy (nothing was written)."""
+
+
 class PlayNotOverError(ServiceError):
     """FINISH was pressed before every step was revealed."""
 

@@ -77,6 +77,30 @@ class StoredAccount:
 
 
 @dataclass(frozen=True, slots=True)
+class Session:
+    """A login session. Only the SHA-256 of its token is stored (``token_hash``)."""
+
+    token_hash: str
+    """SHA-256 (hex) of the opaque token held in the player's cookie."""
+    account_id: AccountId
+    """Whose session."""
+    created_at: dt.datetime
+    """When the player logged in (UTC)."""
+    expires_at: dt.datetime
+    """When it ends (UTC)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoginFailures:
+    """Recent failed logins, oldest first, as the throttle counts them."""
+
+    by_email: tuple[dt.datetime, ...]
+    """Failures for the e-mail tried."""
+    by_client: tuple[dt.datetime, ...]
+    """Failures from the client's address."""
+
+
+@dataclass(frozen=True, slots=True)
 class Movement:
     """One row of the wallet ledger."""
 
@@ -92,22 +116,6 @@ class Movement:
     """What it refers to (a play id, a deposit note), if anything."""
     created_at: dt.datetime
     """When it was written (UTC)."""
-
-
-@dataclass(frozen=True, slots=True)
-class NewAuditEntry:
-    """An audit log entry to append: its fields known before the chain head is locked."""
-
-    created_at: dt.datetime
-    """When it is appended (UTC)."""
-    kind: str
-    """What happened (an :class:`AuditKind` value)."""
-    account_id: AccountId | None
-    """Whose action, if any."""
-    payload: str
-    """Canonical JSON text of the details."""
-    hashed: str
-    """The middle of its hashed text (``service.audit.hashed_fields``)."""
 
 
 @dataclass(frozen=True, slots=True)

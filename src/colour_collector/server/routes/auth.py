@@ -1,19 +1,21 @@
-"""Accounts and sessions: register, log in, log out, who am I, CSRF token."""
+"""Accounts and sessions: register, log in, log out, who am I, this session, CSRF token."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response, status
+from fastapi import APIRouter, Request, status
+from starlette.responses import Response
 
 from colour_collector.server.dependencies import (
     SESSION_COOKIE,
+    AccountPolicyDep,
     ClientAddress,
-    CurrentAccount,
     DatabaseDep,
-    LoginPolicyDep,
-    SessionCookie,
+    EndingSession,
+    SessionToken,
     SettingsDep,
 )
 from colour_collector.server.middleware import CSRF_HEADER
+from colour_collector.server.responses import answer
 from colour_collector.server.schemas import (
     BODY_PROBLEMS,
     AccountResponse,
@@ -27,11 +29,13 @@ from colour_collector.service import accounts
 
 router = APIRouter(prefix="/api", tags=["accounts"])
 
+_AUTH = {401: "Not logged in (`not_authenticated`)."}
+
 
 @router.get("/csrf", response_model=CsrfResponse)
-def csrf(request: Request) -> CsrfResponse:
+def csrf(request: Request) -> Response:
     """The CSRF token (also set as the ``cc_csrf`` cookie); echo it in ``X-CSRF-Token``."""
-    return CsrfResponse(csrf_token=request.state.csrf_token, header=CSRF_HEADER)
+    return answer(CsrfResponse(csrf_token=request.state.csrf_token, header=CSRF_HEADER))
 
 
 @router.post(
@@ -46,12 +50,16 @@ def csrf(request: Request) -> CsrfResponse:
         }
     ),
 )
-def register(body: RegisterRequest, database: DatabaseDep) -> AccountResponse:
+def register(body: RegisterRequest, database: DatabaseDep, policy: AccountPolicyDep) -> Response:
     """Create an account. Under-18s are refused (422 ``underage``). Does not log in."""
     account = accounts.register(
-        database, email=body.email, password=body.password, date_of_birth=body.date_of_birth
+        database,
+        policy,
+        email=body.email,
+        password=body.password,
+        date_of_birth=body.date_of_birth,
     )
-    return AccountResponse.of(account)
+    return answer(AccountResponse.of(account), status.HTTP_201_CREATED)
 
 
 @router.post(
@@ -66,18 +74,17 @@ def register(body: RegisterRequest, database: DatabaseDep) -> AccountResponse:
     ),
 )
 def login(
-    *,
     body: LoginRequest,
-    response: Response,
     database: DatabaseDep,
-    policy: LoginPolicyDep,
+    policy: AccountPolicyDep,
     client: ClientAddress,
     settings: SettingsDep,
-) -> AccountResponse:
+) -> Response:
     """Log in; sets the HttpOnly ``cc_session`` cookie."""
     logged_in = accounts.login(
-        database, email=body.email, password=body.password, client=client, policy=policy
+        database, policy, email=body.email, password=body.password, client=client
     )
+    response = answer(AccountResponse.of(logged_in.account))
     response.set_cookie(
         SESSION_COOKIE,
         logged_in.token,
@@ -87,7 +94,7 @@ def login(
         samesite="lax",
         secure=settings.cookies_secure,
     )
-    return AccountResponse.of(logged_in.account)
+    return response
 
 
 @router.post(
@@ -96,7 +103,7 @@ def login(
     response_class=Response,
     responses=problem_responses({403: BODY_PROBLEMS[403], 413: BODY_PROBLEMS[413]}),
 )
-def logout(database: DatabaseDep, settings: SettingsDep, token: SessionCookie = None) -> Response:
+def logout(database: DatabaseDep, settings: SettingsDep, token: EndingSession = None) -> Response:
     """End the session (idempotent) and clear the session cookie."""
     accounts.logout(database, token)
     response = Response(status_code=status.HTTP_204_NO_CONTENT)
@@ -106,22 +113,14 @@ def logout(database: DatabaseDep, settings: SettingsDep, token: SessionCookie = 
     return response
 
 
-@router.get(
-    "/me",
-    response_model=AccountResponse,
-    responses=problem_responses({401: "Not logged in (`not_authenticated`)."}),
-)
-def me(account: CurrentAccount) -> AccountResponse:
+@router.get("/me", response_model=AccountResponse, responses=problem_responses(_AUTH))
+def me(token: SessionToken, database: DatabaseDep) -> Response:
     """The logged-in player."""
-    return AccountResponse.of(account)
+    return answer(AccountResponse.of(accounts.current_account(database, token)))
 
 
-@router.get(
-    "/session",
-    response_model=SessionResponse,
-    responses=problem_responses({401: "Not logged in (`not_authenticated`)."}),
-)
-def session(database: DatabaseDep, token: SessionCookie = None) -> SessionResponse:
+@router.get("/session", response_model=SessionResponse, responses=problem_responses(_AUTH))
+def session(token: SessionToken, database: DatabaseDep) -> Response:
     """This login session: when it started, and the money staked and won since (the same in
     every tab of the browser)."""
-    return SessionResponse.of(accounts.session_summary(database, token))
+    return answer(SessionResponse.of(accounts.session_summary(database, token)))

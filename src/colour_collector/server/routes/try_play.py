@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Request, status
+from fastapi import APIRouter, Path, status
+from starlette.responses import Response
 
-from colour_collector.game import codec
-from colour_collector.game.view import board, step_detail
-from colour_collector.server.dependencies import ClientAddress, DatabaseDep, SettingsDep
+from colour_collector.server.dependencies import (
+    ClientAddress,
+    DatabaseDep,
+    RuntimeDep,
+    SettingsDep,
+)
 from colour_collector.server.play_schemas import (
     EmptyRequest,
     StepRequest,
@@ -17,9 +21,10 @@ from colour_collector.server.play_schemas import (
     TryStepResponse,
     TryViewResponse,
 )
-from colour_collector.server.runtime import runtime
+from colour_collector.server.presenter import board, step_and_board
+from colour_collector.server.responses import answer
 from colour_collector.server.schemas import BODY_PROBLEMS, problem_responses
-from colour_collector.service import try_plays
+from colour_collector.service import records, try_plays
 
 router = APIRouter(prefix="/api/try", tags=["try"])
 
@@ -37,28 +42,30 @@ _NOT_FOUND = {404: "No such Try play (`play_not_found`).", 422: "Invalid id (`in
 )
 def start(
     body: EmptyRequest,
-    request: Request,
     database: DatabaseDep,
+    runtime: RuntimeDep,
     settings: SettingsDep,
     client: ClientAddress,
-) -> TryStartResponse:
+) -> Response:
     """Start a free Try play: same rules and odds, no money. Limited per address and hour."""
-    found = runtime(request)
     token, play = try_plays.start(
         database,
-        found.try_outcomes,
-        found.rng,
+        runtime.try_outcomes,
+        runtime.rng,
         client=client,
         per_hour=settings.try_plays_per_hour,
     )
-    return TryStartResponse(try_id=token, board=board(codec.loads(play.record), 0))
+    return answer(
+        TryStartResponse(try_id=token, board=board(records.decode(play.record), 0)),
+        status.HTTP_201_CREATED,
+    )
 
 
 @router.get("/{try_id}", response_model=TryViewResponse, responses=problem_responses(_NOT_FOUND))
-def get(try_id: TryId, database: DatabaseDep) -> TryViewResponse:
+def get(try_id: TryId, database: DatabaseDep) -> Response:
     """The Try play's screen at its current step."""
     play = try_plays.get(database, try_id)
-    return TryViewResponse(board=board(codec.loads(play.record), play.revealed))
+    return answer(TryViewResponse(board=board(records.decode(play.record), play.revealed)))
 
 
 @router.post(
@@ -69,14 +76,14 @@ def get(try_id: TryId, database: DatabaseDep) -> TryViewResponse:
     ),
 )
 def reveal(
-    try_id: TryId, body: StepRequest, request: Request, database: DatabaseDep
-) -> TryStepResponse:
+    try_id: TryId, body: StepRequest, database: DatabaseDep, runtime: RuntimeDep
+) -> Response:
     """Reveal the next step of a Try play."""
     play, index = try_plays.reveal(
-        database, try_id, body.kind, body.pick, runtime(request).rng, step=body.step
+        database, try_id, body.kind, body.pick, runtime.rng, step=body.step
     )
-    record = codec.loads(play.record)
-    return TryStepResponse(step=step_detail(record, index), board=board(record, index + 1))
+    shown, screen = step_and_board(records.decode(play.record), index)
+    return answer(TryStepResponse(step=shown, board=screen))
 
 
 @router.post(
@@ -86,7 +93,7 @@ def reveal(
         {**BODY_PROBLEMS, **_NOT_FOUND, 409: "Steps remain (`play_not_over`)."}
     ),
 )
-def finish(try_id: TryId, body: EmptyRequest, database: DatabaseDep) -> TryFinishResponse:
+def finish(try_id: TryId, body: EmptyRequest, database: DatabaseDep) -> Response:
     """FINISH a Try play: shows what it would have won; nothing is credited."""
     done = try_plays.finish(database, try_id)
-    return TryFinishResponse(prize_pence=done.play.prize_pence, tier=done.tier)
+    return answer(TryFinishResponse(prize_pence=done.play.prize_pence, tier=done.tier))

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, status
+from starlette.responses import Response
 
-from colour_collector.server.dependencies import CurrentAccount, DatabaseDep, SettingsDep
+from colour_collector.server.dependencies import DatabaseDep, SessionToken, SettingsDep
+from colour_collector.server.responses import answer
 from colour_collector.server.schemas import (
     BODY_PROBLEMS,
     MovementResponse,
@@ -29,17 +31,19 @@ _INVALID = {422: "Invalid parameter (`invalid_request`)."}
     responses=problem_responses({**_UNAUTHENTICATED, **_INVALID}),
 )
 def get_wallet(
-    account: CurrentAccount,
+    token: SessionToken,
     database: DatabaseDep,
     limit: Annotated[
         int, Query(ge=1, le=wallet.MAX_MOVEMENTS_PAGE, description="How many movements.")
     ] = 20,
-) -> WalletResponse:
+) -> Response:
     """Balance (pence) and the latest movements, newest first."""
-    found = wallet.statement(database, account.id, limit)
-    return WalletResponse(
-        balance_pence=found.balance_pence,
-        movements=[MovementResponse.of(row) for row in found.movements],
+    found = wallet.statement(database, token, limit)
+    return answer(
+        WalletResponse(
+            balance_pence=found.balance_pence,
+            movements=[MovementResponse.of(row) for row in found.movements],
+        )
     )
 
 
@@ -51,12 +55,12 @@ def get_wallet(
     ),
 )
 def get_movement(
-    account: CurrentAccount,
+    token: SessionToken,
     database: DatabaseDep,
     movement_id: Annotated[int, Path(ge=1, le=2**62, description="Movement id.")],
-) -> MovementResponse:
+) -> Response:
     """One movement of the logged-in player's wallet."""
-    return MovementResponse.of(wallet.movement(database, account.id, movement_id))
+    return answer(MovementResponse.of(wallet.movement(database, token, movement_id)))
 
 
 @router.post(
@@ -74,22 +78,22 @@ def get_movement(
     ),
 )
 def test_deposit(
-    body: TestDepositRequest,
-    account: CurrentAccount,
-    database: DatabaseDep,
-    settings: SettingsDep,
-) -> TestDepositResponse:
+    body: TestDepositRequest, token: SessionToken, database: DatabaseDep, settings: SettingsDep
+) -> Response:
     """**Test environments only.** Credits test funds to the wallet: this is not real money
     and there is no payment. Refused with 403 ``test_deposits_disabled`` when the server runs
     with test deposits off (always in production). At most £1,000 (100000 pence) per deposit.
     """
     done = wallet.test_deposit(
         database,
-        account.id,
+        token,
         body.amount_pence,
         enabled=settings.test_deposits,
         max_pence=settings.max_test_deposit_pence,
     )
-    return TestDepositResponse(
-        movement=MovementResponse.of(done.movement), balance_pence=done.balance_pence
+    return answer(
+        TestDepositResponse(
+            movement=MovementResponse.of(done.movement), balance_pence=done.balance_pence
+        ),
+        status.HTTP_201_CREATED,
     )

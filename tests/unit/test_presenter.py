@@ -1,25 +1,37 @@
-"""The player's view: built from the stored play, and never ahead of what has been revealed."""
+"""The player's screen as the server presents it (``server.presenter``): built from the stored
+play, never ahead of what has been revealed. Screens are compared as the JSON the client gets."""
 
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from colour_collector.game.config import load_config
 from colour_collector.game.generator import generate
 from colour_collector.game.prize_table import load_tiers, tier_by_name
+from colour_collector.game.progress import state_after
 from colour_collector.game.record import BonusRound, MainSpin, PlayRecord, PrizeSpin
 from colour_collector.game.replay import replay
-from colour_collector.game.view import (
-    Continuations,
-    board,
-    state_after,
-    step_and_board,
-    step_detail,
-)
+from colour_collector.server import presenter
 from strategies import records
+
+
+def board(record: PlayRecord, revealed: int) -> dict[str, Any]:
+    return presenter.board(record, revealed).model_dump(mode="json")
+
+
+def step_detail(record: PlayRecord, index: int) -> dict[str, Any]:
+    shown, _ = presenter.step_and_board(record, index)
+    return shown.model_dump(mode="json")
+
+
+def steps_as_json(record: PlayRecord, revealed: int) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    return [
+        (shown.model_dump(mode="json"), screen.model_dump(mode="json"))
+        for shown, screen in presenter.steps_shown(record, revealed)
+    ]
 
 
 @settings(max_examples=40, deadline=None)
@@ -41,24 +53,22 @@ def test_the_result_appears_only_at_the_end(record: PlayRecord) -> None:
 
 @settings(max_examples=40, deadline=None)
 @given(record=records())
-def test_step_and_board_equals_step_detail_and_board(record: PlayRecord) -> None:
-    for index in range(len(record.steps)):
-        assert step_and_board(record, index) == (
-            step_detail(record, index),
-            board(record, index + 1),
-        )
+def test_one_pass_over_the_steps_equals_each_screen_built_alone(record: PlayRecord) -> None:
+    steps = len(record.steps)
+    assert steps_as_json(record, steps) == [
+        (step_detail(record, index), board(record, index + 1)) for index in range(steps)
+    ]
 
 
-def test_step_and_board_over_generated_plays_of_every_tier() -> None:
+def test_screens_over_generated_plays_of_every_tier() -> None:
     rng = random.Random(11)
     for tier in (None, *load_tiers()):
         for _ in range(3):
             record = generate(tier, rng)
-            for index in range(len(record.steps)):
-                assert step_and_board(record, index) == (
-                    step_detail(record, index),
-                    board(record, index + 1),
-                )
+            steps = len(record.steps)
+            assert steps_as_json(record, steps) == [
+                (step_detail(record, index), board(record, index + 1)) for index in range(steps)
+            ]
 
 
 def test_the_board_shows_the_grid_with_the_colours_of_the_next_spin() -> None:
@@ -116,54 +126,6 @@ def test_step_detail_names_the_collected_items() -> None:
     assert detail["wheel"] == cfg.colours[spin.wheel]
     assert detail["collected"] == collected
     assert detail["collected_items"] == [cfg.item_names[record.grid[s]] for s in collected]
-
-
-@settings(max_examples=40, deadline=None)
-@given(record=records(), order=st.randoms(use_true_random=False))
-def test_going_on_from_kept_states_equals_replaying(
-    record: PlayRecord, order: random.Random
-) -> None:
-    kept = Continuations(size=4)
-    steps = len(record.steps)
-    for index in range(steps):  # in order, as a player reveals them
-        expected = (step_detail(record, index), board(record, index + 1))
-        assert step_and_board(record, index, continuations=kept) == expected
-    # Out of order, repeated, and with another play's steps in between: still the same.
-    other = generate(None, random.Random(order.random()))
-    indices = [order.randrange(steps) for _ in range(2 * steps)]
-    for index in indices:
-        expected = (step_detail(record, index), board(record, index + 1))
-        assert step_and_board(record, index, continuations=kept) == expected
-        step_and_board(other, order.randrange(len(other.steps)), continuations=kept)
-
-
-def test_a_kept_state_is_given_once_and_only_for_its_own_record() -> None:
-    config = load_config()
-    record = generate(None, random.Random(5))
-    twin = PlayRecord(record.grid, record.steps, record.prize_grid)
-    assert twin == record and twin is not record
-    kept = Continuations()
-    kept.keep(record, 1, state_after(record, 1, config))
-    assert kept.take(twin, 1, config) is None  # an equal record is another object
-    kept.keep(record, 1, state_after(record, 1, config))
-    assert kept.take(record, 2, config) is None  # not the number of steps applied
-    kept.keep(record, 1, state_after(record, 1, config))
-    game = kept.take(record, 1, config)
-    assert game is not None and game.step_index == 1
-    assert kept.take(record, 1, config) is None  # taken out: nobody else gets it
-    assert len(kept) == 0
-
-
-def test_kept_states_are_bounded() -> None:
-    config = load_config()
-    rng = random.Random(6)
-    records = [generate(None, rng) for _ in range(5)]
-    kept = Continuations(size=3)
-    for record in records:
-        kept.keep(record, 0, state_after(record, 0, config))
-    assert len(kept) == 3
-    assert kept.take(records[0], 0, config) is None  # the oldest went first
-    assert kept.take(records[4], 0, config) is not None
 
 
 @settings(max_examples=40, deadline=None)
