@@ -185,7 +185,7 @@ def test_try_plays_are_found_by_token_hash_and_saved_over_what_was_read(
     with database() as uow:
         assert uow.tries.get("hash") == stored
         assert uow.tries.get("other") is None
-        assert uow.tries.started_since("127.0.0.1", WHEN) == 1
+        assert uow.tries.started_after("127.0.0.1", WHEN - dt.timedelta(seconds=1)) == 1
         moved = replace(stored, revealed=1)
         uow.tries.save(moved, was=stored)
         with pytest.raises(PlayChangedError):

@@ -193,7 +193,7 @@ def login(
         normalised = email.strip().lower()[:254]
     with factory() as uow:
         failures = uow.login_throttle.failures(
-            email=normalised, client=client, since=at - policy.window
+            email=normalised, client=client, after=at - policy.window
         )
         waits = []
         if len(failures.by_email) >= policy.max_failures_per_email:

@@ -82,8 +82,8 @@ class LoginThrottle(Protocol):
         """Record one failed (or not yet checked) attempt."""
         ...
 
-    def failures(self, *, email: str, client: str, since: dt.datetime) -> LoginFailures:
-        """Failures of this e-mail and from this client at or after ``since``."""
+    def failures(self, *, email: str, client: str, after: dt.datetime) -> LoginFailures:
+        """Failures of this e-mail and from this client later than ``after``."""
         ...
 
     def clear(self, email: str) -> None:
@@ -195,8 +195,8 @@ class TryPlays(Protocol):
         """Store ``play``'s progress over ``was`` (as :meth:`Plays.save`)."""
         ...
 
-    def started_since(self, client: str, since: dt.datetime) -> int:
-        """How many Try plays ``client`` started at or after ``since``."""
+    def started_after(self, client: str, after: dt.datetime) -> int:
+        """How many Try plays ``client`` started later than ``after``."""
         ...
 
     def remove_before(self, before: dt.datetime) -> int:

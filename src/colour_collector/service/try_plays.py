@@ -61,7 +61,7 @@ def start(
     at = now or utcnow()
     token = secrets.token_urlsafe(TOKEN_BYTES)
     with factory() as uow:
-        if uow.tries.started_since(client, at - RATE_WINDOW) >= per_hour:
+        if uow.tries.started_after(client, at - RATE_WINDOW) >= per_hour:
             raise TooManyTriesError(
                 f"at most {per_hour} Try plays an hour from one address; try again later",
                 retry_after_seconds=int(RATE_WINDOW.total_seconds()),

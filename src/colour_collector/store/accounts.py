@@ -18,7 +18,13 @@ from colour_collector.service.models import (
 )
 from colour_collector.store.tables import accounts, login_failures, sessions
 
+# Statements are built once, values bound when they run: SQLAlchemy then reuses their compiled
+# form instead of building and hashing a new statement each time.
 _ACCOUNT = select(accounts).where(accounts.c.id == bindparam("account_id"))
+_ACCOUNT_FOR_UPDATE = _ACCOUNT.with_for_update()
+_BY_EMAIL = select(accounts).where(accounts.c.email == bindparam("email"))
+_ADD_ACCOUNT = insert(accounts).returning(accounts.c.id)
+_ADD_SESSION = insert(sessions)
 _LIVE_SESSION = select(sessions).where(
     sessions.c.token_hash == bindparam("token_hash"), sessions.c.expires_at > bindparam("now")
 )
@@ -55,14 +61,13 @@ class SqlAccounts:
     ) -> Account:
         try:
             new_id = self.connection.execute(
-                insert(accounts)
-                .values(
-                    email=email,
-                    password_hash=password_hash,
-                    date_of_birth=date_of_birth,
-                    created_at=created_at,
-                )
-                .returning(accounts.c.id)
+                _ADD_ACCOUNT,
+                {
+                    "email": email,
+                    "password_hash": password_hash,
+                    "date_of_birth": date_of_birth,
+                    "created_at": created_at,
+                },
             ).scalar_one()
         except IntegrityError:
             raise EmailTakenError(f"an account with e-mail {email!r} already exists") from None
@@ -73,25 +78,24 @@ class SqlAccounts:
         return None if row is None else _account(row)
 
     def get_for_update(self, account_id: AccountId) -> Account | None:
-        row = self.connection.execute(
-            _ACCOUNT.with_for_update(), {"account_id": account_id}
-        ).first()
+        row = self.connection.execute(_ACCOUNT_FOR_UPDATE, {"account_id": account_id}).first()
         return None if row is None else _account(row)
 
     def by_email(self, email: str) -> StoredAccount | None:
-        row = self.connection.execute(select(accounts).where(accounts.c.email == email)).first()
+        row = self.connection.execute(_BY_EMAIL, {"email": email}).first()
         if row is None:
             return None
         return StoredAccount(account=_account(row), password_hash=row.password_hash)
 
     def add_session(self, session: Session) -> None:
         self.connection.execute(
-            insert(sessions).values(
-                token_hash=session.token_hash,
-                account_id=session.account_id,
-                created_at=session.created_at,
-                expires_at=session.expires_at,
-            )
+            _ADD_SESSION,
+            {
+                "token_hash": session.token_hash,
+                "account_id": session.account_id,
+                "created_at": session.created_at,
+                "expires_at": session.expires_at,
+            },
         )
 
     def session(self, token_hash: str, now: dt.datetime) -> Session | None:
@@ -126,12 +130,12 @@ class SqlLoginThrottle:
             insert(login_failures).values(email=email, client=client[:255], created_at=at)
         )
 
-    def failures(self, *, email: str, client: str, since: dt.datetime) -> LoginFailures:
+    def failures(self, *, email: str, client: str, after: dt.datetime) -> LoginFailures:
         def times(column: Any, value: str) -> tuple[dt.datetime, ...]:
             return tuple(
                 self.connection.execute(
                     select(login_failures.c.created_at)
-                    .where(column == value, login_failures.c.created_at >= since)
+                    .where(column == value, login_failures.c.created_at > after)
                     .order_by(login_failures.c.created_at)
                 ).scalars()
             )

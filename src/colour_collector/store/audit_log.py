@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import Connection, bindparam, func, insert, select, update
 
 from colour_collector.service.models import AuditEntry, ChainHead
 from colour_collector.store.tables import audit_head, audit_log
@@ -15,6 +15,13 @@ from colour_collector.store.tables import audit_head, audit_log
 HEAD_ROW = 1
 """Id of the single ``audit_head`` row (created by the first migration)."""
 _HEAD = select(audit_head.c.seq, audit_head.c.hash).where(audit_head.c.id == HEAD_ROW)
+_HEAD_FOR_UPDATE = _HEAD.with_for_update()
+_ADD_ENTRY = insert(audit_log)
+_MOVE_HEAD = (
+    update(audit_head)
+    .where(audit_head.c.id == HEAD_ROW)
+    .values(seq=bindparam("new_seq"), hash=bindparam("new_hash"))
+)
 
 
 class SqlAuditLog:
@@ -24,7 +31,7 @@ class SqlAuditLog:
         self.connection = connection
 
     def _head(self, *, lock: bool) -> ChainHead:
-        row = self.connection.execute(_HEAD.with_for_update() if lock else _HEAD).first()
+        row = self.connection.execute(_HEAD_FOR_UPDATE if lock else _HEAD).first()
         if row is None:  # only a database the migrations did not make gets here
             raise RuntimeError("the audit_head row is missing; run the migrations")
         return ChainHead(seq=int(row.seq), hash=row.hash)
@@ -37,21 +44,18 @@ class SqlAuditLog:
 
     def add(self, entry: AuditEntry) -> None:
         self.connection.execute(
-            insert(audit_log).values(
-                seq=entry.seq,
-                created_at=entry.created_at,
-                kind=entry.kind,
-                account_id=entry.account_id,
-                payload=entry.payload,
-                prev_hash=entry.prev_hash,
-                hash=entry.hash,
-            )
+            _ADD_ENTRY,
+            {
+                "seq": entry.seq,
+                "created_at": entry.created_at,
+                "kind": entry.kind,
+                "account_id": entry.account_id,
+                "payload": entry.payload,
+                "prev_hash": entry.prev_hash,
+                "hash": entry.hash,
+            },
         )
-        self.connection.execute(
-            update(audit_head)
-            .where(audit_head.c.id == HEAD_ROW)
-            .values(seq=entry.seq, hash=entry.hash)
-        )
+        self.connection.execute(_MOVE_HEAD, {"new_seq": entry.seq, "new_hash": entry.hash})
 
     def entries(self, after_seq: int = 0, limit: int = 1000) -> Sequence[AuditEntry]:
         rows = self.connection.execute(

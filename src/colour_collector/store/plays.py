@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Sequence
 from dataclasses import fields, replace
 from typing import Any
 
-from sqlalchemy import Connection, Table, bindparam, delete, func, insert, select, update
+from sqlalchemy import Connection, Table, Update, bindparam, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from colour_collector.service.errors import DuplicatePlayError, PlayChangedError
@@ -15,7 +16,9 @@ from colour_collector.service.models import AccountId
 from colour_collector.service.play_models import PlayStatus, StoredPlay, TryPlay
 from colour_collector.store.tables import plays, try_plays
 
+# Statements are built once, values bound when they run (see ``store.accounts``).
 _PLAY = select(plays).where(plays.c.play_number == bindparam("play_number"))
+_ADD_PLAY = insert(plays).returning(plays.c.id)
 _PLAY_FOR_UPDATE = _PLAY.with_for_update()
 _UNFINISHED = (
     select(plays)
@@ -40,19 +43,29 @@ def _play(row: Any) -> StoredPlay:
     )
 
 
+@functools.cache
+def _progress_update(table: Table, columns: tuple[str, ...]) -> Update:
+    """``UPDATE table SET <columns> WHERE id = :was_id AND revealed = :was_revealed``."""
+    return (
+        update(table)
+        .where(table.c.id == bindparam("was_id"), table.c.revealed == bindparam("was_revealed"))
+        .values({name: bindparam(f"new_{name}") for name in columns})
+    )
+
+
 def _save(
     connection: Connection, table: Table, new: Any, was: Any, columns: tuple[str, ...]
 ) -> None:
-    """``UPDATE table SET <columns that changed> WHERE id = :id AND revealed = :was_revealed``;
-    ``PlayChangedError`` if no row is there at that count. A record text left unchanged is not
-    written again (it is kilobytes, and a step mostly leaves it as it was)."""
-    changes = {
-        name: getattr(new, name) for name in columns if getattr(new, name) != getattr(was, name)
-    }
-    if "status" in changes:
-        changes["status"] = changes["status"].value
+    """Write the ``columns`` that changed from ``was`` to ``new``, only if the row is still at
+    ``was.revealed`` (``PlayChangedError`` otherwise). A record text left unchanged is not
+    written again: it is kilobytes, and most steps leave it as it was."""
+    changed = tuple(name for name in columns if getattr(new, name) != getattr(was, name))
+    values: dict[str, Any] = {f"new_{name}": getattr(new, name) for name in changed}
+    if "status" in changed:
+        values["new_status"] = new.status.value
     done = connection.execute(
-        update(table).where(table.c.id == was.id, table.c.revealed == was.revealed).values(changes)
+        _progress_update(table, changed),
+        {**values, "was_id": was.id, "was_revealed": was.revealed},
     )
     if done.rowcount != 1:
         raise PlayChangedError(f"the play moved on from step {was.revealed}; reload it")
@@ -68,9 +81,7 @@ class SqlPlays:
         values = {name: getattr(play, name) for name in _PLAY_FIELDS if name != "id"}
         values["status"] = play.status.value
         try:
-            new_id = self.connection.execute(
-                insert(plays).values(values).returning(plays.c.id)
-            ).scalar_one()
+            new_id = self.connection.execute(_ADD_PLAY, values).scalar_one()
         except IntegrityError:
             raise DuplicatePlayError(
                 f"play {play.play_number!r} clashes with a stored play"
@@ -138,6 +149,7 @@ def _try(row: Any) -> TryPlay:
 
 
 _TRY = select(try_plays).where(try_plays.c.token_hash == bindparam("token_hash"))
+_TRY_FOR_UPDATE = _TRY.with_for_update()
 
 
 class SqlTryPlays:
@@ -174,12 +186,12 @@ class SqlTryPlays:
     def save(self, play: TryPlay, *, was: TryPlay) -> None:
         _save(self.connection, try_plays, play, was, _TRY_PROGRESS)
 
-    def started_since(self, client: str, since: dt.datetime) -> int:
+    def started_after(self, client: str, after: dt.datetime) -> int:
         return int(
             self.connection.execute(
                 select(func.count())
                 .select_from(try_plays)
-                .where(try_plays.c.client == client[:255], try_plays.c.created_at >= since)
+                .where(try_plays.c.client == client[:255], try_plays.c.created_at > after)
             ).scalar_one()
         )
 

@@ -101,7 +101,9 @@ def login(
     "/logout",
     status_code=status.HTTP_204_NO_CONTENT,
     response_class=Response,
-    responses=problem_responses({403: BODY_PROBLEMS[403], 413: BODY_PROBLEMS[413]}),
+    responses=problem_responses(
+        {403: BODY_PROBLEMS[403], 413: BODY_PROBLEMS[413], 422: "A bad cookie (`invalid_request`)."}
+    ),
 )
 def logout(database: DatabaseDep, settings: SettingsDep, token: EndingSession = None) -> Response:
     """End the session (idempotent) and clear the session cookie."""

@@ -1,0 +1,342 @@
+"""In-memory fakes of the service's ports (``colour_collector.service.ports``), for testing the
+use cases' rules in milliseconds, without SQL.
+
+``FakeDatabase()`` is a unit-of-work factory. A unit of work works on a copy of the committed
+state; ``commit()`` makes its copy the committed state, and leaving without it throws the copy
+away, as a rolled-back transaction. There are no locks: the fakes serve one thread (the
+adapters' locking is tested on both real databases in ``tests/integration``).
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from types import TracebackType
+from typing import Self
+
+from colour_collector.service.audit import GENESIS_HASH
+from colour_collector.service.errors import DuplicatePlayError, EmailTakenError, PlayChangedError
+from colour_collector.service.models import (
+    Account,
+    AccountId,
+    AuditEntry,
+    ChainHead,
+    LoginFailures,
+    Movement,
+    MovementKind,
+    Pence,
+    Session,
+    StoredAccount,
+)
+from colour_collector.service.play_models import PlayStatus, StoredPlay, TryPlay
+
+
+@dataclass
+class State:
+    """Everything a database would hold."""
+
+    accounts: dict[AccountId, StoredAccount] = field(default_factory=dict)
+    sessions: dict[str, Session] = field(default_factory=dict)
+    failures: list[tuple[str, str, dt.datetime]] = field(default_factory=list)
+    movements: list[Movement] = field(default_factory=list)
+    plays: dict[str, StoredPlay] = field(default_factory=dict)
+    tries: dict[str, tuple[TryPlay, str]] = field(default_factory=dict)
+    audit: list[AuditEntry] = field(default_factory=list)
+    head: ChainHead = field(default_factory=lambda: ChainHead(0, GENESIS_HASH))
+    pool: tuple[tuple[int, ...], int] | None = None
+    next_id: int = 1
+
+    def new_id(self) -> int:
+        self.next_id += 1
+        return self.next_id - 1
+
+
+class FakeAccounts:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def add(
+        self, *, email: str, password_hash: str, date_of_birth: dt.date, created_at: dt.datetime
+    ) -> Account:
+        if any(a.account.email == email for a in self.state.accounts.values()):
+            raise EmailTakenError(f"an account with e-mail {email!r} already exists")
+        account = Account(self.state.new_id(), email, date_of_birth, created_at)
+        self.state.accounts[account.id] = StoredAccount(account, password_hash)
+        return account
+
+    def get(self, account_id: AccountId) -> Account | None:
+        found = self.state.accounts.get(account_id)
+        return None if found is None else found.account
+
+    get_for_update = get
+
+    def by_email(self, email: str) -> StoredAccount | None:
+        return next((a for a in self.state.accounts.values() if a.account.email == email), None)
+
+    def add_session(self, session: Session) -> None:
+        self.state.sessions[session.token_hash] = session
+
+    def session(self, token_hash: str, now: dt.datetime) -> Session | None:
+        found = self.state.sessions.get(token_hash)
+        return found if found is not None and found.expires_at > now else None
+
+    session_for_update = session
+
+    def remove_session(self, token_hash: str) -> Session | None:
+        return self.state.sessions.pop(token_hash, None)
+
+    def remove_expired_sessions(self, now: dt.datetime) -> int:
+        expired = [key for key, s in self.state.sessions.items() if s.expires_at <= now]
+        for key in expired:
+            del self.state.sessions[key]
+        return len(expired)
+
+
+class FakeLoginThrottle:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def add_failure(self, *, email: str, client: str, at: dt.datetime) -> None:
+        self.state.failures.append((email, client, at))
+
+    def failures(self, *, email: str, client: str, after: dt.datetime) -> LoginFailures:
+        recent = sorted((f for f in self.state.failures if f[2] > after), key=lambda f: f[2])
+        return LoginFailures(
+            by_email=tuple(at for e, _, at in recent if e == email),
+            by_client=tuple(at for _, c, at in recent if c == client),
+        )
+
+    def clear(self, email: str) -> None:
+        self.state.failures = [f for f in self.state.failures if f[0] != email]
+
+    def forget_before(self, before: dt.datetime) -> int:
+        kept = [f for f in self.state.failures if f[2] >= before]
+        gone = len(self.state.failures) - len(kept)
+        self.state.failures = kept
+        return gone
+
+
+class FakeWallets:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def add(
+        self,
+        *,
+        account_id: AccountId,
+        amount_pence: Pence,
+        kind: MovementKind,
+        reference: str | None,
+        created_at: dt.datetime,
+    ) -> Movement:
+        movement = Movement(
+            self.state.new_id(), account_id, amount_pence, kind, reference, created_at
+        )
+        self.state.movements.append(movement)
+        return movement
+
+    def balance(self, account_id: AccountId) -> Pence:
+        return sum(m.amount_pence for m in self.state.movements if m.account_id == account_id)
+
+    def recent(self, account_id: AccountId, limit: int) -> Sequence[Movement]:
+        mine = [m for m in self.state.movements if m.account_id == account_id]
+        return mine[::-1][:limit]
+
+    def get(self, movement_id: int) -> Movement | None:
+        return next((m for m in self.state.movements if m.id == movement_id), None)
+
+    def totals_since(
+        self, account_id: AccountId, since: dt.datetime
+    ) -> Mapping[MovementKind, Pence]:
+        totals: dict[MovementKind, Pence] = {}
+        for m in self.state.movements:
+            if m.account_id == account_id and m.created_at >= since:
+                totals[m.kind] = totals.get(m.kind, 0) + m.amount_pence
+        return totals
+
+
+class FakePlays:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def add(self, play: StoredPlay) -> StoredPlay:
+        clash = play.play_number in self.state.plays or (
+            play.idempotency_key is not None
+            and self.by_idempotency_key(play.account_id, play.idempotency_key) is not None
+        )
+        if clash:
+            raise DuplicatePlayError(f"play {play.play_number!r} clashes with a stored play")
+        stored = replace(play, id=self.state.new_id())
+        self.state.plays[play.play_number] = stored
+        return stored
+
+    def get(self, play_number: str) -> StoredPlay | None:
+        return self.state.plays.get(play_number)
+
+    get_for_update = get
+
+    def by_idempotency_key(self, account_id: AccountId, key: str) -> StoredPlay | None:
+        return next(
+            (
+                p
+                for p in self.state.plays.values()
+                if p.account_id == account_id and p.idempotency_key == key
+            ),
+            None,
+        )
+
+    def _mine(self, account_id: AccountId) -> list[StoredPlay]:
+        return sorted(
+            (p for p in self.state.plays.values() if p.account_id == account_id),
+            key=lambda p: -p.id,
+        )
+
+    def unfinished(self, account_id: AccountId) -> StoredPlay | None:
+        return next((p for p in self._mine(account_id) if p.status is PlayStatus.IN_PROGRESS), None)
+
+    def page(self, account_id: AccountId, offset: int, limit: int) -> Sequence[StoredPlay]:
+        return self._mine(account_id)[offset : offset + limit]
+
+    def count(self, account_id: AccountId) -> int:
+        return len(self._mine(account_id))
+
+    def due(self, now: dt.datetime, limit: int) -> Sequence[str]:
+        due = sorted(
+            (
+                p
+                for p in self.state.plays.values()
+                if p.status is PlayStatus.IN_PROGRESS and p.finish_by <= now
+            ),
+            key=lambda p: p.finish_by,
+        )
+        return [p.play_number for p in due[:limit]]
+
+    def save(self, play: StoredPlay, *, was: StoredPlay) -> None:
+        stored = self.state.plays.get(was.play_number)
+        if stored is None or stored.revealed != was.revealed:
+            raise PlayChangedError(f"the play moved on from step {was.revealed}; reload it")
+        self.state.plays[was.play_number] = replace(
+            stored,
+            record=play.record,
+            revealed=play.revealed,
+            status=play.status,
+            balance_after_pence=play.balance_after_pence,
+            finished_at=play.finished_at,
+        )
+
+
+class FakeTryPlays:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def add(self, token_hash: str, play: TryPlay, client: str) -> TryPlay:
+        stored = replace(play, id=self.state.new_id())
+        self.state.tries[token_hash] = (stored, client)
+        return stored
+
+    def get(self, token_hash: str) -> TryPlay | None:
+        found = self.state.tries.get(token_hash)
+        return None if found is None else found[0]
+
+    get_for_update = get
+
+    def save(self, play: TryPlay, *, was: TryPlay) -> None:
+        for key, (stored, client) in self.state.tries.items():
+            if stored.id == was.id:
+                if stored.revealed != was.revealed:
+                    raise PlayChangedError("the Try play moved on; reload it")
+                self.state.tries[key] = (play, client)
+                return
+        raise PlayChangedError("no such Try play")
+
+    def started_after(self, client: str, after: dt.datetime) -> int:
+        return sum(1 for p, c in self.state.tries.values() if c == client and p.created_at > after)
+
+    def remove_before(self, before: dt.datetime) -> int:
+        old = [k for k, (p, _) in self.state.tries.items() if p.created_at < before]
+        for key in old:
+            del self.state.tries[key]
+        return len(old)
+
+
+class FakeAuditLog:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def head(self) -> ChainHead:
+        return self.state.head
+
+    head_for_update = head
+
+    def add(self, entry: AuditEntry) -> None:
+        self.state.audit.append(entry)
+        self.state.head = ChainHead(entry.seq, entry.hash)
+
+    def entries(self, after_seq: int = 0, limit: int = 1000) -> Sequence[AuditEntry]:
+        return sorted((e for e in self.state.audit if e.seq > after_seq), key=lambda e: e.seq)[
+            :limit
+        ]
+
+    def last_seq(self) -> int:
+        return max((e.seq for e in self.state.audit), default=0)
+
+
+class FakePrizePools:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def get_for_update(self) -> tuple[int, ...] | None:
+        return None if self.state.pool is None else self.state.pool[0]
+
+    def add_if_missing(self, remaining: tuple[int, ...]) -> bool:
+        if self.state.pool is not None:
+            return False
+        self.state.pool = (remaining, 0)
+        return True
+
+    def save(self, remaining: tuple[int, ...], dealt: int) -> None:
+        self.state.pool = (remaining, dealt)
+
+
+class FakeUnitOfWork:
+    """A unit of work on a copy of the database's committed state."""
+
+    def __init__(self, database: FakeDatabase) -> None:
+        self._database = database
+
+    def __enter__(self) -> Self:
+        self.state = copy.deepcopy(self._database.state)
+        self.accounts = FakeAccounts(self.state)
+        self.login_throttle = FakeLoginThrottle(self.state)
+        self.wallets = FakeWallets(self.state)
+        self.plays = FakePlays(self.state)
+        self.tries = FakeTryPlays(self.state)
+        self.audit = FakeAuditLog(self.state)
+        self.pool = FakePrizePools(self.state)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        return None
+
+    def commit(self) -> None:
+        self._database.state = copy.deepcopy(self.state)
+        self._database.commits += 1
+
+
+class FakeDatabase:
+    """A unit-of-work factory over an in-memory state."""
+
+    def __init__(self) -> None:
+        self.state = State()
+        self.commits = 0
+        """Units of work committed so far."""
+
+    def __call__(self) -> FakeUnitOfWork:
+        return FakeUnitOfWork(self)
