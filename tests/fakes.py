@@ -177,6 +177,15 @@ class FakePlays:
 
     get_for_update = get
 
+    def session_play_for_update(
+        self, token_hash: str, play_number: str, now: dt.datetime
+    ) -> StoredPlay | None:
+        session = FakeAccounts(self.state).session(token_hash, now)
+        play = self.state.plays.get(play_number)
+        if session is None or play is None or play.account_id != session.account_id:
+            return None
+        return play
+
     def by_idempotency_key(self, account_id: AccountId, key: str) -> StoredPlay | None:
         return next(
             (

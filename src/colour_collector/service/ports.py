@@ -149,6 +149,13 @@ class Plays(Protocol):
         """The play with this Play Number, locked."""
         ...
 
+    def session_play_for_update(
+        self, token_hash: str, play_number: str, now: dt.datetime
+    ) -> StoredPlay | None:
+        """The play with this Play Number, locked, if it belongs to the account of the session
+        with this token hash and the session is live at ``now``."""
+        ...
+
     def by_idempotency_key(self, account_id: AccountId, key: str) -> StoredPlay | None:
         """The play the account bought with this Idempotency-Key."""
         ...

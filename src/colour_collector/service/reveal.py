@@ -15,15 +15,19 @@ from dataclasses import dataclass, replace
 from colour_collector.game.progress import StepConflictError, StepKind, expected_step
 from colour_collector.game.progress import reveal as reveal_step
 from colour_collector.game.record import Parity, PlayRecord
-from colour_collector.service import audit, records
-from colour_collector.service.accounts import live_session
+from colour_collector.service import audit, plays, records
+from colour_collector.service.accounts import hash_token, live_session
 from colour_collector.service.audit import JsonValue
 from colour_collector.service.clock import utcnow
-from colour_collector.service.errors import InvalidInputError, StepOutOfOrderError
+from colour_collector.service.errors import (
+    InvalidInputError,
+    PlayNotFoundError,
+    StepOutOfOrderError,
+)
 from colour_collector.service.models import AuditKind
 from colour_collector.service.play_models import PlayStatus, StoredPlay
-from colour_collector.service.plays import owned
-from colour_collector.service.ports import UnitOfWorkFactory
+from colour_collector.service.play_numbers import PlayNumberError, parse_play_number
+from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,8 +111,7 @@ def reveal(
     step_kind, parity = parse_step_request(kind, pick)
     at = now or utcnow()
     with factory() as uow:
-        session = live_session(uow, token, at)
-        play = owned(uow, session.account_id, play_number, lock=True)
+        play = _session_play(uow, token, play_number, at)
         record = records.decode(play.record)
         if step is not None and step != play.revealed:
             check_retry(record, play.revealed, step, step_kind, parity)
@@ -128,6 +131,24 @@ def reveal(
         )
         uow.commit()
     return Revealed(saved, play.revealed)
+
+
+def _session_play(uow: UnitOfWork, token: str | None, text: str, at: dt.datetime) -> StoredPlay:
+    """The play with Play Number ``text`` of the account of the live session ``token``, locked,
+    read with the session in one statement. When that finds nothing, a dead session answers
+    :class:`NotAuthenticatedError` before the play answers :class:`PlayNotFoundError`."""
+    try:
+        number: str | None = parse_play_number(text)
+    except PlayNumberError:
+        number = None
+    found = None
+    if token and number is not None:
+        found = uow.plays.session_play_for_update(hash_token(token), number, at)
+    if found is None:
+        live_session(uow, token, at)
+        plays.play_number(text)  # a malformed Play Number says what is wrong with it
+        raise PlayNotFoundError(f"no play {text!r} in your account")
+    return found
 
 
 def _payload(

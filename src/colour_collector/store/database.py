@@ -65,6 +65,7 @@ def make_engine(url: str, *, pool_size: int = DEFAULT_PG_POOL_SIZE) -> Engine:
             max_overflow=0,
             pool_timeout=POOL_TIMEOUT_S,
             pool_pre_ping=True,
+            pool_reset_on_return=None,  # every unit of work ends its transaction itself
         )
     database = parsed.database or ""
     in_memory = database in ("", ":memory:") or database.startswith("file:")
@@ -72,7 +73,12 @@ def make_engine(url: str, *, pool_size: int = DEFAULT_PG_POOL_SIZE) -> Engine:
         Path(database).parent.mkdir(parents=True, exist_ok=True)
     options: dict[str, Any] = {"connect_args": {"timeout": SQLITE_BUSY_TIMEOUT_S}}
     if not in_memory:
-        options.update(pool_size=1, max_overflow=0, pool_timeout=POOL_TIMEOUT_S)
+        options.update(
+            pool_size=1,
+            max_overflow=0,
+            pool_timeout=POOL_TIMEOUT_S,
+            pool_reset_on_return=None,  # every unit of work ends its transaction itself
+        )
     engine = create_engine(parsed, **options)
     _make_durable_and_serial(engine)
     return engine

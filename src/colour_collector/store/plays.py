@@ -14,11 +14,21 @@ from sqlalchemy.exc import IntegrityError
 from colour_collector.service.errors import DuplicatePlayError, PlayChangedError
 from colour_collector.service.models import AccountId
 from colour_collector.service.play_models import PlayStatus, StoredPlay, TryPlay
-from colour_collector.store.tables import plays, try_plays
+from colour_collector.store.tables import plays, sessions, try_plays
 
 # Statements are built once, values bound when they run (see ``store.accounts``).
 _PLAY = select(plays).where(plays.c.play_number == bindparam("play_number"))
 _ADD_PLAY = insert(plays).returning(plays.c.id)
+_SESSION_PLAY_FOR_UPDATE = (
+    select(plays)
+    .join(sessions, sessions.c.account_id == plays.c.account_id)
+    .where(
+        plays.c.play_number == bindparam("play_number"),
+        sessions.c.token_hash == bindparam("token_hash"),
+        sessions.c.expires_at > bindparam("now"),
+    )
+    .with_for_update(of=plays)
+)
 _PLAY_FOR_UPDATE = _PLAY.with_for_update()
 _UNFINISHED = (
     select(plays)
@@ -94,6 +104,15 @@ class SqlPlays:
 
     def get_for_update(self, play_number: str) -> StoredPlay | None:
         row = self.connection.execute(_PLAY_FOR_UPDATE, {"play_number": play_number}).first()
+        return None if row is None else _play(row)
+
+    def session_play_for_update(
+        self, token_hash: str, play_number: str, now: dt.datetime
+    ) -> StoredPlay | None:
+        row = self.connection.execute(
+            _SESSION_PLAY_FOR_UPDATE,
+            {"play_number": play_number, "token_hash": token_hash, "now": now},
+        ).first()
         return None if row is None else _play(row)
 
     def by_idempotency_key(self, account_id: AccountId, key: str) -> StoredPlay | None:
