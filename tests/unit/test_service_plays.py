@@ -12,6 +12,7 @@ from collections.abc import Iterable
 import pytest
 
 from colour_collector.game.draw import IndependentDraw
+from colour_collector.game.generator import generate
 from colour_collector.game.pool import load_pool
 from colour_collector.game.prize_table import tier_by_name
 from colour_collector.game.progress import expected_step
@@ -308,3 +309,15 @@ def test_try_plays_are_free_limited_per_client_and_finished_only_at_the_end() ->
     for bad in ("short", "x" * 100, "bad token with spaces!!"):
         with pytest.raises(PlayNotFoundError):
             try_plays.get(db, bad)
+
+
+def test_the_record_memo_gives_back_what_was_encoded_and_stays_bounded() -> None:
+    rng = random.Random(5)
+    played = generate(tier_by_name("£6"), rng)
+    text = records.encode(played)
+    assert records.decode(text) is played  # the same object: no decode of a text just encoded
+    assert records.decode(text) == played
+    for n in range(records.MEMO_SIZE + 1):
+        records.encode(generate(None, random.Random(n)))
+    assert records.decode(text) == played and records.decode(text) is not played  # decoded again
+    assert len(records._memo) <= records.MEMO_SIZE

@@ -15,7 +15,6 @@ from colour_collector.server.middleware import BodyLimitMiddleware, CsrfMiddlewa
 from colour_collector.server.routes import auth, game, health, plays, try_play, wallet
 from colour_collector.server.runtime import build_runtime
 from colour_collector.server.settings import Settings
-from colour_collector.service.accounts import AccountPolicy, Passwords
 from colour_collector.store import Database, upgrade_to_head
 
 WEB_DIR = Path(colour_collector.__file__).parent / "web"
@@ -41,21 +40,6 @@ def migrate(settings: Settings) -> str:
     return settings.resolved_database_url
 
 
-def account_policy(settings: Settings) -> AccountPolicy:
-    """Password hashing, login throttling and session lifetime, from the settings."""
-    return AccountPolicy(
-        passwords=Passwords(
-            time_cost=settings.password_hash_time_cost,
-            memory_kib=settings.password_hash_memory_kib,
-            parallelism=settings.password_hash_parallelism,
-        ),
-        max_failures_per_email=settings.login_max_failures_per_email,
-        max_failures_per_client=settings.login_max_failures_per_client,
-        window=settings.login_failure_window,
-        session_lifetime=settings.session_lifetime,
-    )
-
-
 def create_app(settings: Settings, *, database: Database | None = None) -> FastAPI:
     """Build the app: migrate the database, wire routes, error mapping, CSRF, body limit.
 
@@ -75,10 +59,8 @@ def create_app(settings: Settings, *, database: Database | None = None) -> FastA
         redoc_url=None,
         lifespan=lifespan_for(database, settings, owns_database=owns_database),
     )
-    app.state.settings = settings
+    app.state.runtime = build_runtime(settings, database)
     app.state.database = database
-    app.state.account_policy = account_policy(settings)
-    app.state.play_runtime = build_runtime(settings, database)
     problems.install(app)
     for module in (plays, try_play, wallet, auth, game, health):
         app.include_router(module.router)

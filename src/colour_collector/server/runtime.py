@@ -1,5 +1,6 @@
-"""What the play routes share, built once per app from the settings: the purchase policy, the
-outcome sources and the secure random source."""
+"""What every route shares, built once per app from the settings: the settings themselves, the
+database, the account policy (password hashing, login throttle, sessions), the purchase policy,
+the outcome sources and the secure random source."""
 
 from __future__ import annotations
 
@@ -12,21 +13,28 @@ from colour_collector.game.draw import secure_rng
 from colour_collector.game.generator import prepare
 from colour_collector.game.pool import load_pool
 from colour_collector.server.settings import DrawMode, Settings
+from colour_collector.service.accounts import AccountPolicy, Passwords
 from colour_collector.service.outcomes import (
     FinitePoolSource,
     IndependentSource,
     OutcomeSource,
     ScriptedSource,
 )
-from colour_collector.service.ports import UnitOfWorkFactory
 from colour_collector.service.purchase import PlayPolicy
+from colour_collector.store import Database
 
 
 @dataclass(frozen=True, slots=True)
-class PlayRuntime:
-    """The play routes' shared parts."""
+class Runtime:
+    """The routes' shared parts (one per app)."""
 
-    policy: PlayPolicy
+    settings: Settings
+    """The settings the app was made with."""
+    database: Database
+    """The database: ``database()`` opens a unit of work."""
+    accounts: AccountPolicy
+    """Password hashing, login throttling and session lifetime."""
+    plays: PlayPolicy
     """Price, auto-finish delay and the purchase outcome source."""
     try_outcomes: OutcomeSource
     """Outcome source of Try plays: independent draws, never the finite pool."""
@@ -34,7 +42,22 @@ class PlayRuntime:
     """``random.SystemRandom``: every outcome, play and reel number comes from it."""
 
 
-def build_runtime(settings: Settings, database: UnitOfWorkFactory) -> PlayRuntime:
+def account_policy(settings: Settings) -> AccountPolicy:
+    """Password hashing, login throttling and session lifetime, from the settings."""
+    return AccountPolicy(
+        passwords=Passwords(
+            time_cost=settings.password_hash_time_cost,
+            memory_kib=settings.password_hash_memory_kib,
+            parallelism=settings.password_hash_parallelism,
+        ),
+        max_failures_per_email=settings.login_max_failures_per_email,
+        max_failures_per_client=settings.login_max_failures_per_client,
+        window=settings.login_failure_window,
+        session_lifetime=settings.session_lifetime,
+    )
+
+
+def build_runtime(settings: Settings, database: Database) -> Runtime:
     """The runtime for these settings (storing the finite pool if it is used and not stored).
 
     It also works out the generator's per-process tables, so the first purchase is not slow.
@@ -53,5 +76,11 @@ def build_runtime(settings: Settings, database: UnitOfWorkFactory) -> PlayRuntim
         names = json.loads(settings.outcome_script.read_text("utf-8"))
         purchase = ScriptedSource(names, purchase)
         try_outcomes = ScriptedSource(names, independent)
-    policy = PlayPolicy(load_config().price, settings.auto_finish_delay, purchase)
-    return PlayRuntime(policy, try_outcomes, secure_rng())
+    return Runtime(
+        settings=settings,
+        database=database,
+        accounts=account_policy(settings),
+        plays=PlayPolicy(load_config().price, settings.auto_finish_delay, purchase),
+        try_outcomes=try_outcomes,
+        rng=secure_rng(),
+    )

@@ -199,3 +199,9 @@ BODY_PROBLEMS = {
     422: "A field is missing, unknown or invalid (`invalid_request`).",
 }
 """Problems any request with a JSON body can get."""
+
+
+BAD_PARAMETERS = problem_responses(
+    {422: "A bad path, query, header or cookie parameter (`invalid_request`)."}
+)
+"""What a route with parameters can answer when one is bad (routes with a body say more)."""

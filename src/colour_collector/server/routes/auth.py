@@ -7,16 +7,14 @@ from starlette.responses import Response
 
 from colour_collector.server.dependencies import (
     SESSION_COOKIE,
-    AccountPolicyDep,
     ClientAddress,
-    DatabaseDep,
-    EndingSession,
+    RuntimeDep,
     SessionToken,
-    SettingsDep,
 )
 from colour_collector.server.middleware import CSRF_HEADER
 from colour_collector.server.responses import answer
 from colour_collector.server.schemas import (
+    BAD_PARAMETERS,
     BODY_PROBLEMS,
     AccountResponse,
     CsrfResponse,
@@ -27,7 +25,7 @@ from colour_collector.server.schemas import (
 )
 from colour_collector.service import accounts
 
-router = APIRouter(prefix="/api", tags=["accounts"])
+router = APIRouter(prefix="/api", tags=["accounts"], responses=BAD_PARAMETERS)
 
 _AUTH = {401: "Not logged in (`not_authenticated`)."}
 
@@ -50,11 +48,11 @@ def csrf(request: Request) -> Response:
         }
     ),
 )
-def register(body: RegisterRequest, database: DatabaseDep, policy: AccountPolicyDep) -> Response:
+def register(body: RegisterRequest, runtime: RuntimeDep) -> Response:
     """Create an account. Under-18s are refused (422 ``underage``). Does not log in."""
     account = accounts.register(
-        database,
-        policy,
+        runtime.database,
+        runtime.accounts,
         email=body.email,
         password=body.password,
         date_of_birth=body.date_of_birth,
@@ -73,16 +71,11 @@ def register(body: RegisterRequest, database: DatabaseDep, policy: AccountPolicy
         }
     ),
 )
-def login(
-    body: LoginRequest,
-    database: DatabaseDep,
-    policy: AccountPolicyDep,
-    client: ClientAddress,
-    settings: SettingsDep,
-) -> Response:
+def login(body: LoginRequest, runtime: RuntimeDep, client: ClientAddress) -> Response:
     """Log in; sets the HttpOnly ``cc_session`` cookie."""
+    policy = runtime.accounts
     logged_in = accounts.login(
-        database, policy, email=body.email, password=body.password, client=client
+        runtime.database, policy, email=body.email, password=body.password, client=client
     )
     response = answer(AccountResponse.of(logged_in.account))
     response.set_cookie(
@@ -92,7 +85,7 @@ def login(
         path="/",
         httponly=True,
         samesite="lax",
-        secure=settings.cookies_secure,
+        secure=runtime.settings.cookies_secure,
     )
     return response
 
@@ -105,24 +98,28 @@ def login(
         {403: BODY_PROBLEMS[403], 413: BODY_PROBLEMS[413], 422: "A bad cookie (`invalid_request`)."}
     ),
 )
-def logout(database: DatabaseDep, settings: SettingsDep, token: EndingSession = None) -> Response:
+def logout(runtime: RuntimeDep, token: SessionToken = None) -> Response:
     """End the session (idempotent) and clear the session cookie."""
-    accounts.logout(database, token)
+    accounts.logout(runtime.database, token)
     response = Response(status_code=status.HTTP_204_NO_CONTENT)
     response.delete_cookie(
-        SESSION_COOKIE, path="/", httponly=True, samesite="lax", secure=settings.cookies_secure
+        SESSION_COOKIE,
+        path="/",
+        httponly=True,
+        samesite="lax",
+        secure=runtime.settings.cookies_secure,
     )
     return response
 
 
 @router.get("/me", response_model=AccountResponse, responses=problem_responses(_AUTH))
-def me(token: SessionToken, database: DatabaseDep) -> Response:
+def me(runtime: RuntimeDep, token: SessionToken = None) -> Response:
     """The logged-in player."""
-    return answer(AccountResponse.of(accounts.current_account(database, token)))
+    return answer(AccountResponse.of(accounts.current_account(runtime.database, token)))
 
 
 @router.get("/session", response_model=SessionResponse, responses=problem_responses(_AUTH))
-def session(token: SessionToken, database: DatabaseDep) -> Response:
+def session(runtime: RuntimeDep, token: SessionToken = None) -> Response:
     """This login session: when it started, and the money staked and won since (the same in
     every tab of the browser)."""
-    return answer(SessionResponse.of(accounts.session_summary(database, token)))
+    return answer(SessionResponse.of(accounts.session_summary(runtime.database, token)))

@@ -8,7 +8,6 @@ from fastapi import APIRouter, Query, status
 from starlette.responses import Response
 
 from colour_collector.server.dependencies import (
-    DatabaseDep,
     IdempotencyKey,
     PlayNumber,
     RuntimeDep,
@@ -30,13 +29,13 @@ from colour_collector.server.play_schemas import (
 )
 from colour_collector.server.presenter import board, step_and_board, steps_shown
 from colour_collector.server.responses import answer
-from colour_collector.server.schemas import BODY_PROBLEMS, problem_responses
+from colour_collector.server.schemas import BAD_PARAMETERS, BODY_PROBLEMS, problem_responses
 from colour_collector.service import my_games as games
 from colour_collector.service import purchase as buying
 from colour_collector.service import records, reveal, settle
 from colour_collector.service.play_models import StoredPlay
 
-router = APIRouter(prefix="/api", tags=["plays"])
+router = APIRouter(prefix="/api", tags=["plays"], responses=BAD_PARAMETERS)
 
 _AUTH = {401: "Not logged in (`not_authenticated`)."}
 _NOT_FOUND = {
@@ -76,9 +75,8 @@ def _view(play: StoredPlay) -> PlayViewResponse:
 )
 def purchase(
     body: PurchaseRequest,
-    token: SessionToken,
-    database: DatabaseDep,
     runtime: RuntimeDep,
+    token: SessionToken = None,
     idempotency_key: IdempotencyKey = None,
 ) -> Response:
     """Buy a play for the price: debit, store and audit in one transaction.
@@ -87,9 +85,9 @@ def purchase(
     before; 200 with ``resumed: true`` when a play is unfinished (it must be finished first).
     """
     done = buying.purchase(
-        database,
+        runtime.database,
         token,
-        runtime.policy,
+        runtime.plays,
         confirm=body.confirm,
         idempotency_key=idempotency_key,
         rng=runtime.rng,
@@ -119,15 +117,11 @@ def purchase(
     ),
 )
 def reveal_step(
-    play_number: PlayNumber,
-    body: StepRequest,
-    token: SessionToken,
-    database: DatabaseDep,
-    runtime: RuntimeDep,
+    play_number: PlayNumber, body: StepRequest, runtime: RuntimeDep, token: SessionToken = None
 ) -> Response:
     """Reveal the next step: a spin, a bonus pick (with ``pick``) or a Prize Game spin."""
     done = reveal.reveal(
-        database, token, play_number, body.kind, body.pick, rng=runtime.rng, step=body.step
+        runtime.database, token, play_number, body.kind, body.pick, rng=runtime.rng, step=body.step
     )
     shown, screen = step_and_board(done.record, done.index)
     return answer(StepResponse(step=shown, board=screen))
@@ -141,10 +135,10 @@ def reveal_step(
     ),
 )
 def finish(
-    play_number: PlayNumber, body: EmptyRequest, token: SessionToken, database: DatabaseDep
+    play_number: PlayNumber, body: EmptyRequest, runtime: RuntimeDep, token: SessionToken = None
 ) -> Response:
     """Press FINISH: the prize is credited exactly once; repeats answer the same."""
-    done = settle.finish(database, token, play_number)
+    done = settle.finish(runtime.database, token, play_number)
     return answer(
         FinishResponse(
             play=PlayResponse.of(done.play),
@@ -156,9 +150,9 @@ def finish(
 
 
 @router.get("/plays/quote", response_model=QuoteResponse, responses=problem_responses(_AUTH))
-def quote(token: SessionToken, database: DatabaseDep, runtime: RuntimeDep) -> Response:
+def quote(runtime: RuntimeDep, token: SessionToken = None) -> Response:
     """The purchase screen: price, balance, and any unfinished play a purchase would resume."""
-    found = buying.quote(database, token, runtime.policy)
+    found = buying.quote(runtime.database, token, runtime.plays)
     pounds = found.price_pence / 100
     return answer(
         QuoteResponse(
@@ -175,9 +169,9 @@ def quote(token: SessionToken, database: DatabaseDep, runtime: RuntimeDep) -> Re
     response_model=PlayViewResponse,
     responses=problem_responses({**_AUTH, 404: "No unfinished play (`play_not_found`)."}),
 )
-def current(token: SessionToken, database: DatabaseDep) -> Response:
+def current(runtime: RuntimeDep, token: SessionToken = None) -> Response:
     """The unfinished play, to resume it at exactly its step."""
-    return answer(_view(games.current(database, token)))
+    return answer(_view(games.current(runtime.database, token)))
 
 
 @router.get(
@@ -185,9 +179,9 @@ def current(token: SessionToken, database: DatabaseDep) -> Response:
     response_model=PlayViewResponse,
     responses=problem_responses({**_AUTH, **_NOT_FOUND}),
 )
-def get_play(play_number: PlayNumber, token: SessionToken, database: DatabaseDep) -> Response:
+def get_play(play_number: PlayNumber, runtime: RuntimeDep, token: SessionToken = None) -> Response:
     """One of your plays and the screen at its current step."""
-    return answer(_view(games.get_play(database, token, play_number)))
+    return answer(_view(games.get_play(runtime.database, token, play_number)))
 
 
 @router.get(
@@ -196,13 +190,13 @@ def get_play(play_number: PlayNumber, token: SessionToken, database: DatabaseDep
     responses=problem_responses({**_AUTH, 422: "Bad page or per_page (`invalid_request`)."}),
 )
 def my_games(
-    token: SessionToken,
-    database: DatabaseDep,
+    runtime: RuntimeDep,
+    token: SessionToken = None,
     page: Annotated[int, Query(ge=1, le=1_000_000, description="Page, from 1.")] = 1,
     per_page: Annotated[int, Query(ge=1, le=games.MAX_PAGE, description="Plays a page.")] = 20,
 ) -> Response:
     """Your plays, newest first."""
-    found = games.my_games(database, token, page, per_page)
+    found = games.my_games(runtime.database, token, page, per_page)
     return answer(
         MyGamesResponse(
             items=[PlayResponse.of(p) for p in found.items],
@@ -218,9 +212,9 @@ def my_games(
     response_model=RecallResponse,
     responses=problem_responses({**_AUTH, **_NOT_FOUND}),
 )
-def recall(play_number: PlayNumber, token: SessionToken, database: DatabaseDep) -> Response:
+def recall(play_number: PlayNumber, runtime: RuntimeDep, token: SessionToken = None) -> Response:
     """Recall a play: every revealed step with the screen after it, picks, balances."""
-    play = games.get_play(database, token, play_number)
+    play = games.get_play(runtime.database, token, play_number)
     record = records.decode(play.record)
     return answer(
         RecallResponse(

@@ -7,9 +7,10 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, status
 from starlette.responses import Response
 
-from colour_collector.server.dependencies import DatabaseDep, SessionToken, SettingsDep
+from colour_collector.server.dependencies import RuntimeDep, SessionToken
 from colour_collector.server.responses import answer
 from colour_collector.server.schemas import (
+    BAD_PARAMETERS,
     BODY_PROBLEMS,
     MovementResponse,
     TestDepositRequest,
@@ -19,7 +20,7 @@ from colour_collector.server.schemas import (
 )
 from colour_collector.service import wallet
 
-router = APIRouter(prefix="/api/wallet", tags=["wallet"])
+router = APIRouter(prefix="/api/wallet", tags=["wallet"], responses=BAD_PARAMETERS)
 
 _UNAUTHENTICATED = {401: "Not logged in (`not_authenticated`)."}
 _INVALID = {422: "Invalid parameter (`invalid_request`)."}
@@ -31,14 +32,14 @@ _INVALID = {422: "Invalid parameter (`invalid_request`)."}
     responses=problem_responses({**_UNAUTHENTICATED, **_INVALID}),
 )
 def get_wallet(
-    token: SessionToken,
-    database: DatabaseDep,
+    runtime: RuntimeDep,
+    token: SessionToken = None,
     limit: Annotated[
         int, Query(ge=1, le=wallet.MAX_MOVEMENTS_PAGE, description="How many movements.")
     ] = 20,
 ) -> Response:
     """Balance (pence) and the latest movements, newest first."""
-    found = wallet.statement(database, token, limit)
+    found = wallet.statement(runtime.database, token, limit)
     return answer(
         WalletResponse(
             balance_pence=found.balance_pence,
@@ -55,12 +56,12 @@ def get_wallet(
     ),
 )
 def get_movement(
-    token: SessionToken,
-    database: DatabaseDep,
     movement_id: Annotated[int, Path(ge=1, le=2**62, description="Movement id.")],
+    runtime: RuntimeDep,
+    token: SessionToken = None,
 ) -> Response:
     """One movement of the logged-in player's wallet."""
-    return answer(MovementResponse.of(wallet.movement(database, token, movement_id)))
+    return answer(MovementResponse.of(wallet.movement(runtime.database, token, movement_id)))
 
 
 @router.post(
@@ -78,18 +79,18 @@ def get_movement(
     ),
 )
 def test_deposit(
-    body: TestDepositRequest, token: SessionToken, database: DatabaseDep, settings: SettingsDep
+    body: TestDepositRequest, runtime: RuntimeDep, token: SessionToken = None
 ) -> Response:
     """**Test environments only.** Credits test funds to the wallet: this is not real money
     and there is no payment. Refused with 403 ``test_deposits_disabled`` when the server runs
     with test deposits off (always in production). At most £1,000 (100000 pence) per deposit.
     """
     done = wallet.test_deposit(
-        database,
+        runtime.database,
         token,
         body.amount_pence,
-        enabled=settings.test_deposits,
-        max_pence=settings.max_test_deposit_pence,
+        enabled=runtime.settings.test_deposits,
+        max_pence=runtime.settings.max_test_deposit_pence,
     )
     return answer(
         TestDepositResponse(
