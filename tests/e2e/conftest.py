@@ -202,10 +202,12 @@ class Browser:
         self.watches.append(watch)
         return page
 
-    def shot(self, page: Any, screen: str, docs: str | None = None) -> Path:
+    def shot(
+        self, page: Any, screen: str, docs: str | None = None, clip: dict[str, float] | None = None
+    ) -> Path:
         """Save ``test-artifacts/screenshots/<test>-<screen>.png`` (and ``docs/screenshots``)."""
         path = SCREENSHOTS / f"{self.test_name}-{screen}.png"
-        page.screenshot(path=str(path))
+        page.screenshot(path=str(path), clip=clip)
         if docs and os.environ.get("UPDATE_DOCS_SCREENSHOTS") == "1":
             DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
             (DOCS_SCREENSHOTS / f"{docs}.png").write_bytes(path.read_bytes())

@@ -200,7 +200,8 @@ def test_stake_back_is_plain(start_server: Any, browser: Browser) -> None:
     result = record["board"]["result"]
     assert result["prize_pence"] == 500
     assert text(page, "end-amount") == "£5.00"
-    assert text(page, "end-heading") == "You won £5.00"
+    assert text(page, "end-heading") == "You won"
+    assert text(page, "end-detail") == "The price of the play back."
     check_plain_end(page, "stake")
     for row in result["rows"]:
         assert "complete" in (tid(page, f"prize-row-{row}").get_attribute("class") or "")

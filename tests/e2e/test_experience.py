@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 from e2e_support import (
-    DESKTOP,
     PHONE,
     VIEWPORTS,
     Browser,
@@ -92,11 +91,12 @@ def test_reduced_motion_keeps_each_spins_result(
     assert previous, "the first spin collected nothing"
 
 
-def test_stale_tab_is_told_and_reloads(start_server: Any, browser: Browser) -> None:
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_stale_tab_is_told_and_reloads(start_server: Any, browser: Browser, size: str) -> None:
     """Two tabs on one play: the one that is behind cannot SPIN over its old grid; it is told the
     play moved on and shows the play as the server has it, then plays on from there."""
     server = start_server([None])
-    page = browser.new_page(server)
+    page = browser.new_page(server, VIEWPORTS[size])
     register(page)
     deposit(page, 500)
     play_number = buy(page)
@@ -128,10 +128,11 @@ def test_stale_tab_is_told_and_reloads(start_server: Any, browser: Browser) -> N
     assert api(other, f"/api/plays/{play_number}")["board"]["revealed"] == revealed + 1
 
 
-def test_back_navigates_within_the_game(start_server: Any, browser: Browser) -> None:
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_back_navigates_within_the_game(start_server: Any, browser: Browser, size: str) -> None:
     """Browser Back and Forward move between the game's screens; the page is never left."""
     server = start_server([None, None])
-    page = browser.new_page(server, PHONE)
+    page = browser.new_page(server, VIEWPORTS[size])
     register(page)
     deposit(page, 1000)
     first = buy(page)
@@ -170,10 +171,11 @@ def test_back_navigates_within_the_game(start_server: Any, browser: Browser) -> 
     assert page.evaluate("window.sameDocument") == 42  # never left the page
 
 
-def test_sound_setting_is_remembered(start_server: Any, browser: Browser) -> None:
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_sound_setting_is_remembered(start_server: Any, browser: Browser, size: str) -> None:
     """Sound is off until turned on; the choice survives a reload; off means silent."""
     server = start_server([None])
-    page = browser.new_page(server)
+    page = browser.new_page(server, VIEWPORTS[size])
     page.goto("/")
     wait_idle(page, "account")
     toggle = page.get_by_role("button", name="Sound")
@@ -210,7 +212,8 @@ RECORDER = """() => {
     { hidden: panel.hidden, state: panel.dataset.state || '', anims: ids(panel) }))
     .observe(panel, { attributes: true, attributeFilter: ['hidden', 'data-state'] });
   const heading = document.querySelector('[data-testid=prize-game-heading]');
-  new MutationObserver(() => note('prize-heading', { text: heading.textContent, anims: ids(heading) }))
+  new MutationObserver(() => note('prize-heading',
+    { text: heading.textContent, anims: ids(heading) }))
     .observe(heading, { childList: true, characterData: true, subtree: true });
   const grid = document.querySelector('[data-testid=prize-grid]');
   const board = document.querySelector('[data-testid=board]');
@@ -223,12 +226,13 @@ RECORDER = """() => {
 }"""
 
 
-def test_procedures_animations(start_server: Any, browser: Browser) -> None:
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_procedures_animations(start_server: Any, browser: Browser, size: str) -> None:
     """At full motion (4x faster): the Bonus Game panel animates in and out; "PRIZE GAME" turns
     into "PRIZE GAME UNLOCKED" as an animation; when the Prize Game starts the Main Game window
     dims and its grid's amounts turn from white to colour."""
     server = start_server(["£16 (£6 + £10 Prize Game)"])
-    page = browser.new_page(server, DESKTOP, reduced_motion=False, speed=4)
+    page = browser.new_page(server, VIEWPORTS[size], reduced_motion=False, speed=4)
     register(page)
     deposit(page, 500)
     play_number = buy(page)
@@ -279,7 +283,7 @@ def test_big_win_frames(start_server: Any, browser: Browser) -> None:
     animations and moving them on step by step (docs/screenshots/big-win-N.png)."""
     speed = 8
     server = start_server(["£250"])
-    page = browser.new_page(server, DESKTOP, reduced_motion=False, speed=speed)
+    page = browser.new_page(server, PHONE, reduced_motion=False, speed=speed)
     register(page)
     tid(page, "sound-toggle").click()
     deposit(page, 500)
@@ -299,11 +303,13 @@ def test_big_win_frames(start_server: Any, browser: Browser) -> None:
     ids = set(page.evaluate("window.ccFrozen.map((a) => a.id)"))
     assert {"end-rays", "end-banner", "end-count", "end-coin"} <= ids, ids
     length = (2600 + 800) / speed  # the rays turn longest (celebrate.js: COUNT_MS + 800)
+    middle = PHONE["height"] / 2
+    band = {"x": 0, "y": middle - 270, "width": PHONE["width"], "height": 540}  # the card
     amounts = []
     for n, fraction in enumerate((0.04, 0.15, 0.3, 0.5, 0.75, 1.0), start=1):
         shown = page.evaluate(SEEK, length * fraction)
         amounts.append(int(re.sub(r"[^0-9]", "", shown)))
-        browser.shot(page, f"big-win-{n}", docs=f"big-win-{n}")
+        browser.shot(page, f"big-win-{n}", docs=f"big-win-{n}", clip=band)
     assert amounts == sorted(amounts) and amounts[0] < amounts[-1] == 25000, amounts
     page.evaluate("() => { for (const a of window.ccFrozen) a.play(); }")
     wait_idle(page, "over")

@@ -50,6 +50,7 @@ def test_every_screen(start_server: Any, browser: Any, size: str) -> None:
     tid(page, "how-to-close").click()
     wait_idle(page, "main")
     check_fits(page)
+    check_table_legible(page)
     check_screen(
         page, browser, "main", "Main Game", docs="main-game" if size == "desktop" else None
     )
@@ -98,3 +99,17 @@ def test_every_screen(start_server: Any, browser: Any, size: str) -> None:
     tid(page, "logout").click()
     wait_idle(page, "account")
     check_heading_focused(page, "Colour Collector")
+
+
+def check_table_legible(page: Any) -> None:
+    """The Prize Table's amounts are 14 px or more, its boxes 12 px or more (phone: were 11, 8)."""
+    sizes = page.evaluate(
+        """() => ({
+          amounts: [...document.querySelectorAll('.prow .amt')]
+            .map((e) => parseFloat(getComputedStyle(e).fontSize)),
+          boxes: [...document.querySelectorAll('.prow .bx')]
+            .map((b) => Math.min(b.offsetWidth, b.offsetHeight)),
+        })"""
+    )
+    assert len(sizes["amounts"]) == 7 and min(sizes["amounts"]) >= 14, sizes["amounts"]
+    assert len(sizes["boxes"]) == 49 and min(sizes["boxes"]) >= 12, min(sizes["boxes"])

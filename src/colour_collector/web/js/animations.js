@@ -16,7 +16,7 @@
 
 import { $$, byTestId, el, icon } from "./dom.js";
 import { money, prizeItemText } from "./format.js";
-import { animate, wait, dur, painted } from "./motion.js";
+import { animate, wait, dur } from "./motion.js";
 import { play as sound } from "./sound.js";
 import * as view from "./board.js";
 

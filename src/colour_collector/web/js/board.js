@@ -292,8 +292,6 @@ export function drawBonusPanel(board) {
   for (const b of $$(".btn.pick")) b.classList.remove("lost", "chosen");
 }
 
-export const bonusPanelOpen = () => !q("bonus-panel").hidden;
-
 export function showBonusPanel(open) {
   q("bonus-panel").hidden = !open;
   q("board").classList.toggle("dim", open);

@@ -82,9 +82,9 @@ export async function showEnd(board, { label = "", celebrate = true } = {}) {
     heading.textContent = "No win this time";
     amount.textContent = "No win";
   } else if (level === "stake") {
-    heading.textContent = `You won ${money(prize)}`;
+    heading.textContent = "You won";
     amount.textContent = money(prize);
-    detail.textContent = "That is the price of the play back.";
+    detail.textContent = "The price of the play back.";
   } else {
     heading.textContent = "Congratulations! You have won";
     amount.textContent = money(prize);

@@ -39,12 +39,12 @@ export function clock(ms) {
 }
 
 /** "1 EXTRA SPIN", "2 EXTRA SPINS": a count before an upper-case plural label. */
-export function counted(n, plural) {
+function counted(n, plural) {
   return n === 1 && plural.endsWith("S") ? `1 ${plural.slice(0, -1)}` : `${n} ${plural}`;
 }
 
 /** Default labels and letters, used only until GET /api/game answers (or if it cannot). */
-export const DEFAULT_GAME = {
+const DEFAULT_GAME = {
   colours: ["orange", "red", "yellow", "green", "blue", "purple"],
   letters: ["O", "R", "Y", "G", "B", "P"],
   start: "orange",
@@ -90,7 +90,7 @@ const ITEM_NAMES = { bonus: "Bonus symbol", prize_game: "Prize Game symbol" };
 /** "Circle", "Bonus symbol". */
 export const itemName = (item) => ITEM_NAMES[item] || titleCase(String(item));
 const ITEM_PLURALS = { bonus: "Bonus symbols", prize_game: "Prize Game symbols" };
-export const itemNames = (item, n) => (n === 1 ? itemName(item) : ITEM_PLURALS[item] || `${titleCase(String(item))}s`);
+const itemNames = (item, n) => (n === 1 ? itemName(item) : ITEM_PLURALS[item] || `${titleCase(String(item))}s`);
 
 /** A Bonus Prize as its box shows it: "2 EXTRA SPINS", "1 EXTRA SPIN", "PRIZE BOOSTER". */
 export function bonusLabel(prize) {

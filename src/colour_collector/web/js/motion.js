@@ -31,8 +31,3 @@ export function animate(element, keyframes, options) {
   if (options.id) run.id = options.id;
   return run.finished.then(() => undefined, () => undefined);
 }
-
-/** Two animation frames: the browser has drawn what was just changed. */
-export const painted = () => new Promise((resolve) => {
-  requestAnimationFrame(() => requestAnimationFrame(() => resolve()));
-});

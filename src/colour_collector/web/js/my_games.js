@@ -110,7 +110,7 @@ function step(delta) {
 }
 
 /** A recalled step in words; ``before`` is the board before it. */
-export function describeStep(frameStep, before) {
+function describeStep(frameStep, before) {
   if (frameStep.kind === "spin" || frameStep.kind === "prize_spin") {
     const what = frameStep.kind === "spin" ? "SPIN" : "PRIZE GAME SPIN";
     return `${what}: the wheel stopped on ${colourName(frameStep.wheel)} and collected ${describeCollected(frameStep.collected_items)}.`;

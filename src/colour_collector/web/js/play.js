@@ -105,7 +105,7 @@ function focusPhaseHeading(board) {
   else focusHeading(q("game-heading"));
 }
 
-export function updateButtons() {
+function updateButtons() {
   const board = P.board;
   const live = board && document.body.dataset.phase !== "recall" && !isBusy();
   q("spin").disabled = !(live && (board.next === "spin" || board.next === "prize_spin"));
@@ -128,7 +128,7 @@ async function requestStep(kind, pick) {
 
 /** The play went on elsewhere: say so, then show it as the server has it. */
 async function movedOn() {
-  const text = "This play has moved on in another tab or window. Here it is as it is now.";
+  const text = "This play has moved on in another tab or window. It now shows where the play is.";
   alertPlayer(text, "notice");
   const data = await get(statePath());
   P.board = data.board;

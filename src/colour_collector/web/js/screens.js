@@ -15,8 +15,6 @@ export function showScreen(name, { focus = true } = {}) {
   if (focus && screen) focusHeading($("h1", screen));
 }
 
-export const currentScreen = () => document.body.dataset.screen;
-
 /** Say ``text`` in the polite live region (a fresh node each time, so repeats are read too). */
 export function announce(text) {
   const live = byTestId("live");
@@ -33,10 +31,6 @@ export function alertPlayer(text, kind = "error") {
   box.hidden = false;
   clearTimeout(alertTimer);
   alertTimer = setTimeout(() => { box.hidden = true; }, 9000);
-}
-export function clearAlert() {
-  clearTimeout(alertTimer);
-  byTestId("alert").hidden = true;
 }
 
 let busyCount = 0;
