@@ -228,11 +228,11 @@ RECORDER = """() => {
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_procedures_animations(start_server: Any, browser: Browser, size: str) -> None:
-    """At full motion (4x faster): the Bonus Game panel animates in and out; "PRIZE GAME" turns
+    """At full motion (8x faster): the Bonus Game panel animates in and out; "PRIZE GAME" turns
     into "PRIZE GAME UNLOCKED" as an animation; when the Prize Game starts the Main Game window
     dims and its grid's amounts turn from white to colour."""
     server = start_server(["£16 (£6 + £10 Prize Game)"])
-    page = browser.new_page(server, VIEWPORTS[size], reduced_motion=False, speed=4)
+    page = browser.new_page(server, VIEWPORTS[size], reduced_motion=False, speed=8)
     register(page)
     deposit(page, 500)
     play_number = buy(page)

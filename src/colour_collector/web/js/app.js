@@ -192,9 +192,10 @@ async function boot() {
     loggedIn: async () => {
       const quote = await get("/api/plays/quote");
       account.setBalance(quote.balance_pence);
-      await go(quote.unfinished ? "play" : "lobby");
+      // The log-in form is done with: Back does not return to it.
+      await go(quote.unfinished ? "play" : "lobby", {}, { replace: true });
     },
-    loggedOut: () => go("account"),
+    loggedOut: () => go("account", {}, { replace: true }),
     guard,
   });
   initMyGames({ open, guard });

@@ -38,6 +38,9 @@ export function clock(ms) {
   return `${two(Math.floor(s / 3600))}:${two(Math.floor((s % 3600) / 60))}:${two(s % 60)}`;
 }
 
+/** A Play Number for examples in messages, with non-breaking hyphens so it never wraps. */
+export const EXAMPLE_PLAY_NUMBER = "CC\u20117K3\u2011D9Q\u2011XM4";
+
 /** "1 EXTRA SPIN", "2 EXTRA SPINS": a count before an upper-case plural label. */
 function counted(n, plural) {
   return n === 1 && plural.endsWith("S") ? `1 ${plural.slice(0, -1)}` : `${n} ${plural}`;

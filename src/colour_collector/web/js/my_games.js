@@ -3,13 +3,12 @@
 
 import { get, ApiError } from "./api.js";
 import { $, byTestId, el, focusHeading } from "./dom.js";
-import { money, dateTimeText } from "./format.js";
+import { money, dateTimeText, colourName, describeCollected, bonusLabel, EXAMPLE_PLAY_NUMBER } from "./format.js";
 import { showScreen } from "./screens.js";
 import { explain, showErrors, clearErrors } from "./problems.js";
 import { S } from "./state.js";
 import * as view from "./board.js";
 import { hideEnd } from "./celebrate.js";
-import { colourName, describeCollected, bonusLabel } from "./format.js";
 
 const q = byTestId;
 const PER_PAGE = 10;
@@ -35,7 +34,7 @@ export function initMyGames({ open, guard }) {
     guard(async () => {
       clearErrors(form);
       if (!text) {
-        showErrors(form, { fields: { play_number: "Enter a Play Number, like CC-7K3-D9Q-XM4." }, form: null });
+        showErrors(form, { fields: { play_number: `Enter a Play Number, like ${EXAMPLE_PLAY_NUMBER}.` }, form: null });
         return;
       }
       let found;
@@ -44,7 +43,7 @@ export function initMyGames({ open, guard }) {
       } catch (error) {
         if (error instanceof ApiError && (error.status === 404 || error.status === 422)) {
           const explained = error.status === 404 ? explain(error, "lookup")
-            : { fields: { play_number: "That is not a Play Number. It looks like CC-7K3-D9Q-XM4." }, form: null };
+            : { fields: { play_number: `That is not a Play Number. It looks like ${EXAMPLE_PLAY_NUMBER}.` }, form: null };
           showErrors(form, explained);
           return;
         }

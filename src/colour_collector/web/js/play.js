@@ -25,7 +25,6 @@ const P = {
   board: null,       // the board on screen, as the server sent it
   marks: null,       // the last step's marks (kept until the next action)
   label: "",         // "Play Number: CC-..." on the end screen
-  ended: false,      // the end takeover was shown for this board
 };
 let onFinished = async () => {};
 
@@ -45,7 +44,6 @@ export function load(mode, id, board) {
   P.tryId = mode === "try" ? id : null;
   P.board = board;
   P.marks = null;
-  P.ended = false;
   P.label = mode === "play" ? `Play Number: ${id}` : "TRY — no money: this play has no Play Number and pays nothing.";
   hideEnd();
   view.showBonusPanel(false);
@@ -73,7 +71,6 @@ export async function enterGame({ fresh = false } = {}) {
   if (board.phase === "over") {
     if (board.prize_game && !P.marks && P.mode === "play") await restoreFinalMarks();
     await showEnd(board, { label: P.label, celebrate: false });
-    P.ended = true;
     return;
   }
   focusPhaseHeading(board);
@@ -133,7 +130,6 @@ async function movedOn() {
   const data = await get(statePath());
   P.board = data.board;
   P.marks = null;
-  P.ended = false;
   view.showBonusPanel(false);
   hideEnd();
   await enterGame();
@@ -225,7 +221,6 @@ async function changePhase(before, step, after) {
   view.drawBoard(after, { marks: P.marks });
   if (after.phase === "over") {
     await wait(300);
-    P.ended = true;
     await showEnd(after, { label: P.label, celebrate: true });
     return;
   }

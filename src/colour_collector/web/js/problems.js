@@ -3,7 +3,7 @@
 // one for the whole form. The server's own texts are for developers and are never shown.
 
 import { ApiError } from "./api.js";
-import { dayText } from "./format.js";
+import { dayText, EXAMPLE_PLAY_NUMBER } from "./format.js";
 import { $, $$ } from "./dom.js";
 
 const FIELD = {
@@ -12,7 +12,7 @@ const FIELD = {
     ? "Choose a password of at least 10 characters."
     : "Enter your password."),
   date_of_birth: () => "Enter your date of birth, like 1 April 1990.",
-  play_number: () => "Enter a Play Number, like CC-7K3-D9Q-XM4.",
+  play_number: () => `Enter a Play Number, like ${EXAMPLE_PLAY_NUMBER}.`,
 };
 
 const minutes = (seconds) => {
