@@ -37,16 +37,27 @@ PLAY_NUMBER = re.compile(r"CC-[0-9A-HJKMNP-TV-Z]{3}-[0-9A-HJKMNP-TV-Z]{3}-[0-9A-
 RAW_TEXTS = ("String should", "Input should", "date_of_birth", "not an e-mail", "you must", "'")
 
 
-def field_error(page: Any, form: str, field: str, input_id: str) -> str:
-    """The message shown for a field: next to it (just above the input) and tied to it."""
-    error = tid(page, f"{form}-{field}-error")
-    assert error.is_visible(), f"{form} {field}: no message"
-    message = str(error.inner_text()).strip()
-    entry = tid(page, input_id)
+def description(entry: Any) -> str:
+    """What a screen reader reads after a field's name: its ``aria-describedby`` texts."""
+    text_of: str = entry.evaluate(
+        """(e) => (e.getAttribute('aria-describedby') || '').split(/\\s+/).filter(Boolean)
+                 .map((id) => document.getElementById(id).textContent.trim()).join(' ')"""
+    )
+    return text_of
+
+
+def field_error(entry: Any) -> str:
+    """The message for a field: tied to it (its description, ``aria-invalid``) and shown right
+    above it."""
     assert entry.get_attribute("aria-invalid") == "true"
-    described = (entry.get_attribute("aria-describedby") or "").split()
-    assert error.get_attribute("id") in described, (described, error.get_attribute("id"))
-    above, box = error.bounding_box(), entry.bounding_box()
+    ids = (entry.get_attribute("aria-describedby") or "").split()
+    errors = [i for i in ids if i.endswith("-error")]
+    assert len(errors) == 1, ids
+    shown = entry.page.locator(f"#{errors[0]}")
+    assert shown.is_visible()
+    message = str(shown.inner_text()).strip()
+    assert message in description(entry)
+    above, box = shown.bounding_box(), entry.bounding_box()
     assert 0 <= box["y"] - (above["y"] + above["height"]) < 12, (above, box)  # right above it
     assert abs(above["x"] - box["x"]) < 16, (above, box)
     check_sentence(message)
@@ -62,76 +73,78 @@ def check_sentence(message: str) -> None:
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_registration_errors_are_friendly(start_server: Any, browser: Browser, size: str) -> None:
+    """Each problem the server finds is a sentence in the player's words, right above its field
+    and read with it; dates in UK form; nothing is left on the next screen."""
     server = start_server([])
     page = browser.new_page(server, VIEWPORTS[size])
     page.watch.allow(422, r"^/api/register$")
     page.watch.allow(409, r"^/api/register$")
     page.watch.allow(401, r"^/api/login$")
-    page.watch.allow(422, r"^/api/login$")
     page.goto("/")
     wait_idle(page, "account")
+    register = page.get_by_role("form", name="Register")
+    email = register.get_by_label("E-mail")
+    password = register.get_by_label("Password")
+    birth = register.get_by_label("Date of birth")
+    send = register.get_by_role("button", name="Register")
 
-    tid(page, "register-submit").click()
+    send.click()
     wait_idle(page, "account")
-    email = field_error(page, "register", "email", "register-email")
-    assert email == "Enter your e-mail address, like name@example.com."
-    assert field_error(page, "register", "dob", "register-dob") == (
-        "Enter your date of birth, like 1 April 1990."
-    )
-    assert tid(page, "register-email").evaluate("(e) => e === document.activeElement")
+    assert field_error(email) == "Enter your e-mail address, like name@example.com."
+    assert field_error(birth) == "Enter your date of birth, like 1 April 1990."
+    assert email.evaluate("(e) => e === document.activeElement")  # the first field in error
     check_axe(page, "registration errors")
     browser.shot(page, "register-errors")
 
     address = "friendly@example.com"
-    tid(page, "register-email").fill(address)
-    tid(page, "register-password").fill("short")
-    tid(page, "register-dob").fill("1990-04-01")
-    tid(page, "register-submit").click()
+    email.fill(address)
+    password.fill("short")
+    birth.fill("1990-04-01")
+    send.click()
     wait_idle(page, "account")
-    assert not tid(page, "register-email-error").is_visible()
-    message = field_error(page, "register", "password", "register-password")
-    assert message == "Choose a password of at least 10 characters."
-    tid(page, "register-password").fill(PASSWORD)
-    tid(page, "register-dob").fill("2015-01-01")
-    tid(page, "register-submit").click()
+    assert email.get_attribute("aria-invalid") is None  # the old message went
+    assert field_error(password) == "Choose a password of at least 10 characters."
+    assert "At least 10 characters." in description(password)  # the hint is still read
+    password.fill(PASSWORD)
+    birth.fill("2015-01-01")
+    send.click()
     wait_idle(page, "account")
-    assert field_error(page, "register", "dob", "register-dob") == (
+    assert field_error(birth) == (
         "You must be 18 or over to play. With a date of birth of 1 January 2015, you are under 18."
     )
-    assert not tid(page, "register-password-error").is_visible()
+    assert password.get_attribute("aria-invalid") is None
     check_no_overflow(page, "registration errors")
 
-    tid(page, "register-dob").fill("1990-04-01")
-    tid(page, "register-submit").click()
+    birth.fill("1990-04-01")
+    send.click()
     wait_idle(page, "lobby")
     check_heading_focused(page, "Your account")
-    tid(page, "logout").click()
+    page.get_by_role("button", name="Log out").click()
     wait_idle(page, "account")
     # Cleared on the next screen: nothing of the last attempt is left.
     assert page.locator(".field-error:visible, .form-error:visible").count() == 0
     assert page.locator("[aria-invalid]").count() == 0
 
-    tid(page, "register-email").fill(address.upper())
-    tid(page, "register-password").fill(PASSWORD)
-    tid(page, "register-dob").fill("1990-04-01")
-    tid(page, "register-submit").click()
+    email.fill(address.upper())
+    password.fill(PASSWORD)
+    birth.fill("1990-04-01")
+    send.click()
     wait_idle(page, "account")
-    assert field_error(page, "register", "email", "register-email") == (
+    assert field_error(email) == (
         "An account with this e-mail address already exists. Log in instead."
     )
 
-    tid(page, "login-email").fill(address)
-    tid(page, "login-password").fill("not the password")
-    tid(page, "login-submit").click()
+    login = page.get_by_role("form", name="Log in")
+    login.get_by_label("E-mail").fill(address)
+    login.get_by_label("Password").fill("not the password")
+    login.get_by_role("button", name="Log in").click()
     wait_idle(page, "account")
-    form_error = tid(page, "login-form-error")
-    assert form_error.is_visible()
-    check_sentence(str(form_error.inner_text()))
-    assert "not right" in form_error.inner_text()
-    described = tid(page, "login-password").get_attribute("aria-describedby") or ""
-    assert "login-form-error" in described.split()
-    tid(page, "login-password").fill(PASSWORD)
-    tid(page, "login-submit").click()
+    said = description(login.get_by_label("Password"))
+    check_sentence(said)
+    assert "The e-mail address or password is not right." in said
+    assert login.get_by_role("paragraph").filter(has_text="not right").is_visible()
+    login.get_by_label("Password").fill(PASSWORD)
+    login.get_by_role("button", name="Log in").click()
     wait_idle(page, "lobby")
     assert page.locator(".field-error:visible, .form-error:visible").count() == 0
 
@@ -161,28 +174,22 @@ def test_play_numbers_and_lookup(start_server: Any, browser: Browser, size: str)
 
     # Look-up: as read out over the phone (lower case, spaces).
     spoken = play_number.lower().replace("-", " ")
-    tid(page, "lookup-number").fill(spoken)
-    tid(page, "lookup-submit").click()
+    page.get_by_label("Find a play by its Play Number").fill(spoken)
+    page.get_by_role("button", name="Find").click()
     wait_idle(page, "recall")
     assert play_number in text(page, "recall-position")
     check_heading_focused(page, f"Recall of play {play_number}")
     tid(page, "recall-back").click()
     wait_idle(page, "mygames")
 
+    lookup = page.get_by_label("Find a play by its Play Number")
     wrong = play_number[:-1] + ("0" if play_number[-1] != "0" else "1")  # a typo: caught
     for typed in (wrong, "hello"):
-        tid(page, "lookup-number").fill(typed)
-        tid(page, "lookup-submit").click()
+        lookup.fill(typed)
+        page.get_by_role("button", name="Find").click()
         wait_idle(page, "mygames")
-        error = tid(page, "lookup-error")
-        assert error.is_visible()
-        message = str(error.inner_text())
-        check_sentence(message)
-        assert "No play with that Play Number" in message
-        assert (
-            "lookup-play_number-error"
-            in (tid(page, "lookup-number").get_attribute("aria-describedby") or "").split()
-        )
+        message = field_error(lookup)
+        assert message.startswith("No play with that Play Number is in your account."), message
     check_axe(page, "My Games look-up error")
     browser.shot(page, "lookup-error")
 
@@ -194,9 +201,10 @@ def test_play_numbers_and_lookup(start_server: Any, browser: Browser, size: str)
     second = str(api(page, "/api/plays/quote")["unfinished"]["play_number"])
     tid(page, "nav-my-games").click()
     wait_idle(page, "mygames")
-    assert not tid(page, "lookup-error").is_visible()  # cleared on the next screen
-    tid(page, "lookup-number").fill(second)
-    tid(page, "lookup-submit").click()
+    assert lookup.get_attribute("aria-invalid") is None  # cleared on the next screen
+    assert not tid(page, "lookup-error").is_visible()
+    page.get_by_label("Find a play by its Play Number").fill(second)
+    page.get_by_role("button", name="Find").click()
     wait_idle(page, "start")
 
 

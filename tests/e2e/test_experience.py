@@ -114,7 +114,7 @@ def test_stale_tab_is_told_and_reloads(start_server: Any, browser: Browser, size
 
     tid(other, "spin").click()  # this tab still shows the start of the play
     wait_idle(other, "main")
-    alert = tid(other, "alert")
+    alert = other.get_by_role("alert")
     assert alert.is_visible()
     assert "moved on in another tab" in alert.inner_text()
     board = api(other, f"/api/plays/{play_number}")["board"]
