@@ -407,7 +407,10 @@ def test_prize_game_win_x2(start_server: Any, browser: Browser, size: str) -> No
                 page, "prize-game-win-x2", docs="prize-game-win-x2" if size == "desktop" else None
             )
             page.locator(".takeover").evaluate("(el) => { el.hidden = false; }")
-            browser.shot(page, "end", docs="mega-win-desktop" if size == "desktop" else None)
+            middle = (
+                {"x": 283, "y": 100, "width": 800, "height": 620} if size == "desktop" else None
+            )
+            browser.shot(page, "end", docs="mega-win-desktop" if middle else None, clip=middle)
             finish(page, play_number, balance)
             return
         finish(page, play_number, balance)
