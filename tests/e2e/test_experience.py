@@ -228,11 +228,11 @@ RECORDER = """() => {
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_procedures_animations(start_server: Any, browser: Browser, size: str) -> None:
-    """At full motion (8x faster): the Bonus Game panel animates in and out; "PRIZE GAME" turns
+    """At full motion (12x faster): the Bonus Game panel animates in and out; "PRIZE GAME" turns
     into "PRIZE GAME UNLOCKED" as an animation; when the Prize Game starts the Main Game window
     dims and its grid's amounts turn from white to colour."""
     server = start_server(["£16 (£6 + £10 Prize Game)"])
-    page = browser.new_page(server, VIEWPORTS[size], reduced_motion=False, speed=8)
+    page = browser.new_page(server, VIEWPORTS[size], reduced_motion=False, speed=12)
     register(page)
     deposit(page, 500)
     play_number = buy(page)
@@ -281,7 +281,7 @@ def test_big_win_frames(start_server: Any, browser: Browser) -> None:
     """A £250 win (50 times the stake) is a BIG WIN! moment: rays, coins, and the amount
     counting up to the server's prize. Its frames are caught by pausing the celebration's own
     animations and moving them on step by step (docs/screenshots/big-win-N.png)."""
-    speed = 8
+    speed = 20  # the play runs fast; the celebration's frames are caught by seeking anyway
     server = start_server(["£250"])
     page = browser.new_page(server, PHONE, reduced_motion=False, speed=speed)
     register(page)
