@@ -538,7 +538,9 @@ def test_try_mode_never_changes_balance(start_server: Any, browser: Browser) -> 
     tid(guest, "try-start").click()
     wait_idle(guest, "start")
     assert tid(guest, "try-banner").is_visible()
+    check_no_overflow(guest, "Try on a phone")  # brand, TRY banner and Sound in one row
     start_playing(guest)
+    check_fits(guest)
     play_to_end(guest)
     assert text(guest, "end-amount") == "£10.00"
     browser.shot(guest, "try-guest-end")
