@@ -7,7 +7,13 @@ draw, in order. Over HTTP there is no way to choose an outcome.
 
 Every page records console errors, uncaught exceptions, failed requests and HTTP answers of 400
 or more; the test fails at teardown if any were seen. ``shot(page, "screen")`` saves
-``test-artifacts/screenshots/<test>-<screen>.png``.
+``test-artifacts/screenshots/<test>-<screen>.png`` (and, with ``docs="name"`` when
+``UPDATE_DOCS_SCREENSHOTS=1``, ``docs/screenshots/name.png``: ``./scripts/screenshots``).
+
+Pages run with ``prefers-reduced-motion: reduce`` unless a test asks for motion; then
+``speed`` (the client's test-speed switch, ``localStorage.cc_animation_speed``) runs every
+animation that many times faster. Phone pages (``PHONE``) are mobile pages with touch, so the
+viewport meta tag and any overflow act as on a phone (a page too wide is zoomed out).
 
 ``E2E_SERVER_COMMAND`` (optional) replaces the server command, e.g. to try another build; the
 port and the environment are passed the same way.
@@ -45,6 +51,8 @@ CHROMIUM_ARGS = [
 ]
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+DOCS_SCREENSHOTS = ROOT / "docs" / "screenshots"
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 PASSWORD = "correct horse battery staple"
 DESKTOP = {"width": 1366, "height": 768}
 PHONE = {"width": 390, "height": 844}
@@ -153,15 +161,28 @@ class Browser:
         self.watches: list[Watch] = []
 
     def new_page(
-        self, server: Server, viewport: dict[str, int] | None = None, *, reduced_motion: bool = True
+        self,
+        server: Server,
+        viewport: dict[str, int] | None = None,
+        *,
+        reduced_motion: bool = True,
+        speed: float | None = None,
     ) -> Any:
-        """A fresh page on ``server`` (``reduced_motion`` makes animations near-instant)."""
+        """A fresh page on ``server``: ``reduced_motion`` (nothing moves) or ``speed`` x faster."""
+        size = viewport or DESKTOP
+        phone = size["width"] < 700
         context = self.browser.new_context(
             base_url=server.base_url,
-            viewport=viewport or DESKTOP,
+            viewport=size,
+            is_mobile=phone,
+            has_touch=phone,
             reduced_motion="reduce" if reduced_motion else "no-preference",
         )
         context.set_default_timeout(STEP_TIMEOUT_MS)
+        if speed is not None:
+            context.add_init_script(
+                f"localStorage.setItem('cc_animation_speed', JSON.stringify({float(speed)}))"
+            )
         self.contexts.append(context)
         return self.watch(context.new_page())
 
@@ -181,10 +202,15 @@ class Browser:
         self.watches.append(watch)
         return page
 
-    def shot(self, page: Any, screen: str) -> Path:
-        """Save ``test-artifacts/screenshots/<test>-<screen>.png``."""
+    def shot(
+        self, page: Any, screen: str, docs: str | None = None, clip: dict[str, float] | None = None
+    ) -> Path:
+        """Save ``test-artifacts/screenshots/<test>-<screen>.png`` (and ``docs/screenshots``)."""
         path = SCREENSHOTS / f"{self.test_name}-{screen}.png"
-        page.screenshot(path=str(path))
+        page.screenshot(path=str(path), clip=clip)
+        if docs and os.environ.get("UPDATE_DOCS_SCREENSHOTS") == "1":
+            DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            (DOCS_SCREENSHOTS / f"{docs}.png").write_bytes(path.read_bytes())
         return path
 
     def close(self) -> list[str]:
@@ -197,6 +223,8 @@ class Browser:
 def chromium() -> Iterator[Any]:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium")
+    if not AXE.exists():
+        pytest.fail(f"{AXE} is missing: npm ci (./scripts/test runs it)")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(
