@@ -103,6 +103,10 @@ def _start_server(tmp: Path, outcomes: list[str | None]) -> Server:
         "COLOUR_COLLECTOR_DATA_DIR": str(data),
         "COLOUR_COLLECTOR_SECRET_KEY": secrets.token_urlsafe(40),
         "COLOUR_COLLECTOR_OUTCOME_SCRIPT": str(script),
+        # The cheapest Argon2id: each test registers players.
+        "COLOUR_COLLECTOR_PASSWORD_HASH_TIME_COST": "1",
+        "COLOUR_COLLECTOR_PASSWORD_HASH_MEMORY_KIB": "8",
+        "COLOUR_COLLECTOR_PASSWORD_HASH_PARALLELISM": "1",
     }
     with log.open("wb") as sink:
         process = subprocess.Popen(
