@@ -209,3 +209,12 @@ def test_the_session_summary_counts_stakes_and_prizes_since_login(client: Any) -
     after = client.get("/api/session").json()
     assert after["staked_pence"] == 500 and after["net_pence"] == after["won_pence"] - 500
     assert after["started_at"] == summary["started_at"]  # the same session in every tab
+
+
+def test_registration_answers_every_bad_field_at_once(client: Any) -> None:
+    answer = client.post(
+        "/api/register",
+        json={"email": "nobody", "password": "short", "date_of_birth": "2015-06-01"},
+    )
+    body = assert_problem(answer, 422, "underage")
+    assert [e["field"] for e in body["errors"]] == ["date_of_birth", "email", "password"]

@@ -149,3 +149,16 @@ def test_the_wheel_and_prize_table_colours_are_where_the_play_left_them(
         view = board(record, index + 1)
         assert view["wheel"] == wheel
         assert [row["colour"] for row in view["prize_table"]] == rows
+
+
+def test_the_final_prize_game_board_marks_what_the_last_spin_took() -> None:
+    for name in ("£10 (£10 Prize Game)", "£5,000 (£5,000 Prize Game)"):
+        record = generate(tier_by_name(name), random.Random(12))
+        last = record.steps[-1]
+        assert isinstance(last, PrizeSpin)
+        taken = [s for s, c in enumerate(last.colours) if c == last.wheel]
+        final = board(record, len(record.steps))["prize_game"]
+        assert [s for s, square in enumerate(final["grid"]) if square["collected"]] == taken
+        assert {final["grid"][s]["item"] for s in taken} & {"win", "win_x2"}  # it ended the game
+        before = board(record, len(record.steps) - 1)["prize_game"]
+        assert not any(square["collected"] for square in before["grid"])

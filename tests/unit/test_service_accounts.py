@@ -246,3 +246,15 @@ def test_the_audit_chain_notices_removed_and_added_entries() -> None:
     db.state.audit.append(replace(removed, seq=removed.seq + 1, payload="{}"))
     with pytest.raises(AuditChainBrokenError, match="after the chain head"):
         audit.verify_chain(db)
+
+
+def test_registration_names_every_bad_field_at_once() -> None:
+    db = FakeDatabase()
+    with pytest.raises(UnderageError) as refused:
+        register(db, "not an e-mail", password="short", date_of_birth=dt.date(2010, 1, 1))
+    assert [field for field, _ in refused.value.problems] == ["date_of_birth", "email", "password"]
+    with pytest.raises(InvalidInputError) as both:
+        register(db, "not an e-mail", password="short")
+    assert not isinstance(both.value, UnderageError)
+    assert [field for field, _ in both.value.problems] == ["email", "password"]
+    assert db.commits == 0

@@ -45,7 +45,7 @@ SessionToken = Annotated[
 """The session token from its cookie (None without one: the use case answers 401)."""
 PlayNumber = Annotated[
     str,
-    Path(min_length=1, max_length=PLAY_NUMBER_MAX, description="Play Number, e.g. CC-7K3D-9QXM-4."),
+    Path(min_length=1, max_length=PLAY_NUMBER_MAX, description="Play Number, e.g. CC-7K3-D9Q-XM4."),
 ]
 IdempotencyKey = Annotated[
     str | None,

@@ -95,6 +95,9 @@ class PrizeSquare(Response):
 
     item: PrizeItem
     colour: ColourName | None = Field(description="Null unless a Prize Game spin is next.")
+    collected: bool = Field(
+        description="Taken by the spin that ended the Prize Game (the square is empty now)."
+    )
 
 
 class PrizeGame(Response):
@@ -216,11 +219,18 @@ def _board(record: PlayRecord, revealed: int, game: Game, cfg: GameConfig) -> Bo
     prize_game = None
     if game.phase is Phase.PRIZE or (game.phase is Phase.OVER and game.prize_game_played):
         prize_colours = upcoming.colours if isinstance(upcoming, PrizeSpin) else None
+        last = record.steps[revealed - 1] if game.prize_game_played else None
+        ended = (
+            {s for s, c in enumerate(last.colours) if c == last.wheel}
+            if isinstance(last, PrizeSpin)
+            else set()
+        )
         prize_game = PrizeGame(
             grid=[
                 PrizeSquare(
                     item=_prize_item(item),
                     colour=None if prize_colours is None else cfg.colours[prize_colours[s]],
+                    collected=s in ended,
                 )
                 for s, item in enumerate(game.prize_grid)
             ],

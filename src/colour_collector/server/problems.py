@@ -150,8 +150,8 @@ def problem_from_service_error(error: errors.ServiceError) -> ProblemError:
         if isinstance(error, error_type):
             headers: dict[str, str] = {}
             extra: dict[str, Any] = {}
-            if isinstance(error, errors.InvalidInputError) and error.field:
-                extra["errors"] = [{"field": error.field, "message": str(error)}]
+            if isinstance(error, errors.InvalidInputError) and error.problems:
+                extra["errors"] = [{"field": f, "message": m} for f, m in error.problems]
             if isinstance(error, errors.TooManyAttemptsError | errors.TooManyTriesError):
                 headers["Retry-After"] = str(error.retry_after_seconds)
             if isinstance(error, errors.StepOutOfOrderError | errors.PlayNotOverError):

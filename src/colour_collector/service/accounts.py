@@ -138,22 +138,38 @@ def register(
 ) -> Account:
     """Create an account; refuses under-18s, weak passwords and taken e-mails."""
     at = now or utcnow()
-    normalised = normalise_email(email)
+    found: list[InvalidInputError] = []
+    try:
+        normalised = normalise_email(email)
+    except InvalidInputError as bad:
+        found.append(bad)
     if date_of_birth > at.date():
-        raise InvalidInputError(
-            f"date of birth {date_of_birth.isoformat()!r} is in the future", field="date_of_birth"
+        found.append(
+            InvalidInputError(
+                f"date of birth {date_of_birth.isoformat()!r} is in the future",
+                field="date_of_birth",
+            )
         )
-    if age_on(date_of_birth, at.date()) < MINIMUM_AGE:
-        raise UnderageError(
-            f"you must be {MINIMUM_AGE} or over to play; date of birth"
-            f" {date_of_birth.isoformat()!r} is under {MINIMUM_AGE}",
-            field="date_of_birth",
+    elif age_on(date_of_birth, at.date()) < MINIMUM_AGE:
+        found.append(
+            UnderageError(
+                f"you must be {MINIMUM_AGE} or over to play; date of birth"
+                f" {date_of_birth.isoformat()!r} is under {MINIMUM_AGE}",
+                field="date_of_birth",
+            )
         )
     if not MIN_PASSWORD_LENGTH <= len(password) <= MAX_PASSWORD_LENGTH:
-        raise InvalidInputError(
-            f"password must be {MIN_PASSWORD_LENGTH} to {MAX_PASSWORD_LENGTH} characters long",
-            field="password",
+        found.append(
+            InvalidInputError(
+                f"password must be {MIN_PASSWORD_LENGTH} to {MAX_PASSWORD_LENGTH} characters long",
+                field="password",
+            )
         )
+    if found:
+        # Every field at once; an under-18 player is told that first (its own problem code).
+        found.sort(key=lambda bad: not isinstance(bad, UnderageError))
+        first = found[0]
+        raise type(first)(str(first), field=first.field, also=tuple(found[1:]))
     password_hash = policy.passwords.hash(password)  # slow: before the transaction
     with factory() as uow:
         account = uow.accounts.add(

@@ -11,10 +11,24 @@ class ServiceError(Exception):
 class InvalidInputError(ServiceError, ValueError):
     """The request is well-formed but a value is not acceptable."""
 
-    def __init__(self, message: str, *, field: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        field: str | None = None,
+        also: tuple[InvalidInputError, ...] = (),
+    ) -> None:
         super().__init__(message)
         self.field = field
         """Dotted name of the offending field, if one."""
+        self.also = also
+        """Other fields of the same request that are not acceptable either."""
+
+    @property
+    def problems(self) -> list[tuple[str, str]]:
+        """Every ``(field, message)`` of the request found wrong, this one first."""
+        found = [(self.field, str(self))] if self.field else []
+        return found + [(e.field, str(e)) for e in self.also if e.field]
 
 
 class UnderageError(InvalidInputError):
