@@ -234,7 +234,7 @@ export function drawPrizeGrid(board, { drained = false, marks = null } = {}) {
   q("prize-grid").replaceChildren(...prize.grid.map((sq, i) => {
     const text = prizeSquareText(sq.item);
     const taken = collected && collected.has(i);
-    const empty = final && taken;
+    const empty = final && (sq.collected || taken);
     const node = cell(i, "prize-cell", drained || empty ? null : sq.colour,
       empty ? null : el("span", { class: "amount", "aria-hidden": "true", text }), prizeItemText(sq.item));
     node.dataset.item = String(sq.item);
