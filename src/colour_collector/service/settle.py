@@ -60,9 +60,12 @@ def finish(
                     expected=nxt.value,
                 )
             play, tier = _settle(uow, play, record, status=PlayStatus.FINISHED, at=at)
+            balance = play.balance_after_pence  # read under the account's lock
         else:
             tier = replay(record).tier
-        balance = uow.wallets.balance(account_id)
+            balance = None
+        if balance is None:
+            balance = uow.wallets.balance(account_id)
         uow.commit()
     return Finished(play, None if tier is None else tier.name, balance)
 

@@ -1,4 +1,5 @@
-"""The audit log's entries and its head: the single row naming the last entry.
+"""The audit log's entries and its head: the single row naming the last entry, which a database
+trigger moves to each entry as it is stored (migration 0004).
 
 The entry's hash is computed by ``service.audit`` (the only place); this module stores it.
 """
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import Connection, bindparam, func, insert, select, update
+from sqlalchemy import Connection, func, insert, select
 
 from colour_collector.service.models import AuditEntry, ChainHead
 from colour_collector.store.tables import audit_head, audit_log
@@ -17,11 +18,6 @@ HEAD_ROW = 1
 _HEAD = select(audit_head.c.seq, audit_head.c.hash).where(audit_head.c.id == HEAD_ROW)
 _HEAD_FOR_UPDATE = _HEAD.with_for_update()
 _ADD_ENTRY = insert(audit_log)
-_MOVE_HEAD = (
-    update(audit_head)
-    .where(audit_head.c.id == HEAD_ROW)
-    .values(seq=bindparam("new_seq"), hash=bindparam("new_hash"))
-)
 
 
 class SqlAuditLog:
@@ -55,7 +51,7 @@ class SqlAuditLog:
                 "hash": entry.hash,
             },
         )
-        self.connection.execute(_MOVE_HEAD, {"new_seq": entry.seq, "new_hash": entry.hash})
+        # The head row follows: the trigger audit_log_moves_head (migration 0004) moves it.
 
     def entries(self, after_seq: int = 0, limit: int = 1000) -> Sequence[AuditEntry]:
         rows = self.connection.execute(

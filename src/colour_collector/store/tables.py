@@ -123,7 +123,8 @@ audit_head = Table(
     Column("seq", BigInteger, nullable=False),
     Column("hash", String(64), nullable=False),
 )
-"""A single row (id=1) naming the last entry; appenders lock it to serialise."""
+"""A single row (id=1) naming the last entry; appenders lock it to serialise, and a trigger on
+``audit_log`` (migration 0004) moves it to each entry stored."""
 
 plays = Table(
     "plays",
