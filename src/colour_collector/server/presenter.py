@@ -10,9 +10,9 @@ before each spin, the procedures say).
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, TypeAdapter
 
 from colour_collector.game.config import BonusKind, GameConfig, load_config
 from colour_collector.game.progress import StepKind, expected_step, state_after
@@ -172,10 +172,18 @@ StepShown = Annotated[SpinShown | BonusPickShown | PrizeSpinShown, Field(discrim
 """What one revealed step showed."""
 
 
+_STEP_SHOWN: TypeAdapter[SpinShown | BonusPickShown | PrizeSpinShown] = TypeAdapter(StepShown)
+
+# The screens are built as plain data and validated into the models in one call each: pydantic
+# then builds every nested model in one pass (about a tenth of the time of calling each of the
+# board's thirty-odd models' constructors in turn, measured; docs/load.md).
+Data = dict[str, Any]
+
+
 def board(record: PlayRecord, revealed: int, config: GameConfig | None = None) -> Board:
     """The screen after ``revealed`` steps."""
     cfg = config or _CONFIG
-    return _board(record, revealed, state_after(record, revealed, cfg), cfg)
+    return Board.model_validate(_board(record, revealed, state_after(record, revealed, cfg), cfg))
 
 
 def step_and_board(
@@ -186,7 +194,9 @@ def step_and_board(
     game = state_after(record, index, cfg)
     shown = _step(record, index, game, cfg)
     game.apply(record.steps[index])
-    return shown, _board(record, index + 1, game, cfg)
+    return _STEP_SHOWN.validate_python(shown), Board.model_validate(
+        _board(record, index + 1, game, cfg)
+    )
 
 
 def steps_shown(
@@ -199,11 +209,12 @@ def steps_shown(
     for index in range(revealed):
         step = _step(record, index, game, cfg)
         game.apply(record.steps[index])
-        shown.append((step, _board(record, index + 1, game, cfg)))
+        screen = _board(record, index + 1, game, cfg)
+        shown.append((_STEP_SHOWN.validate_python(step), Board.model_validate(screen)))
     return shown
 
 
-def _prize_item(item: Item) -> int | Literal["win", "win_x2"]:
+def _prize_item(item: Item) -> int | str:
     if item == WIN:
         return "win"
     if item == WIN_X2:
@@ -211,7 +222,8 @@ def _prize_item(item: Item) -> int | Literal["win", "win_x2"]:
     return item
 
 
-def _board(record: PlayRecord, revealed: int, game: Game, cfg: GameConfig) -> Board:
+def _board(record: PlayRecord, revealed: int, game: Game, cfg: GameConfig) -> Data:
+    """The data of :class:`Board`, given the rules state after ``revealed`` steps."""
     nxt = expected_step(record, revealed)
     upcoming = record.steps[revealed] if revealed < len(record.steps) else None
     names = cfg.item_names
@@ -225,108 +237,104 @@ def _board(record: PlayRecord, revealed: int, game: Game, cfg: GameConfig) -> Bo
             if isinstance(last, PrizeSpin)
             else set()
         )
-        prize_game = PrizeGame(
-            grid=[
-                PrizeSquare(
-                    item=_prize_item(item),
-                    colour=None if prize_colours is None else cfg.colours[prize_colours[s]],
-                    collected=s in ended,
-                )
+        prize_game = {
+            "grid": [
+                {
+                    "item": _prize_item(item),
+                    "colour": None if prize_colours is None else cfg.colours[prize_colours[s]],
+                    "collected": s in ended,
+                }
                 for s, item in enumerate(game.prize_grid)
             ],
-            pot_pence=game.pot,
-            doubled=game.doubled,
-            over=game.prize_game_played,
-        )
-    return Board(
-        revealed=revealed,
-        phase=game.phase,
-        next=nxt,
-        spins_left=game.spins_left,
-        level=game.level,
-        wheel=cfg.colours[game.wheel],
-        prize_table=[
-            PrizeTableRow(
-                shape=row.shape,
-                boxes=row.boxes,
-                filled=min(game.filled[r], row.boxes),
-                amount_pence=row.amounts[game.level],
-                complete=game.filled[r] >= row.boxes,
-                colour=None if colour is None else cfg.colours[colour],
-            )
+            "pot_pence": game.pot,
+            "doubled": game.doubled,
+            "over": game.prize_game_played,
+        }
+    return {
+        "revealed": revealed,
+        "phase": game.phase,
+        "next": nxt,
+        "spins_left": game.spins_left,
+        "level": game.level,
+        "wheel": cfg.colours[game.wheel],
+        "prize_table": [
+            {
+                "shape": row.shape,
+                "boxes": row.boxes,
+                "filled": min(game.filled[r], row.boxes),
+                "amount_pence": row.amounts[game.level],
+                "complete": game.filled[r] >= row.boxes,
+                "colour": None if colour is None else cfg.colours[colour],
+            }
             for r, (row, colour) in enumerate(zip(cfg.prize_table, game.row_colours, strict=True))
         ],
-        bonus_box=game.bonus_symbols,
-        prize_game_box=game.prize_game_symbols,
-        prize_game_unlocked=game.prize_game_unlocked,
-        grid=[
-            GridSquare(
-                item=names[item], colour=None if colours is None else cfg.colours[colours[s]]
-            )
+        "bonus_box": game.bonus_symbols,
+        "prize_game_box": game.prize_game_symbols,
+        "prize_game_unlocked": game.prize_game_unlocked,
+        "grid": [
+            {"item": names[item], "colour": None if colours is None else cfg.colours[colours[s]]}
             for s, item in enumerate(game.grid)
         ],
-        bonus_game=_bonus_game(record, revealed, game) if game.phase is Phase.BONUS else None,
-        prize_game=prize_game,
-        result=_result(record, game) if game.phase is Phase.OVER else None,
-    )
+        "bonus_game": _bonus_game(record, revealed, game) if game.phase is Phase.BONUS else None,
+        "prize_game": prize_game,
+        "result": _result(record, game) if game.phase is Phase.OVER else None,
+    }
 
 
-def _bonus_game(record: PlayRecord, revealed: int, game: Game) -> BonusGame:
+def _bonus_game(record: PlayRecord, revealed: int, game: Game) -> Data:
     """The current Bonus Game: its panel, and its rounds played so far (all won: a lost round
     ends a Bonus Game)."""
-    rounds: list[BonusRoundShown] = []
+    rounds: list[Data] = []
     for step in reversed(record.steps[:revealed]):
         if not isinstance(step, BonusRound) or not step.won:
             break
         rounds.append(_round(step))
     rounds.reverse()
-    return BonusGame(
-        panel=[PanelPrize(kind=p.kind, value=p.value) for p in game.panel], rounds=rounds
-    )
+    return {"panel": [{"kind": p.kind, "value": p.value} for p in game.panel], "rounds": rounds}
 
 
-def _round(step: BonusRound) -> BonusRoundShown:
-    return BonusRoundShown(
-        prize=step.prize,
-        won=step.won,
-        pick=None if step.pick is None else step.pick.value,
-        number=step.number,
-        rows=list(step.rows),
-    )
+def _round(step: BonusRound) -> Data:
+    return {
+        "prize": step.prize,
+        "won": step.won,
+        "pick": None if step.pick is None else step.pick.value,
+        "number": step.number,
+        "rows": list(step.rows),
+    }
 
 
-def _result(record: PlayRecord, game: Game) -> PlayResult:
+def _result(record: PlayRecord, game: Game) -> Data:
     result = result_of(game, sum(1 for s in record.steps if isinstance(s, MainSpin)))
-    return PlayResult(
-        prize_pence=result.prize,
-        tier=None if result.tier is None else result.tier.name,
-        rows=list(result.rows),
-        row_amounts_pence=list(result.row_amounts),
-        level=result.level,
-        prize_game_pence=result.prize_game.amount if result.prize_game else 0,
-        doubled=bool(result.prize_game and result.prize_game.doubled),
-    )
+    return {
+        "prize_pence": result.prize,
+        "tier": None if result.tier is None else result.tier.name,
+        "rows": list(result.rows),
+        "row_amounts_pence": list(result.row_amounts),
+        "level": result.level,
+        "prize_game_pence": result.prize_game.amount if result.prize_game else 0,
+        "doubled": bool(result.prize_game and result.prize_game.doubled),
+    }
 
 
-def _step(
-    record: PlayRecord, index: int, before: Game, cfg: GameConfig
-) -> SpinShown | BonusPickShown | PrizeSpinShown:
-    """What step ``index`` showed, given the rules state before it."""
+def _step(record: PlayRecord, index: int, before: Game, cfg: GameConfig) -> Data:
+    """The data of what step ``index`` showed, given the rules state before it."""
     step = record.steps[index]
     if isinstance(step, BonusRound):
-        return BonusPickShown(index=index, **_round(step).model_dump())
+        return {"kind": "bonus_pick", "index": index, **_round(step)}
     collected = [s for s, c in enumerate(step.colours) if c == step.wheel]
     if isinstance(step, MainSpin):
-        return SpinShown(
-            index=index,
-            wheel=cfg.colours[step.wheel],
-            collected=collected,
-            collected_items=[cfg.item_names[before.grid[s]] for s in collected],
-            bonus_games_started=len(step.bonus_panels),
-        )
-    return PrizeSpinShown(
-        index=index,
-        wheel=cfg.colours[step.wheel],
-        collected=collected,
-        collected_items=[_prize_item(before.prize_grid[s]) for s in collected],
-    )
+        return {
+            "kind": "spin",
+            "index": index,
+            "wheel": cfg.colours[step.wheel],
+            "collected": collected,
+            "collected_items": [cfg.item_names[before.grid[s]] for s in collected],
+            "bonus_games_started": len(step.bonus_panels),
+        }
+    return {
+        "kind": "prize_spin",
+        "index": index,
+        "wheel": cfg.colours[step.wheel],
+        "collected": collected,
+        "collected_items": [_prize_item(before.prize_grid[s]) for s in collected],
+    }
