@@ -10,8 +10,8 @@ adapters' locking is tested on both real databases in ``tests/integration``).
 from __future__ import annotations
 
 import copy
-import hashlib
 import datetime as dt
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import TracebackType
