@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import TracebackType
@@ -26,6 +27,7 @@ from colour_collector.service.models import (
     LoginFailures,
     Movement,
     MovementKind,
+    NewAuditEntry,
     Pence,
     Session,
     StoredAccount,
@@ -277,11 +279,21 @@ class FakeAuditLog:
     def head(self) -> ChainHead:
         return self.state.head
 
-    head_for_update = head
-
-    def add(self, entry: AuditEntry) -> None:
+    def append(self, new: NewAuditEntry) -> AuditEntry:
+        seq, prev = self.state.head.seq + 1, self.state.head.hash
+        text = f'[{seq},{new.hashed},"{prev}"]'
+        entry = AuditEntry(
+            seq,
+            new.created_at,
+            new.kind,
+            new.account_id,
+            new.payload,
+            prev,
+            hashlib.sha256(text.encode()).hexdigest(),
+        )
         self.state.audit.append(entry)
         self.state.head = ChainHead(entry.seq, entry.hash)
+        return entry
 
     def entries(self, after_seq: int = 0, limit: int = 1000) -> Sequence[AuditEntry]:
         return sorted((e for e in self.state.audit if e.seq > after_seq), key=lambda e: e.seq)[

@@ -4,10 +4,10 @@ Each entry's hash is SHA-256 over a canonical JSON serialisation of
 ``(seq, created_at, kind, account_id, payload, prev_hash)`` (see :func:`entry_hash`), and each
 entry names the hash of the one before, so editing, removing or reordering any entry breaks the
 chain from that point. :func:`append` runs inside the caller's unit of work, as its last write:
-it locks the chain head, hashes the entry here (the only place a hash is computed) and stores it
-as the new head, so the entry commits (or not) together with the action it records and two
-concurrent appends can never both claim the same ``seq``. :func:`check_entry` recomputes every
-hash independently.
+the store chains the entry after the head in one statement (locking the head, computing the hash
+in the database: ``store.audit_log``), so the entry commits (or not) together with the action it
+records and two concurrent appends can never both claim the same ``seq``. :func:`check_entry`
+recomputes every hash independently, in Python, as a verifier should.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import AuditChainBrokenError
-from colour_collector.service.models import AccountId, AuditEntry, AuditKind
+from colour_collector.service.models import AccountId, AuditEntry, AuditKind, NewAuditEntry
 from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
 
 GENESIS_HASH = "0" * 64
@@ -60,6 +60,22 @@ def entry_hash(
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()
 
 
+def hashed_fields(
+    *, created_at: dt.datetime, kind: str, account_id: AccountId | None, payload: str
+) -> str:
+    """The middle of :func:`entry_hash`'s canonical text: the fields known before the chain head.
+
+    ``entry_hash(seq=s, prev_hash=p, ...)`` is the SHA-256 of
+    ``'[' + str(s) + ',' + hashed_fields(...) + ',"' + p + '"]'``: the store chains an entry
+    after the head it locks without knowing how the fields are serialised.
+    """
+    return json.dumps(
+        [canonical_time(created_at), kind, account_id, payload],
+        separators=(",", ":"),
+        ensure_ascii=True,
+    )[1:-1]
+
+
 def append(
     uow: UnitOfWork,
     kind: AuditKind,
@@ -68,30 +84,13 @@ def append(
     *,
     now: dt.datetime | None = None,
 ) -> AuditEntry:
-    """Append an entry inside the caller's unit of work (the caller commits); it is chained
-    after the head, which stays locked until the unit of work ends."""
+    """Append an entry inside the caller's unit of work, as its last write (the caller
+    commits): the store chains it after the head, which stays locked until the unit of work
+    ends."""
     at = (now or utcnow()).astimezone(dt.UTC)
-    head = uow.audit.head_for_update()
     text = canonical_payload(payload)
-    seq = head.seq + 1
-    entry = AuditEntry(
-        seq=seq,
-        created_at=at,
-        kind=str(kind),
-        account_id=account_id,
-        payload=text,
-        prev_hash=head.hash,
-        hash=entry_hash(
-            seq=seq,
-            created_at=at,
-            kind=str(kind),
-            account_id=account_id,
-            payload=text,
-            prev_hash=head.hash,
-        ),
-    )
-    uow.audit.add(entry)
-    return entry
+    fields = hashed_fields(created_at=at, kind=str(kind), account_id=account_id, payload=text)
+    return uow.audit.append(NewAuditEntry(at, str(kind), account_id, text, fields))
 
 
 @dataclass(frozen=True, slots=True)

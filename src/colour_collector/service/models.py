@@ -119,6 +119,22 @@ class Movement:
 
 
 @dataclass(frozen=True, slots=True)
+class NewAuditEntry:
+    """An audit log entry to append: what is known of it before it is chained after the head."""
+
+    created_at: dt.datetime
+    """When it is appended (UTC)."""
+    kind: str
+    """What happened (an :class:`AuditKind` value)."""
+    account_id: AccountId | None
+    """Whose action, if any."""
+    payload: str
+    """Canonical JSON text of the details."""
+    hashed: str
+    """The middle of its canonical hashed text (``service.audit.hashed_fields``)."""
+
+
+@dataclass(frozen=True, slots=True)
 class AuditEntry:
     """One entry of the hash-chained audit log."""
 

@@ -26,6 +26,7 @@ from colour_collector.service.models import (
     LoginFailures,
     Movement,
     MovementKind,
+    NewAuditEntry,
     Pence,
     Session,
     StoredAccount,
@@ -218,12 +219,13 @@ class AuditLog(Protocol):
         """The chain head."""
         ...
 
-    def head_for_update(self) -> ChainHead:
-        """The chain head, locked: appenders serialise here (the last lock a writer takes)."""
-        ...
-
-    def add(self, entry: AuditEntry) -> None:
-        """Store ``entry`` (hashed by ``service.audit``) and make it the head."""
+    def append(self, entry: NewAuditEntry) -> AuditEntry:
+        """Chain ``entry`` after the head and store it as the new head: ``seq`` one more than
+        the head's, ``prev_hash`` the head's hash, ``hash`` the SHA-256 (hex) of
+        ``'[' + str(seq) + ',' + entry.hashed + ',"' + prev_hash + '"]'`` (which
+        ``service.audit.entry_hash`` recomputes from the stored fields). The head stays locked
+        until the unit of work ends: appenders serialise here, the last lock a writer takes.
+        Return the stored entry."""
         ...
 
     def entries(self, after_seq: int = 0, limit: int = 1000) -> Sequence[AuditEntry]:

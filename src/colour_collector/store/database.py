@@ -24,6 +24,7 @@ from typing import Any
 
 from sqlalchemy import URL, Engine, create_engine, event, make_url, text
 
+from colour_collector.store.audit_log import HASH_FUNCTION, sha256_hex
 from colour_collector.store.unit_of_work import SqlUnitOfWork
 
 SQLITE_BUSY_TIMEOUT_S = 30.0
@@ -96,6 +97,7 @@ def _make_durable_and_serial(engine: Engine) -> None:
             "foreign_keys = ON",
         ):
             dbapi_connection.execute(f"PRAGMA {pragma}").close()
+        dbapi_connection.create_function(HASH_FUNCTION, 1, sha256_hex, deterministic=True)
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:
