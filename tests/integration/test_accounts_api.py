@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+import pytest
 from sqlalchemy import func, select
 
 from colour_collector.store import tables
@@ -212,9 +213,60 @@ def test_the_session_summary_counts_stakes_and_prizes_since_login(client: Any) -
 
 
 def test_registration_answers_every_bad_field_at_once(client: Any) -> None:
+    # What the schema says (the e-mail's form, the password's length) is checked together...
     answer = client.post(
         "/api/register",
         json={"email": "nobody", "password": "short", "date_of_birth": "2015-06-01"},
     )
+    body = assert_problem(answer, 422, "invalid_request")
+    assert [e["field"] for e in body["errors"]] == ["email", "password"]
+    # ...and so is what the rules say (the age, the date's plausibility).
+    answer = client.post(
+        "/api/register",
+        json={
+            "email": "kid@example.com",
+            "password": "long enough pw",
+            "date_of_birth": "2015-06-01",
+        },
+    )
     body = assert_problem(answer, 422, "underage")
-    assert [e["field"] for e in body["errors"]] == ["date_of_birth", "email", "password"]
+    assert [e["field"] for e in body["errors"]] == ["date_of_birth"]
+
+
+@pytest.mark.parametrize(
+    ("email", "why"),
+    [
+        ("nul\x00@example.com", "U+0000"),
+        ("rtl\u202eevil@example.com", "U+202E"),
+        ("<script>@example.com", "email"),
+        ("a@localhost", "email"),
+        ("zero\u200bwidth@example.com", "U+200B"),
+    ],
+)
+def test_emails_are_checked_at_the_edge(client: Any, email: str, why: str) -> None:
+    for path in ("/api/register", "/api/login"):
+        body = {"email": email, "password": "long enough password"}
+        if path == "/api/register":
+            body["date_of_birth"] = "1990-01-01"
+        answer = assert_problem(client.post(path, json=body), 422, "invalid_request")
+        assert answer["errors"][0]["field"] == "email"
+        assert why in answer["detail"] or why == "email", answer["detail"]
+    with client.app.state.database.engine.connect() as connection:
+        stored = connection.execute(select(func.count()).select_from(tables.accounts)).scalar()
+    assert stored == 0
+
+
+@pytest.mark.parametrize(
+    "date_of_birth", ["0001-01-01", "1899-12-31", "1990-01-01T00:00:00", "19900101", "1990-1-1"]
+)
+def test_dates_of_birth_must_be_plausible_calendar_dates(client: Any, date_of_birth: str) -> None:
+    answer = client.post(
+        "/api/register",
+        json={
+            "email": "dob@example.com",
+            "password": "long enough password",
+            "date_of_birth": date_of_birth,
+        },
+    )
+    body = assert_problem(answer, 422, "invalid_request")
+    assert body["errors"][0]["field"] == "date_of_birth"

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field, StrictBool
 
 from colour_collector.game.config import BonusKind
 from colour_collector.server.presenter import Board, StepShown
@@ -13,33 +13,68 @@ from colour_collector.server.schemas import Request, Response
 from colour_collector.service.play_models import PlayStatus, StoredPlay
 
 
+def _must_be_true(value: bool) -> bool:
+    if value is not True:
+        raise ValueError("must be true: the player confirms the purchase")
+    return value
+
+
 class PurchaseRequest(Request):
     """``POST /api/plays``: the explicit confirmation of the purchase screen."""
 
-    confirm: bool = Field(description="Must be true: the player confirmed the price.")
+    confirm: Annotated[
+        StrictBool,
+        AfterValidator(_must_be_true),
+        Field(
+            description="Must be true: the player confirmed the price.",
+            json_schema_extra={"const": True},
+        ),
+    ]
 
 
 MAX_STEP = 10_000
 """Largest step index a request may name (a play has far fewer steps)."""
 
-
-class StepRequest(Request):
-    """``POST /api/plays/{play_number}/steps``: reveal the next step."""
-
-    kind: Literal["spin", "bonus_pick", "prize_spin"] = Field(
-        description="The step the player takes; it must be the next one."
-    )
-    pick: Literal["odd", "even"] | None = Field(
-        default=None, description="ODD or EVEN, for a bonus pick only."
-    )
-    step: int | None = Field(
-        default=None,
+StepIndex = Annotated[
+    int | None,
+    Field(
         ge=0,
         le=MAX_STEP,
         description="The index of the step this request reveals: the play's `revealed` count"
         " as the client last saw it. A retry of the step just revealed answers it again; any"
         " other index than the next answers 409 `step_out_of_order` with the play's `revealed`.",
-    )
+    ),
+]
+
+
+class SpinRequest(Request):
+    """Press SPIN in the Main Game."""
+
+    kind: Literal["spin"]
+    pick: None = Field(default=None, description="A spin takes no pick.")
+    step: StepIndex = None
+
+
+class BonusPickRequest(Request):
+    """Pick ODD or EVEN in the Bonus Game."""
+
+    kind: Literal["bonus_pick"]
+    pick: Literal["odd", "even"] = Field(description="ODD or EVEN.")
+    step: StepIndex = None
+
+
+class PrizeSpinRequest(Request):
+    """Press SPIN in the Prize Game."""
+
+    kind: Literal["prize_spin"]
+    pick: None = Field(default=None, description="A spin takes no pick.")
+    step: StepIndex = None
+
+
+StepRequest = Annotated[
+    SpinRequest | BonusPickRequest | PrizeSpinRequest, Field(discriminator="kind")
+]
+"""``POST /api/plays/{play_number}/steps``: the step the player takes (it must be the next)."""
 
 
 class EmptyRequest(Request):

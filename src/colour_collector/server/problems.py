@@ -166,19 +166,28 @@ def problem_from_service_error(error: errors.ServiceError) -> ProblemError:
     return ProblemError(INTERNAL_ERROR, "the server could not complete the request")
 
 
-def _field_name(location: Sequence[int | str]) -> str:
+def _field_name(location: Sequence[int | str], body: object) -> str:
     parts = [str(part) for part in location]
     if parts and parts[0] in {"body", "query", "path", "header", "cookie"}:
         parts = parts[1:] or parts
+        # A body of one of several shapes told apart by its ``kind`` (a step): pydantic puts the
+        # ``kind`` it chose in the location; the field is the one inside.
+        if isinstance(body, dict) and len(parts) > 1 and parts[0] == body.get("kind"):
+            parts = parts[1:]
     return ".".join(parts) if parts else "body"
 
 
-def _describe(error: Mapping[str, Any]) -> tuple[str, str]:
+def _describe(error: Mapping[str, Any], body: object) -> tuple[str, str]:
     location = error.get("loc", ())
-    field = _field_name(location)
+    field = _field_name(location, body)
     message = str(error.get("msg", "invalid value"))
     if error.get("type") == "extra_forbidden":
         message = "unknown field"
+    if error.get("type") in {"union_tag_invalid", "union_tag_not_found"}:
+        # The field that tells the shapes apart is missing or names none of them.
+        field = str(error.get("ctx", {}).get("discriminator", "kind")).strip("'")
+        expected = error.get("ctx", {}).get("expected_tags", "")
+        message = f"must be one of {expected}" if expected else "Field required"
     return field, message
 
 
@@ -192,7 +201,7 @@ async def _on_validation_error(request: Request, exc: Exception) -> Response:
             "the request body is not valid JSON",
             errors=[{"field": "body", "message": "malformed JSON"}],
         )
-    described = [_describe(item) for item in raw]
+    described = [_describe(item, exc.body) for item in raw]
     detail = "; ".join(f"{field}: {message}" for field, message in described)
     return problem_response(
         INVALID_REQUEST,

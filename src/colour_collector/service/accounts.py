@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+from email_validator import EmailNotValidError, validate_email
 
 from colour_collector.service import audit
 from colour_collector.service.clock import utcnow
@@ -37,6 +38,10 @@ from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
 
 MINIMUM_AGE = 18
 """Players must be at least this old."""
+MAX_EMAIL_LENGTH = 254
+"""Longest e-mail address accepted (RFC 5321's path limit)."""
+EARLIEST_DATE_OF_BIRTH = dt.date(1900, 1, 1)
+"""The earliest date of birth accepted: anything before is a typing slip."""
 MIN_PASSWORD_LENGTH = 10
 """Shortest password accepted."""
 MAX_PASSWORD_LENGTH = 256
@@ -97,21 +102,22 @@ class LoggedIn:
 
 
 def normalise_email(email: str) -> str:
-    """Trimmed, lower-case e-mail; :class:`InvalidInputError` if it does not look like one."""
-    cleaned = email.strip().lower()
-    local, at, domain = cleaned.partition("@")
-    if (
-        not at
-        or not local
-        or "." not in domain
-        or domain.startswith(".")
-        or domain.endswith(".")
-        or "@" in domain
-        or any(c.isspace() for c in cleaned)
-        or len(cleaned) > 254
-    ):
-        raise InvalidInputError(f"not an e-mail address: {email!r}", field="email")
-    return cleaned
+    """The address as stored and compared: checked and normalised by ``email-validator`` (its
+    syntax, no control or bidirectional-override characters, a domain with a dot, the domain in
+    Unicode), trimmed and lower-cased; :class:`InvalidInputError` saying what is wrong otherwise.
+    """
+    try:
+        checked = validate_email(email.strip(), check_deliverability=False)
+    except EmailNotValidError as error:
+        raise InvalidInputError(
+            f"not an e-mail address: {email[:80]!r}: {error}", field="email"
+        ) from None
+    normalised = checked.normalized.lower()
+    if len(normalised) > MAX_EMAIL_LENGTH:
+        raise InvalidInputError(
+            f"an e-mail address has at most {MAX_EMAIL_LENGTH} characters", field="email"
+        )
+    return normalised
 
 
 def hash_token(token: str) -> str:
@@ -143,7 +149,15 @@ def register(
         normalised = normalise_email(email)
     except InvalidInputError as bad:
         found.append(bad)
-    if date_of_birth > at.date():
+    if date_of_birth < EARLIEST_DATE_OF_BIRTH:
+        found.append(
+            InvalidInputError(
+                f"date of birth {date_of_birth.isoformat()!r} is before"
+                f" {EARLIEST_DATE_OF_BIRTH.isoformat()}: please check it",
+                field="date_of_birth",
+            )
+        )
+    elif date_of_birth > at.date():
         found.append(
             InvalidInputError(
                 f"date of birth {date_of_birth.isoformat()!r} is in the future",

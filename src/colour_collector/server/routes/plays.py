@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, Body, Query, status
 from starlette.responses import Response
 
 from colour_collector.server.dependencies import (
@@ -66,8 +66,7 @@ def _view(play: StoredPlay) -> PlayViewResponse:
                 **BODY_PROBLEMS,
                 **_AUTH,
                 409: "Not enough money (`insufficient_funds`); nothing was debited.",
-                422: "Not confirmed (`confirmation_required`) or a bad field or"
-                " Idempotency-Key (`invalid_request`).",
+                422: "A bad field (`confirm` must be true) or Idempotency-Key (`invalid_request`).",
                 503: "The prize pool is sold out (`sold_out`).",
             }
         ),
@@ -117,7 +116,10 @@ def purchase(
     ),
 )
 def reveal_step(
-    play_number: PlayNumber, body: StepRequest, runtime: RuntimeDep, token: SessionToken = None
+    play_number: PlayNumber,
+    body: Annotated[StepRequest, Body()],
+    runtime: RuntimeDep,
+    token: SessionToken = None,
 ) -> Response:
     """Reveal the next step: a spin, a bonus pick (with ``pick``) or a Prize Game spin."""
     done = reveal.reveal(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, status
+from fastapi import APIRouter, Body, Path, status
 from starlette.responses import Response
 
 from colour_collector.server.dependencies import ClientAddress, RuntimeDep
@@ -64,7 +64,7 @@ def get(try_id: TryId, runtime: RuntimeDep) -> Response:
         {**BODY_PROBLEMS, **_NOT_FOUND, 409: "Not the next step (`step_out_of_order`)."}
     ),
 )
-def reveal(try_id: TryId, body: StepRequest, runtime: RuntimeDep) -> Response:
+def reveal(try_id: TryId, body: Annotated[StepRequest, Body()], runtime: RuntimeDep) -> Response:
     """Reveal the next step of a Try play."""
     play, index = try_plays.reveal(
         runtime.database, try_id, body.kind, body.pick, runtime.rng, step=body.step
