@@ -171,8 +171,14 @@ class Browser:
         *,
         reduced_motion: bool = True,
         speed: float | None = None,
+        enforce_csp: bool = False,
     ) -> Any:
-        """A fresh page on ``server``: ``reduced_motion`` (nothing moves) or ``speed`` x faster."""
+        """A fresh page on ``server``: ``reduced_motion`` (nothing moves) or ``speed`` x faster.
+
+        Playwright's waits on page conditions (``wait_for_function``) are evaluated strings,
+        which the page's Content-Security-Policy forbids; so pages ignore it, except with
+        ``enforce_csp`` (``test_the_page_runs_under_its_content_security_policy``).
+        """
         size = viewport or DESKTOP
         phone = size["width"] < 700
         context = self.browser.new_context(
@@ -181,6 +187,7 @@ class Browser:
             is_mobile=phone,
             has_touch=phone,
             reduced_motion="reduce" if reduced_motion else "no-preference",
+            bypass_csp=not enforce_csp,
         )
         context.set_default_timeout(STEP_TIMEOUT_MS)
         if speed is not None:

@@ -101,3 +101,19 @@ def test_whole_plays_answer_what_the_description_says(player: Any) -> None:
         finishes.validate(player.post(f"/api/plays/{number}/finish", json={}).json())
         recalls.validate(player.get(f"/api/my-games/{number}").json())
     assert kinds_seen == {"spin", "bonus_pick", "prize_spin"}
+
+
+METHODS = {"GET", "POST", "PUT", "PATCH", "DELETE"}
+
+
+def test_a_method_a_path_does_not_have_answers_405_naming_those_it_has(client: Any) -> None:
+    spec = client.get("/openapi.json").json()
+    for path, operations in spec["paths"].items():
+        allowed = {method.upper() for method in operations}
+        concrete = path.replace("{play_number}", "CC-000-000-000").replace("{try_id}", "x" * 32)
+        concrete = concrete.replace("{movement_id}", "1")
+        for method in sorted(METHODS - allowed):
+            answer = client.request(method, concrete)
+            assert answer.status_code == 405, (method, path, answer.text)
+            assert set(answer.headers["allow"].split(", ")) == allowed, (method, path)
+            assert answer.json()["code"] == "method_not_allowed"

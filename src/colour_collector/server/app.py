@@ -5,13 +5,18 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 import colour_collector
 from colour_collector.server import problems
 from colour_collector.server.background import lifespan_for
-from colour_collector.server.middleware import BodyLimitMiddleware, CsrfMiddleware
+from colour_collector.server.middleware import (
+    BodyLimitMiddleware,
+    CsrfMiddleware,
+    SecurityHeadersMiddleware,
+)
 from colour_collector.server.routes import auth, game, health, plays, try_play, wallet
 from colour_collector.server.runtime import build_runtime
 from colour_collector.server.settings import Settings
@@ -54,8 +59,8 @@ def create_app(settings: Settings, *, database: Database | None = None) -> FastA
         title="Colour Collector",
         version="0.1.0",
         description=DESCRIPTION,
-        openapi_url="/openapi.json",
-        docs_url="/api/docs",
+        openapi_url="/openapi.json" if settings.serves_api_docs else None,
+        docs_url="/api/docs" if settings.serves_api_docs else None,
         redoc_url=None,
         lifespan=lifespan_for(database, settings, owns_database=owns_database),
     )
@@ -71,11 +76,28 @@ def create_app(settings: Settings, *, database: Database | None = None) -> FastA
         secure=settings.cookies_secure,
     )
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(SecurityHeadersMiddleware, hsts=settings.cookies_secure)
 
     web_dir = settings.web_dir or WEB_DIR
     if (web_dir / "index.html").is_file():
-        app.mount("/", StaticFiles(directory=web_dir, html=True), name="web")
+        serve_client(app, web_dir)
     return app
+
+
+def serve_client(app: FastAPI, web_dir: Path) -> None:
+    """Serve the browser client: its page at ``/`` (and ``/index.html``), each folder of
+    ``web_dir`` mounted at its own name. Not one mount at ``/``: that would also answer every
+    path of the API the router does not know, so a wrong method on an API path would get a 404
+    from the static files instead of a 405 naming the methods allowed."""
+    index = web_dir / "index.html"
+
+    async def page(request: Request) -> FileResponse:
+        return FileResponse(index)
+
+    for path in ("/", "/index.html"):
+        app.add_route(path, page, methods=["GET"], include_in_schema=False)
+    for folder in sorted(p for p in web_dir.iterdir() if p.is_dir()):
+        app.mount(f"/{folder.name}", StaticFiles(directory=folder), name=f"web-{folder.name}")
 
 
 def frozen(app: FastAPI) -> FastAPI:

@@ -95,6 +95,8 @@ class Settings(BaseSettings):
     """Argon2id memory when hashing a password, in KiB."""
     password_hash_parallelism: int = Field(default=4, ge=1, le=16)
     """Argon2id lanes."""
+    api_docs: bool | None = None
+    """Serve ``/openapi.json`` and ``/api/docs`` (default: everywhere but production)."""
     outcome_script: Path | None = None
 
     @model_validator(mode="after")
@@ -140,6 +142,13 @@ class Settings(BaseSettings):
         if self.test_deposits_enabled is None:
             return self.environment is not Environment.PRODUCTION
         return self.test_deposits_enabled
+
+    @property
+    def serves_api_docs(self) -> bool:
+        """Whether ``/openapi.json`` and ``/api/docs`` are served (default: not in production)."""
+        if self.api_docs is None:
+            return self.environment is not Environment.PRODUCTION
+        return self.api_docs
 
     @property
     def cookies_secure(self) -> bool:

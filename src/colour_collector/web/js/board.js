@@ -27,7 +27,7 @@ export function mountWheel() {
     const a0 = ((i - 0.5) * 360 / n - 90) * Math.PI / 180;
     const a1 = ((i + 0.5) * 360 / n - 90) * Math.PI / 180;
     const d = `M0 0 L${r * Math.cos(a0)} ${r * Math.sin(a0)} A${r} ${r} 0 0 1 ${r * Math.cos(a1)} ${r * Math.sin(a1)} Z`;
-    rotor.append(svgEl("path", { d, class: "seg", style: `fill: var(--${colour})`, "data-colour": colour }));
+    rotor.append(svgEl("path", { d, class: `seg seg-${colour}`, "data-colour": colour }));
     rotor.append(svgEl("path", { d, class: "seg-pat", fill: `url(#wpat-${colour})` }));
   });
   colours.forEach((colour, i) => {
