@@ -43,6 +43,7 @@ class State:
     sessions: dict[str, Session] = field(default_factory=dict)
     failures: list[tuple[str, str, dt.datetime]] = field(default_factory=list)
     movements: list[Movement] = field(default_factory=list)
+    movement_keys: dict[tuple[AccountId, str], int] = field(default_factory=dict)
     plays: dict[str, StoredPlay] = field(default_factory=dict)
     tries: dict[str, tuple[TryPlay, str]] = field(default_factory=dict)
     audit: list[AuditEntry] = field(default_factory=list)
@@ -132,12 +133,21 @@ class FakeWallets:
         kind: MovementKind,
         reference: str | None,
         created_at: dt.datetime,
+        idempotency_key: str | None = None,
     ) -> Movement:
+        if idempotency_key is not None and self.by_idempotency_key(account_id, idempotency_key):
+            raise AssertionError("the store refuses a second movement with one key")
         movement = Movement(
             self.state.new_id(), account_id, amount_pence, kind, reference, created_at
         )
         self.state.movements.append(movement)
+        if idempotency_key is not None:
+            self.state.movement_keys[(account_id, idempotency_key)] = movement.id
         return movement
+
+    def by_idempotency_key(self, account_id: AccountId, key: str) -> Movement | None:
+        found = self.state.movement_keys.get((account_id, key))
+        return None if found is None else self.get(found)
 
     def balance(self, account_id: AccountId) -> Pence:
         return sum(m.amount_pence for m in self.state.movements if m.account_id == account_id)

@@ -253,3 +253,44 @@ def test_parallel_deposits_and_withdrawals_keep_ledger_balanced(database: Databa
         running += amount
         assert running >= 0
     assert audit.verify_chain(database).entries == before + len(amounts)
+
+
+def test_a_retried_deposit_credits_once(player: Any, app: Any) -> None:
+    key = {"Idempotency-Key": "deposit-1"}
+    first = player.post("/api/wallet/test-deposit", json={"amount_pence": 2500}, headers=key)
+    assert first.status_code == 201, first.text
+    for _ in range(3):  # the answer was lost: the client sends it again
+        again = player.post("/api/wallet/test-deposit", json={"amount_pence": 2500}, headers=key)
+        assert again.status_code == 200, again.text
+        assert again.json()["movement"] == first.json()["movement"]
+        assert again.json()["balance_pence"] == 2500
+    other = player.post("/api/wallet/test-deposit", json={"amount_pence": 999}, headers=key)
+    assert other.status_code == 422 and other.json()["errors"][0]["field"] == "Idempotency-Key"
+    assert player.get("/api/wallet").json()["balance_pence"] == 2500
+    deposits = [e for e in audit_kinds(app) if e == "deposit"]
+    assert len(deposits) == 1
+    second = player.post(
+        "/api/wallet/test-deposit", json={"amount_pence": 500}, headers={"Idempotency-Key": "d2"}
+    )
+    assert second.status_code == 201 and second.json()["balance_pence"] == 3000
+
+
+def test_parallel_retries_of_one_deposit_credit_once(database: Database) -> None:
+    account, token = sign_up(database, "retry@example.com")
+    start = threading.Barrier(12)
+
+    def deposit(_: int) -> int:
+        start.wait()
+        return wallet.test_deposit(
+            database, token, 700, enabled=True, idempotency_key="same", now=NOW
+        ).movement.id
+
+    with ThreadPoolExecutor(12) as pool:
+        ids = set(pool.map(deposit, range(12)))
+    assert len(ids) == 1
+    assert ledger_amounts(database, account.id) == [700]
+
+
+def audit_kinds(app: Any) -> list[str]:
+    with app.state.database() as uow:
+        return [entry.kind for entry in uow.audit.entries()]

@@ -111,8 +111,14 @@ class Wallets(Protocol):
         kind: MovementKind,
         reference: str | None,
         created_at: dt.datetime,
+        idempotency_key: str | None = None,
     ) -> Movement:
-        """Append one movement."""
+        """Append one movement (with the Idempotency-Key it was asked for with, if one: a key
+        is used at most once an account)."""
+        ...
+
+    def by_idempotency_key(self, account_id: AccountId, key: str) -> Movement | None:
+        """The account's movement asked for with this Idempotency-Key, if any."""
         ...
 
     def balance(self, account_id: AccountId) -> Pence:

@@ -17,16 +17,14 @@ from colour_collector.game.record import PlayRecord
 from colour_collector.service import audit, records
 from colour_collector.service.accounts import live_session
 from colour_collector.service.clock import utcnow
-from colour_collector.service.errors import ConfirmationRequiredError, InvalidInputError
+from colour_collector.service.errors import ConfirmationRequiredError
+from colour_collector.service.idempotency import check_idempotency_key
 from colour_collector.service.models import AuditKind, MovementKind, Pence
 from colour_collector.service.outcomes import OutcomeSource
 from colour_collector.service.play_models import PlayStatus, StoredPlay
 from colour_collector.service.play_numbers import new_play_number
 from colour_collector.service.ports import UnitOfWorkFactory
 from colour_collector.service.wallet import debit
-
-MAX_IDEMPOTENCY_KEY = 255
-"""Longest accepted Idempotency-Key."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,18 +68,6 @@ class Purchase:
     def record(self) -> PlayRecord:
         """The play's record."""
         return records.decode(self.play.record)
-
-
-def check_idempotency_key(key: str | None) -> str | None:
-    """The key, if acceptable: 1 to 255 printable ASCII characters."""
-    if key is None:
-        return None
-    if not 0 < len(key) <= MAX_IDEMPOTENCY_KEY or not key.isascii() or not key.isprintable():
-        raise InvalidInputError(
-            f"Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY} printable ASCII characters",
-            field="Idempotency-Key",
-        )
-    return key
 
 
 def quote(

@@ -22,6 +22,7 @@ from colour_collector.service.errors import (
     NotFoundError,
     TestDepositsDisabledError,
 )
+from colour_collector.service.idempotency import check_idempotency_key
 from colour_collector.service.models import AccountId, AuditKind, Movement, MovementKind, Pence
 from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
 
@@ -51,6 +52,7 @@ def credit(
     *,
     reference: str | None,
     now: dt.datetime,
+    idempotency_key: str | None = None,
 ) -> Movement:
     """Add ``amount_pence`` (> 0) to a locked account's wallet inside ``uow``."""
     _check_positive(amount_pence)
@@ -60,6 +62,7 @@ def credit(
         kind=kind,
         reference=reference,
         created_at=now,
+        idempotency_key=idempotency_key,
     )
 
 
@@ -146,6 +149,8 @@ class Deposit:
     """The ledger row written."""
     balance_pence: Pence
     """Balance after the deposit."""
+    created: bool = True
+    """Whether this request credited it (False: an earlier one with the same Idempotency-Key)."""
 
 
 def test_deposit(
@@ -155,9 +160,12 @@ def test_deposit(
     *,
     enabled: bool,
     max_pence: Pence = MAX_TEST_DEPOSIT_PENCE,
+    idempotency_key: str | None = None,
     now: dt.datetime | None = None,
 ) -> Deposit:
-    """Credit test funds (test environments only), audited, in one transaction."""
+    """Credit test funds (test environments only), audited, in one transaction. A repeat with
+    an Idempotency-Key used before answers the earlier deposit and credits nothing (a different
+    amount with a used key is refused)."""
     if not enabled:
         raise TestDepositsDisabledError("test deposits are disabled on this server")
     _check_positive(amount_pence)
@@ -166,9 +174,19 @@ def test_deposit(
             f"a test deposit is at most {max_pence} pence, got {amount_pence!r}",
             field="amount_pence",
         )
+    key = check_idempotency_key(idempotency_key)
     at = now or utcnow()
     with factory() as uow:
         session = live_session(uow, token, at, lock_account=True)
+        earlier = None if key is None else uow.wallets.by_idempotency_key(session.account_id, key)
+        if earlier is not None:
+            if earlier.amount_pence != amount_pence or earlier.kind is not MovementKind.DEPOSIT:
+                raise InvalidInputError(
+                    f"Idempotency-Key {key!r} was used for another movement"
+                    f" ({earlier.amount_pence} pence, {earlier.kind.value})",
+                    field="Idempotency-Key",
+                )
+            return Deposit(earlier, uow.wallets.balance(session.account_id), created=False)
         row = credit(
             uow,
             session.account_id,
@@ -176,13 +194,19 @@ def test_deposit(
             MovementKind.DEPOSIT,
             reference="test deposit",
             now=at,
+            idempotency_key=key,
         )
         new_balance = uow.wallets.balance(session.account_id)
         audit.append(
             uow,
             AuditKind.DEPOSIT,
             session.account_id,
-            {"movement_id": row.id, "amount_pence": amount_pence, "test": True},
+            {
+                "movement_id": row.id,
+                "amount_pence": amount_pence,
+                "test": True,
+                "idempotency_key": key,
+            },
             now=at,
         )
         uow.commit()

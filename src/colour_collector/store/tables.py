@@ -99,7 +99,9 @@ ledger = Table(
     Column("kind", String(32), nullable=False),
     Column("reference", String(255), nullable=True),
     Column("created_at", UtcDateTime, nullable=False),
+    Column("idempotency_key", String(255), nullable=True),
     Index("ix_ledger_account_id_id", "account_id", "id"),
+    Index("uq_ledger_account_id_idempotency_key", "account_id", "idempotency_key", unique=True),
     # Covers the balance (the sum of an account's amounts) without reading the rows.
     Index("ix_ledger_account_id_amount_pence", "account_id", "amount_pence"),
 )

@@ -15,6 +15,10 @@ _BALANCE = select(func.coalesce(func.sum(ledger.c.amount_pence), 0)).where(
     ledger.c.account_id == bindparam("account_id")
 )
 _ADD = insert(ledger).returning(ledger.c.id)
+_BY_KEY = select(ledger).where(
+    ledger.c.account_id == bindparam("account_id"),
+    ledger.c.idempotency_key == bindparam("idempotency_key"),
+)
 
 
 def _movement(row: Any) -> Movement:
@@ -42,6 +46,7 @@ class SqlWallets:
         kind: MovementKind,
         reference: str | None,
         created_at: dt.datetime,
+        idempotency_key: str | None = None,
     ) -> Movement:
         new_id = self.connection.execute(
             _ADD,
@@ -51,9 +56,16 @@ class SqlWallets:
                 "kind": kind.value,
                 "reference": reference,
                 "created_at": created_at,
+                "idempotency_key": idempotency_key,
             },
         ).scalar_one()
         return Movement(new_id, account_id, amount_pence, kind, reference, created_at)
+
+    def by_idempotency_key(self, account_id: AccountId, key: str) -> Movement | None:
+        row = self.connection.execute(
+            _BY_KEY, {"account_id": account_id, "idempotency_key": key}
+        ).first()
+        return None if row is None else _movement(row)
 
     def balance(self, account_id: AccountId) -> Pence:
         return int(self.connection.execute(_BALANCE, {"account_id": account_id}).scalar_one())

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, status
 from starlette.responses import Response
 
-from colour_collector.server.dependencies import RuntimeDep, SessionToken
+from colour_collector.server.dependencies import IdempotencyKey, RuntimeDep, SessionToken
 from colour_collector.server.responses import answer
 from colour_collector.server.schemas import (
     BAD_PARAMETERS,
@@ -69,17 +69,29 @@ def get_movement(
     status_code=status.HTTP_201_CREATED,
     response_model=TestDepositResponse,
     summary="TEST ENVIRONMENTS ONLY: add test funds (not real money)",
-    responses=problem_responses(
-        {
-            **BODY_PROBLEMS,
-            **_UNAUTHENTICATED,
-            403: "CSRF check failed (`csrf_failed`), or test deposits are disabled on this"
-            " server (`test_deposits_disabled`, always so in production).",
-        }
-    ),
+    responses={
+        200: {
+            "model": TestDepositResponse,
+            "description": "Nothing credited: the deposit an earlier request with the same"
+            " Idempotency-Key made.",
+        },
+        **problem_responses(
+            {
+                **BODY_PROBLEMS,
+                **_UNAUTHENTICATED,
+                403: "CSRF check failed (`csrf_failed`), or test deposits are disabled on this"
+                " server (`test_deposits_disabled`, always so in production).",
+                422: "A bad amount or Idempotency-Key, or a key used for another movement"
+                " (`invalid_request`).",
+            }
+        ),
+    },
 )
 def test_deposit(
-    body: TestDepositRequest, runtime: RuntimeDep, token: SessionToken = None
+    body: TestDepositRequest,
+    runtime: RuntimeDep,
+    token: SessionToken = None,
+    idempotency_key: IdempotencyKey = None,
 ) -> Response:
     """**Test environments only.** Credits test funds to the wallet: this is not real money
     and there is no payment. Refused with 403 ``test_deposits_disabled`` when the server runs
@@ -91,10 +103,11 @@ def test_deposit(
         body.amount_pence,
         enabled=runtime.settings.test_deposits,
         max_pence=runtime.settings.max_test_deposit_pence,
+        idempotency_key=idempotency_key,
     )
     return answer(
         TestDepositResponse(
             movement=MovementResponse.of(done.movement), balance_pence=done.balance_pence
         ),
-        status.HTTP_201_CREATED,
+        status.HTTP_201_CREATED if done.created else status.HTTP_200_OK,
     )

@@ -93,8 +93,10 @@ export function initAccount({ loggedIn, loggedOut, guard }) {
   q("deposit-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const amount = Number.parseInt(q("deposit-amount").value, 10);
+    // One key a deposit: a retry of this request credits nothing more.
+    const key = crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`;
     guard(async () => {
-      const done = await post("/api/wallet/test-deposit", { amount_pence: amount });
+      const done = await post("/api/wallet/test-deposit", { amount_pence: amount }, { "Idempotency-Key": key });
       setBalance(done.balance_pence);
       announce(`Test money added: ${money(amount)}. Balance ${money(S.balance)}.`);
     });
