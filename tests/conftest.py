@@ -12,16 +12,9 @@ afterwards. Missing binaries FAIL the tests (CI has them).
 
 from __future__ import annotations
 
-import os
-import pwd
-import shutil
 import sqlite3
-import subprocess
-import tempfile
-import uuid
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,102 +29,17 @@ with warnings.catch_warnings():
 from colour_collector.server.app import create_app
 from colour_collector.server.settings import Settings
 from colour_collector.store import upgrade_to_head
-from support import free_port, make_settings
+from pg_cluster import PgCluster, running_cluster
+from support import make_settings
 
 PASSWORD = "correct horse battery"
-PG_BIN_DIRS = ("/usr/lib/postgresql/15/bin",)
-
-
-def _pg_binary(name: str) -> str:
-    for directory in PG_BIN_DIRS:
-        candidate = Path(directory) / name
-        if candidate.is_file():
-            return str(candidate)
-    found = shutil.which(name)
-    if found is None:
-        pytest.fail(
-            f"PostgreSQL binary {name!r} not found (looked in {', '.join(PG_BIN_DIRS)} and PATH)."
-            " Install PostgreSQL 15 (Debian: apt-get install postgresql-15) to run the"
-            " PostgreSQL-backed tests; they do not skip.",
-            pytrace=False,
-        )
-    return found
-
-
-@dataclass
-class PgCluster:
-    """A running throwaway PostgreSQL cluster."""
-
-    port: int
-    base: Path
-
-    def url(self, database: str) -> str:
-        """SQLAlchemy URL of a database in the cluster."""
-        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{database}"
-
-    def _admin(self) -> Any:
-        import psycopg
-
-        return psycopg.connect(
-            f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres", autocommit=True
-        )
-
-    def create_database(self, template: str | None = None) -> str:
-        """Create a fresh database (a copy of ``template``, else empty); return its name."""
-        name = f"cc_test_{uuid.uuid4().hex[:12]}"
-        copy = "" if template is None else f' TEMPLATE "{template}"'
-        with self._admin() as connection:
-            connection.execute(f'CREATE DATABASE "{name}"{copy}')
-        return name
-
-    def drop_database(self, name: str) -> None:
-        """Drop a database, closing its connections."""
-        with self._admin() as connection:
-            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture(scope="session")
 def pg_cluster() -> Iterator[PgCluster]:
-    """Start a PostgreSQL cluster for the test session and stop it at the end."""
-    initdb, pg_ctl = _pg_binary("initdb"), _pg_binary("pg_ctl")
-    as_postgres: list[str] = []
-    base = Path(tempfile.mkdtemp(prefix="cc-pg-"))
-    if os.geteuid() == 0:  # initdb refuses to run as root
-        user = pwd.getpwnam("postgres")
-        os.chown(base, user.pw_uid, user.pw_gid)
-        as_postgres = ["runuser", "-u", "postgres", "--"]
-    base.chmod(0o700)
-    data, log = base / "data", base / "server.log"
-    port = free_port()
-
-    def run(*args: str) -> None:
-        done = subprocess.run([*as_postgres, *args], capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            server_log = log.read_text() if log.exists() else ""
-            pytest.fail(
-                f"{' '.join(args[:2])} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
-                f"\n{server_log}",
-                pytrace=False,
-            )
-
-    run(initdb, "-D", str(data), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync",
-        "--locale=C")  # fmt: skip
-    # fsync off: the suite's databases are throwaway. synchronous_commit stays on (the default,
-    # as the server expects it; with fsync off it costs nothing).
-    options = (
-        f"-c listen_addresses=127.0.0.1 -p {port} -k {base} -c fsync=off"
-        " -c full_page_writes=off -c max_connections=100"
-    )
-    run(pg_ctl, "-D", str(data), "-l", str(log), "-o", options, "-w", "-t", "60", "start")
-    try:
-        yield PgCluster(port=port, base=base)
-    finally:
-        subprocess.run(
-            [*as_postgres, pg_ctl, "-D", str(data), "-m", "fast", "-w", "stop"],
-            capture_output=True,
-            check=False,
-        )
-        shutil.rmtree(base, ignore_errors=True)
+    """A PostgreSQL cluster for the test session (per xdist worker), stopped at the end."""
+    with running_cluster() as cluster:
+        yield cluster
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])

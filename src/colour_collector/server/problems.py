@@ -15,7 +15,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
@@ -251,7 +251,7 @@ async def _on_database_error(request: Request, exc: Exception) -> Response:
         return unavailable_response("the server is busy; please try again")
     if not isinstance(exc, DBAPIError):
         raise TypeError(exc)
-    if exc.connection_invalidated or isinstance(exc, OperationalError):
+    if exc.connection_invalidated or isinstance(exc, OperationalError | InterfaceError):
         # The database is down, restarting or unreachable: the transaction was rolled back, or,
         # lost during COMMIT, perhaps committed. A retried purchase with the same Idempotency-Key
         # answers the same play; a retried step naming its index answers the same step.
