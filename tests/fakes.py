@@ -149,6 +149,11 @@ class FakeWallets:
         found = self.state.movement_keys.get((account_id, key))
         return None if found is None else self.get(found)
 
+    def after(self, movement_id: int, limit: int) -> Sequence[Movement]:
+        return sorted((m for m in self.state.movements if m.id > movement_id), key=lambda m: m.id)[
+            :limit
+        ]
+
     def balance(self, account_id: AccountId) -> Pence:
         return sum(m.amount_pence for m in self.state.movements if m.account_id == account_id)
 
@@ -233,6 +238,11 @@ class FakePlays:
             key=lambda p: p.finish_by,
         )
         return [p.play_number for p in due[:limit]]
+
+    def after(self, play_id: int, limit: int) -> Sequence[StoredPlay]:
+        return sorted((p for p in self.state.plays.values() if p.id > play_id), key=lambda p: p.id)[
+            :limit
+        ]
 
     def save(self, play: StoredPlay, *, was: StoredPlay) -> None:
         stored = self.state.plays.get(was.play_number)

@@ -176,3 +176,23 @@ def test_a_database_url_with_an_unsupported_driver_is_refused(
         assert done.returncode != 0, done
         assert "cannot open the database" in done.stderr and expected in done.stderr, done
         assert "Traceback" not in done.stderr + done.stdout
+
+
+def test_a_bad_checkpoint_key_file_stops_serve_before_it_listens(tmp_path: Path) -> None:
+    short = tmp_path / "key"
+    short.write_bytes(b"too short")
+    for key_file in (short, tmp_path / "missing"):
+        done = subprocess.run(
+            [*COMMAND, "serve", "--port", str(free_port())],
+            check=False,
+            cwd=tmp_path,
+            env=clean_env(
+                COLOUR_COLLECTOR_AUDIT_CHECKPOINT_DIR=str(tmp_path / "anchors"),
+                COLOUR_COLLECTOR_AUDIT_CHECKPOINT_KEY_FILE=str(key_file),
+            ),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 2, done
+        assert "checkpoint key file" in done.stderr and "Traceback" not in done.stderr

@@ -61,6 +61,8 @@ def serve(
 
     from colour_collector.server.app import create_app, frozen, migrate  # noqa: PLC0415
     from colour_collector.server.settings import Settings  # noqa: PLC0415
+    from colour_collector.service.audit_checkpoints import read_key  # noqa: PLC0415
+    from colour_collector.service.errors import InvalidInputError  # noqa: PLC0415
 
     if data_dir is not None:  # worker processes read the settings from the environment
         os.environ[DATA_DIR_VARIABLE] = str(data_dir)
@@ -78,10 +80,15 @@ def serve(
         raise typer.Exit(2)
     target: FastAPI | str = WORKER_APP  # several workers each make their own app
     try:
+        if settings.audit_checkpoint_key_file is not None:
+            read_key(settings.audit_checkpoint_key_file)  # before any worker starts
         if workers == 1:
             target = frozen(create_app(settings))
         else:
             migrate(settings)  # once, before the workers start
+    except InvalidInputError as error:  # a file a setting names cannot be used
+        typer.echo(f"colour-collector serve: {error}", err=True)
+        raise typer.Exit(2) from None
     except Exception as error:  # a broken database URL, an unreachable server...
         typer.echo(f"colour-collector serve: cannot open the database: {error}", err=True)
         raise typer.Exit(1) from None

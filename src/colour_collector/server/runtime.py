@@ -14,6 +14,7 @@ from colour_collector.game.generator import prepare
 from colour_collector.game.pool import load_pool
 from colour_collector.server.settings import DrawMode, Settings
 from colour_collector.service.accounts import AccountPolicy, Passwords
+from colour_collector.service.audit_checkpoints import read_key
 from colour_collector.service.outcomes import (
     FinitePoolSource,
     IndependentSource,
@@ -62,6 +63,8 @@ def build_runtime(settings: Settings, database: Database) -> Runtime:
 
     It also works out the generator's per-process tables, so the first purchase is not slow.
     """
+    if settings.audit_checkpoint_key_file is not None:  # refuse to start on a bad key file
+        read_key(settings.audit_checkpoint_key_file)
     pool = load_pool()
     prepare()
     independent = IndependentSource(pool)

@@ -95,6 +95,13 @@ class Settings(BaseSettings):
     """Argon2id memory when hashing a password, in KiB."""
     password_hash_parallelism: int = Field(default=4, ge=1, le=16)
     """Argon2id lanes."""
+    audit_checkpoint_dir: Path | None = None
+    """Where the server writes signed checkpoints of the audit chain's head (outside the
+    database); with ``audit_checkpoint_key_file``."""
+    audit_checkpoint_key_file: Path | None = None
+    """The file holding the checkpoints' key (at least 32 bytes; never in the database)."""
+    audit_checkpoint_interval: Duration = dt.timedelta(minutes=10)
+    """How often the server writes a checkpoint (and once at start)."""
     api_docs: bool | None = None
     """Serve ``/openapi.json`` and ``/api/docs`` (default: everywhere but production)."""
     outcome_script: Path | None = None
@@ -128,6 +135,13 @@ class Settings(BaseSettings):
                 f"TIME_COST must be at least {MIN_PRODUCTION_TIME_COST} and MEMORY_KIB at least"
                 f" {MIN_PRODUCTION_MEMORY_KIB} (OWASP's minimum for Argon2id)"
             )
+        if (self.audit_checkpoint_dir is None) != (self.audit_checkpoint_key_file is None):
+            raise ValueError(
+                "COLOUR_COLLECTOR_AUDIT_CHECKPOINT_DIR and"
+                " COLOUR_COLLECTOR_AUDIT_CHECKPOINT_KEY_FILE are set together"
+            )
+        if self.audit_checkpoint_interval <= dt.timedelta(0):
+            raise ValueError("COLOUR_COLLECTOR_AUDIT_CHECKPOINT_INTERVAL must be positive")
         if self.auto_finish_interval <= dt.timedelta(0):
             raise ValueError("COLOUR_COLLECTOR_AUTO_FINISH_INTERVAL must be positive")
         if self.session_lifetime <= dt.timedelta(0):

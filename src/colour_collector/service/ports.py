@@ -121,6 +121,11 @@ class Wallets(Protocol):
         """The account's movement asked for with this Idempotency-Key, if any."""
         ...
 
+    def after(self, movement_id: int, limit: int) -> Sequence[Movement]:
+        """Every account's movements with an id above ``movement_id``, by id, at most
+        ``limit`` (to read the whole ledger a batch at a time)."""
+        ...
+
     def balance(self, account_id: AccountId) -> Pence:
         """The account's balance (0 without movements)."""
         ...
@@ -181,6 +186,11 @@ class Plays(Protocol):
 
     def due(self, now: dt.datetime, limit: int) -> Sequence[str]:
         """Play Numbers of plays in progress whose ``finish_by`` has passed, oldest first."""
+        ...
+
+    def after(self, play_id: int, limit: int) -> Sequence[StoredPlay]:
+        """Every account's plays with an id above ``play_id``, by id, at most ``limit`` (to
+        read them all a batch at a time)."""
         ...
 
     def save(self, play: StoredPlay, *, was: StoredPlay) -> None:

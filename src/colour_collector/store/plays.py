@@ -151,6 +151,12 @@ class SqlPlays:
         )
         return [row.play_number for row in rows]
 
+    def after(self, play_id: int, limit: int) -> Sequence[StoredPlay]:
+        rows = self.connection.execute(
+            select(plays).where(plays.c.id > play_id).order_by(plays.c.id).limit(limit)
+        )
+        return [_play(row) for row in rows]
+
     def save(self, play: StoredPlay, *, was: StoredPlay) -> None:
         _save(self.connection, plays, play, was, _PROGRESS)
 

@@ -67,6 +67,12 @@ class SqlWallets:
         ).first()
         return None if row is None else _movement(row)
 
+    def after(self, movement_id: int, limit: int) -> Sequence[Movement]:
+        rows = self.connection.execute(
+            select(ledger).where(ledger.c.id > movement_id).order_by(ledger.c.id).limit(limit)
+        )
+        return [_movement(row) for row in rows]
+
     def balance(self, account_id: AccountId) -> Pence:
         return int(self.connection.execute(_BALANCE, {"account_id": account_id}).scalar_one())
 
