@@ -210,6 +210,7 @@ async def sign_up(base: str, n: int) -> Player:
     body = {"email": email, "password": PASSWORD, "date_of_birth": "1980-01-01"}
     expect(await client.post("/api/register", body), 201, "register")
     expect(await client.post("/api/login", {"email": email, "password": PASSWORD}), 200, "login")
+    client.headers["X-CSRF-Token"] = client.cookies["cc_csrf"]  # issued for the new session
     player = Player(client)
     await deposit(player)
     return player

@@ -120,15 +120,22 @@ def app(settings: Settings) -> Iterator[Any]:
 
 
 class ApiClient(TestClient):
-    """A TestClient that fetches the CSRF cookie and echoes it on every request."""
+    """A TestClient that echoes the CSRF cookie on every request, as the browser client does
+    (the cookie changes when the session does: logging in or out)."""
 
     def fetch_csrf(self) -> str:
-        """GET /api/csrf and send its token from now on."""
+        """GET /api/csrf and send the CSRF cookie's token from now on (while the client has the
+        header: a test that takes it away sends none)."""
         response = self.get("/api/csrf")
         response.raise_for_status()
         token: str = response.json()["csrf_token"]
         self.headers["X-CSRF-Token"] = token
         return token
+
+    def request(self, method: str, url: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        if "X-CSRF-Token" in self.headers and "cc_csrf" in self.cookies:
+            self.headers["X-CSRF-Token"] = self.cookies["cc_csrf"]
+        return super().request(method, url, **kwargs)
 
     def register(
         self, email: str, password: str = PASSWORD, date_of_birth: str = "1990-05-17"

@@ -69,3 +69,21 @@ def fund(factory: UnitOfWorkFactory, token: str, pence: int) -> None:
     from colour_collector.service import wallet
 
     wallet.test_deposit(factory, token, pence, enabled=True)
+
+
+def browser_like_client(base_url: str, **kwargs: Any) -> Any:
+    """An ``httpx.Client`` on a running server that sends the current ``cc_csrf`` cookie in the
+    ``X-CSRF-Token`` header of every request, as the browser client does (the cookie changes
+    when the client logs in or out). It fetches its first CSRF cookie itself."""
+    import httpx
+
+    client = httpx.Client(base_url=base_url, **kwargs)
+
+    def echo_csrf(request: httpx.Request) -> None:
+        token = client.cookies.get("cc_csrf")
+        if token:
+            request.headers["X-CSRF-Token"] = token
+
+    client.event_hooks["request"].append(echo_csrf)
+    client.get("/api/csrf").raise_for_status()
+    return client

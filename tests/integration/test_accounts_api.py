@@ -270,3 +270,31 @@ def test_dates_of_birth_must_be_plausible_calendar_dates(client: Any, date_of_bi
     )
     body = assert_problem(answer, 422, "invalid_request")
     assert body["errors"][0]["field"] == "date_of_birth"
+
+
+def test_a_csrf_token_works_only_with_the_session_it_was_issued_for(
+    app: Any, new_client: Any, password: str
+) -> None:
+    first = new_client(app)
+    before_login = first.cookies["cc_csrf"]
+    first.sign_up("bound@example.com")
+    after_login = first.cookies["cc_csrf"]
+    assert after_login != before_login  # logging in issued a token for the new session
+    deposit = {"amount_pence": 100}
+    stale = first.post("/api/wallet/test-deposit", json=deposit,
+                       headers={"X-CSRF-Token": before_login})  # fmt: skip
+    assert_problem(stale, 403, "csrf_failed")
+    # Another session of the same player: its cookie, with the first session's token.
+    second = new_client(app)
+    assert second.login("bound@example.com", password).status_code == 200
+    second.cookies.delete("cc_csrf")
+    second.cookies.set("cc_csrf", after_login)
+    crossed = second.post("/api/wallet/test-deposit", json=deposit,
+                          headers={"X-CSRF-Token": after_login})  # fmt: skip
+    body = assert_problem(crossed, 403, "csrf_failed")
+    assert "for this session" in body["detail"]
+    ok = first.post("/api/wallet/test-deposit", json=deposit)  # the current token
+    assert ok.status_code == 201, ok.text
+    assert first.post("/api/logout").status_code == 204
+    assert first.cookies["cc_csrf"] != after_login  # logging out issued one for no session
+    assert first.get("/api/me").status_code == 401

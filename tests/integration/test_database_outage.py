@@ -24,7 +24,7 @@ import pytest
 from colour_collector.service import audit
 from colour_collector.store import Database, upgrade_to_head
 from pg_cluster import running_cluster
-from support import TEST_SECRET, free_port
+from support import TEST_SECRET, browser_like_client, free_port
 
 pytestmark = pytest.mark.slow
 
@@ -65,10 +65,8 @@ class Player:
     """One client: plays whole plays, retrying 503s as a client should."""
 
     def __init__(self, base: str, n: int, statuses: Counter[int]) -> None:
-        self.http = httpx.Client(base_url=base, timeout=30)
+        self.http: httpx.Client = browser_like_client(base, timeout=30)
         self.statuses = statuses
-        token = self.http.get("/api/csrf").json()["csrf_token"]
-        self.http.headers["X-CSRF-Token"] = token
         email = f"outage{n}@example.com"
         body = {"email": email, "password": PASSWORD, "date_of_birth": "1980-01-01"}
         assert self.http.post("/api/register", json=body).status_code == 201

@@ -373,8 +373,10 @@ def test_steps_taken_by_two_servers_in_turn_show_the_stored_play(
     play."""
     other = create_app(settings)
     try:
-        second = new_client(other)
-        second.cookies.set("cc_session", funded.cookies.get("cc_session"))
+        second = new_client(other, csrf=False)
+        for name in ("cc_session", "cc_csrf"):  # the same browser: its session and CSRF token
+            second.cookies.set(name, funded.cookies.get(name))
+        second.headers["X-CSRF-Token"] = funded.cookies.get("cc_csrf")
         servers = (funded, second)
         for name in WINNERS:
             bought = buy(funded).json()

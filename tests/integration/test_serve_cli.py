@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from colour_collector.server.settings import SQLITE_FILENAME
+from support import browser_like_client
 
 COMMAND = [sys.executable, "-c", "from colour_collector.cli.app import main; main()"]
 
@@ -196,3 +197,43 @@ def test_a_bad_checkpoint_key_file_stops_serve_before_it_listens(tmp_path: Path)
         )
         assert done.returncode == 2, done
         assert "checkpoint key file" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("trusted", [None, "127.0.0.1"])
+def test_forwarded_addresses_count_only_from_trusted_proxies(
+    tmp_path: Path, trusted: str | None
+) -> None:
+    port = free_port()
+    extra = {} if trusted is None else {"COLOUR_COLLECTOR_FORWARDED_ALLOW_IPS": trusted}
+    process = subprocess.Popen(
+        [*COMMAND, "serve", "--port", str(port), "--no-access-log"],
+        cwd=tmp_path,
+        env=clean_env(COLOUR_COLLECTOR_LOGIN_MAX_FAILURES_PER_CLIENT="3", **extra),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        client = browser_like_client(base, timeout=10)
+        statuses = []
+        for n in range(5):  # each from another claimed address, each another e-mail
+            body = {"email": f"nobody{n}@example.com", "password": "wrong password!"}
+            forged = {"X-Forwarded-For": f"203.0.113.{n}"}
+            statuses.append(client.post("/api/login", json=body, headers=forged).status_code)
+        client.close()
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+    if trusted is None:  # the claimed addresses are ignored: one client, throttled after 3
+        assert statuses == [401, 401, 401, 429, 429]
+    else:  # a trusted proxy's word is taken: five clients
+        assert statuses == [401] * 5

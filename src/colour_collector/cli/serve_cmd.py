@@ -104,6 +104,9 @@ def serve(
         host=host,
         port=port,
         log_level="info",
-        proxy_headers=True,
+        # X-Forwarded-* only from the proxies named: anyone else could claim any address (and
+        # so dodge the per-address limits on failed logins and Try plays).
+        proxy_headers=settings.forwarded_allow_ips is not None,
+        forwarded_allow_ips=settings.forwarded_allow_ips,
         access_log=access_log,
     )

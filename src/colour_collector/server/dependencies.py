@@ -13,10 +13,9 @@ from typing import Annotated
 
 from fastapi import Cookie, Depends, Header, Path, Request
 
+from colour_collector.server.middleware import SESSION_COOKIE
 from colour_collector.server.runtime import Runtime
 
-SESSION_COOKIE = "cc_session"
-"""HttpOnly cookie holding the opaque session token."""
 PLAY_NUMBER_MAX = 40
 """Longest path value accepted as a Play Number (longer answers 422)."""
 

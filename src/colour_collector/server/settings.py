@@ -102,6 +102,9 @@ class Settings(BaseSettings):
     """The file holding the checkpoints' key (at least 32 bytes; never in the database)."""
     audit_checkpoint_interval: Duration = dt.timedelta(minutes=10)
     """How often the server writes a checkpoint (and once at start)."""
+    forwarded_allow_ips: str | None = None
+    """Addresses of the reverse proxies whose ``X-Forwarded-For`` and ``X-Forwarded-Proto`` the
+    server believes (comma-separated, or ``*``); unset: none, the client is the peer address."""
     api_docs: bool | None = None
     """Serve ``/openapi.json`` and ``/api/docs`` (default: everywhere but production)."""
     outcome_script: Path | None = None

@@ -5,13 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, status
 from starlette.responses import Response
 
-from colour_collector.server.dependencies import (
-    SESSION_COOKIE,
-    ClientAddress,
-    RuntimeDep,
-    SessionToken,
-)
-from colour_collector.server.middleware import CSRF_HEADER
+from colour_collector.server.dependencies import ClientAddress, RuntimeDep, SessionToken
+from colour_collector.server.middleware import CSRF_HEADER, SESSION_COOKIE
 from colour_collector.server.responses import answer
 from colour_collector.server.schemas import (
     BAD_PARAMETERS,
