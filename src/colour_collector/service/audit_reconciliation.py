@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from colour_collector.game.errors import GameError
 from colour_collector.game.prize_table import load_tiers
@@ -30,7 +30,15 @@ from colour_collector.game.replay import replay
 from colour_collector.service import records
 from colour_collector.service.models import AuditKind, Movement, MovementKind
 from colour_collector.service.play_models import PlayStatus, StoredPlay
-from colour_collector.service.ports import UnitOfWorkFactory
+from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
+
+
+class _Row(Protocol):
+    @property
+    def id(self) -> int: ...
+
+
+T = TypeVar("T", bound=_Row)
 
 BATCH = 1000
 """Rows read a unit of work."""
@@ -92,22 +100,14 @@ def _read_log(factory: UnitOfWorkFactory, found: Reconciliation) -> _Log:
                 log.settled[number] = (entry.kind, payload)
 
 
-def _movements(factory: UnitOfWorkFactory) -> Iterator[Movement]:
+def _each(
+    factory: UnitOfWorkFactory, read: Callable[[UnitOfWork, int], Sequence[T]]
+) -> Iterator[T]:
+    """Every row ``read(uow, after_id)`` gives, a batch a unit of work, by id."""
     after = 0
     while True:
         with factory() as uow:
-            batch = uow.wallets.after(after, BATCH)
-        if not batch:
-            return
-        yield from batch
-        after = batch[-1].id
-
-
-def _plays(factory: UnitOfWorkFactory) -> Iterator[StoredPlay]:
-    after = 0
-    while True:
-        with factory() as uow:
-            batch = uow.plays.after(after, BATCH)
+            batch = read(uow, after)
         if not batch:
             return
         yield from batch
@@ -118,10 +118,10 @@ def reconcile(factory: UnitOfWorkFactory) -> Reconciliation:
     """Check every movement and every play against the log and the rules (see the module)."""
     found = Reconciliation()
     books = _Books(_read_log(factory, found), found)
-    for movement in _movements(factory):
+    for movement in _each(factory, lambda uow, after: uow.wallets.after(after, BATCH)):
         found.movements += 1
         books.movement(movement)
-    for play in _plays(factory):
+    for play in _each(factory, lambda uow, after: uow.plays.after(after, BATCH)):
         found.plays += 1
         books.play(play)
     books.unmatched()
