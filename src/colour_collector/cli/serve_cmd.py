@@ -60,6 +60,7 @@ def serve(
     from sqlalchemy import make_url  # noqa: PLC0415
 
     from colour_collector.server.app import create_app, frozen, migrate  # noqa: PLC0415
+    from colour_collector.server.request_log import log_config  # noqa: PLC0415
     from colour_collector.server.settings import Settings  # noqa: PLC0415
 
     if data_dir is not None:  # worker processes read the settings from the environment
@@ -97,6 +98,7 @@ def serve(
         host=host,
         port=port,
         log_level="info",
+        log_config=log_config(),
         proxy_headers=True,
         access_log=access_log,
     )

@@ -17,6 +17,8 @@ from colour_collector.server.runtime import Runtime
 
 SESSION_COOKIE = "cc_session"
 """HttpOnly cookie holding the opaque session token."""
+OPERATOR_COOKIE = "cc_operator"
+"""HttpOnly cookie holding an operator's console session token."""
 PLAY_NUMBER_MAX = 40
 """Longest path value accepted as a Play Number (longer answers 422)."""
 
@@ -56,3 +58,12 @@ IdempotencyKey = Annotated[
         description="Repeat a request safely: the same key answers the same result.",
     ),
 ]
+OperatorToken = Annotated[
+    str | None,
+    Cookie(
+        alias=OPERATOR_COOKIE,
+        description="The HttpOnly console session cookie set by `POST /api/operator/login`;"
+        " without a live one the answer is 401 `operator_not_authenticated`.",
+    ),
+]
+"""The operator's console session token from its cookie (None without one)."""

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
-from dataclasses import dataclass
 
-from colour_collector.service import audit
+from colour_collector.service import audit, protection
 from colour_collector.service.accounts import live_session
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import (
@@ -83,14 +82,6 @@ def refuse_if_excluded(uow: UnitOfWork, account_id: AccountId, at: dt.datetime) 
         raise refusal(found)
 
 
-@dataclass(frozen=True, slots=True)
-class ExclusionTaken:
-    """The answer to taking a break."""
-
-    exclusion: Exclusion
-    """The break just stored."""
-
-
 def take(
     factory: UnitOfWorkFactory,
     token: str | None,
@@ -99,7 +90,7 @@ def take(
     *,
     confirm: bool,
     now: dt.datetime | None = None,
-) -> ExclusionTaken:
+) -> protection.Protection:
     """Start a time-out of ``length`` days or a self-exclusion of ``length`` months at once.
     It cannot be undone, so the request must say ``confirm``. Audited."""
     at = now or utcnow()
@@ -130,5 +121,6 @@ def take(
             },
             now=at,
         )
+        found = protection.standing(uow, account_id, at)
         uow.commit()
-    return ExclusionTaken(stored)
+    return found

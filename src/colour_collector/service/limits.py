@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from colour_collector.service import audit
+from colour_collector.service import audit, protection
 from colour_collector.service.accounts import live_session
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import (
@@ -94,12 +94,6 @@ def confirm(limit: DepositLimit, now: dt.datetime) -> DepositLimit:
     )
 
 
-def deposited(deposits: Sequence[Movement], period: LimitPeriod, now: dt.datetime) -> Pence:
-    """Deposits made in ``period``'s window ending at ``now``."""
-    start = now - period.window
-    return sum(m.amount_pence for m in deposits if start < m.created_at <= now)
-
-
 def fits_at(
     deposits: Sequence[Movement], limit_pence: Pence, amount: Pence, window: dt.timedelta
 ) -> dt.datetime | None:
@@ -157,30 +151,20 @@ def _window_words(period: LimitPeriod) -> str:
     return {"daily": "last 24 hours", "weekly": "last 7 days"}.get(period.value, "last 30 days")
 
 
-def limits_by_period(uow: UnitOfWork, account_id: AccountId) -> Mapping[LimitPeriod, DepositLimit]:
-    """Every period's limit (an empty one where none is stored)."""
-    stored = {limit.period: limit for limit in uow.protection.limits(account_id)}
-    return {p: stored.get(p, DepositLimit(account_id, p, None)) for p in LimitPeriod}
-
-
 def check_deposit_in(
     uow: UnitOfWork, account_id: AccountId, amount: Pence, at: dt.datetime
 ) -> None:
     """:func:`check_deposit` on the stored limits and deposits (the account is locked)."""
-    limits = [limit for limit in limits_by_period(uow, account_id).values() if limit.amount_pence]
+    limits = [
+        limit
+        for limit in protection.limits_by_period(uow, account_id).values()
+        if limit.amount_pence
+    ]
     if not limits:
         return
     longest = max(limit.period.window for limit in limits)
     deposits = uow.wallets.movements_since(account_id, MovementKind.DEPOSIT, at - longest)
     check_deposit(limits, deposits, amount, at)
-
-
-@dataclass(frozen=True, slots=True)
-class LimitsChange:
-    """What setting the limits did."""
-
-    limits: Mapping[LimitPeriod, DepositLimit]
-    """Every period's limit after the change."""
 
 
 def set_limits(
@@ -189,14 +173,14 @@ def set_limits(
     wanted: Mapping[LimitPeriod, Pence | None],
     *,
     now: dt.datetime | None = None,
-) -> LimitsChange:
+) -> protection.Protection:
     """Ask for new limits (every period named; None for no limit): tighter ones at once, looser
     ones waiting 24 hours for confirmation. Audited."""
     checked = {period: check_amount(period, wanted.get(period)) for period in LimitPeriod}
     at = now or utcnow()
     with factory() as uow:
         account_id = live_session(uow, token, at, lock_account=True).account_id
-        before = limits_by_period(uow, account_id)
+        before = protection.limits_by_period(uow, account_id)
         after = {p: change(before[p], checked[p], at) for p in LimitPeriod}
         for period, limit in after.items():
             if limit != before[period]:
@@ -217,13 +201,14 @@ def set_limits(
             },
             now=at,
         )
+        found = protection.standing(uow, account_id, at)
         uow.commit()
-    return LimitsChange(after)
+    return found
 
 
 def decline(
     factory: UnitOfWorkFactory, token: str | None, *, now: dt.datetime | None = None
-) -> None:
+) -> protection.Protection:
     """The player chose not to set a deposit limit when asked (remembered, audited)."""
     at = now or utcnow()
     with factory() as uow:
@@ -231,7 +216,9 @@ def decline(
         settings = uow.protection.settings(account_id)
         uow.protection.save_settings(replace(settings, limits_answered_at=at))
         audit.append(uow, AuditKind.DEPOSIT_LIMITS_DECLINED, account_id, {}, now=at)
+        found = protection.standing(uow, account_id, at)
         uow.commit()
+    return found
 
 
 def confirm_change(
@@ -240,15 +227,14 @@ def confirm_change(
     period: LimitPeriod,
     *,
     now: dt.datetime | None = None,
-) -> LimitsChange:
+) -> protection.Protection:
     """Confirm a waiting increase or removal of ``period``'s limit once 24 hours have passed."""
     at = now or utcnow()
     with factory() as uow:
         account_id = live_session(uow, token, at, lock_account=True).account_id
-        limits = dict(limits_by_period(uow, account_id))
-        before = limits[period]
-        limits[period] = confirm(before, at)
-        uow.protection.save_limit(limits[period])
+        before = protection.limits_by_period(uow, account_id)[period]
+        after = confirm(before, at)
+        uow.protection.save_limit(after)
         audit.append(
             uow,
             AuditKind.DEPOSIT_LIMIT_CONFIRMED,
@@ -256,9 +242,10 @@ def confirm_change(
             {
                 "period": period.value,
                 "from_pence": before.amount_pence,
-                "to_pence": limits[period].amount_pence,
+                "to_pence": after.amount_pence,
             },
             now=at,
         )
+        found = protection.standing(uow, account_id, at)
         uow.commit()
-    return LimitsChange(limits)
+    return found

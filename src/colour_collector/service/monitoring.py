@@ -197,3 +197,9 @@ def figures_now(factory: UnitOfWorkFactory, pool: PrizePool, price_pence: Pence)
             in_progress=uow.figures.in_progress(),
             paid=uow.figures.paid(),
         )
+
+
+def pool_left_now(factory: UnitOfWorkFactory, pool: PrizePool) -> PoolLeft | None:
+    """What is left in the finite pool, without an operator (for the metrics endpoint)."""
+    with factory() as uow:
+        return pool_left(uow, pool)

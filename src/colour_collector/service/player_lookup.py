@@ -8,7 +8,7 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from colour_collector.service import audit, limits
+from colour_collector.service import audit, protection
 from colour_collector.service.accounts import normalise_email
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import InvalidInputError, NotFoundError
@@ -16,8 +16,8 @@ from colour_collector.service.models import Account, AuditKind, Movement, Pence
 from colour_collector.service.operators import operator_in
 from colour_collector.service.play_models import StoredPlay
 from colour_collector.service.ports import UnitOfWorkFactory
+from colour_collector.service.protection import LimitStanding
 from colour_collector.service.protection_models import (
-    DepositLimit,
     Exclusion,
     LimitPeriod,
     OperatorRole,
@@ -36,8 +36,8 @@ class PlayerFile:
     """The account."""
     balance_pence: Pence
     """The wallet balance."""
-    limits: Mapping[LimitPeriod, DepositLimit]
-    """Deposit limits, with changes waiting."""
+    limits: Mapping[LimitPeriod, LimitStanding]
+    """Deposit limits, with what was deposited in each window and changes waiting."""
     settings: ProtectionSettings
     """Reality check interval and whether limits were answered."""
     exclusions: Sequence[Exclusion]
@@ -75,7 +75,7 @@ def look_up(
         found = PlayerFile(
             account=account,
             balance_pence=uow.wallets.balance(account.id),
-            limits=limits.limits_by_period(uow, account.id),
+            limits=protection.limit_standings(uow, account.id, at),
             settings=uow.protection.settings(account.id),
             exclusions=tuple(uow.protection.exclusions(account.id)),
             plays=tuple(uow.plays.page(account.id, 0, SHOWN)),
