@@ -39,26 +39,27 @@ TEMPLATES = Path(__file__).with_name("console_templates")
 _mapper = registry()
 
 
-class AccountRow:
+# sqladmin names each table's pages after its class: /operator/tables/accounts/list, ...
+class Accounts:
     """An ``accounts`` row, for sqladmin."""
 
 
-class PlayRow:
+class Plays:
     """A ``plays`` row, for sqladmin."""
 
 
-class LedgerRow:
+class Ledger:
     """A ``ledger`` row, for sqladmin."""
 
 
-class AuditRow:
+class Audit:
     """An ``audit_log`` row, for sqladmin."""
 
 
-_mapper.map_imperatively(AccountRow, accounts, exclude_properties=["password_hash"])
-_mapper.map_imperatively(PlayRow, plays, exclude_properties=["record"])
-_mapper.map_imperatively(LedgerRow, ledger)
-_mapper.map_imperatively(AuditRow, audit_log)
+_mapper.map_imperatively(Accounts, accounts, exclude_properties=["password_hash"])
+_mapper.map_imperatively(Plays, plays, exclude_properties=["record"])
+_mapper.map_imperatively(Ledger, ledger)
+_mapper.map_imperatively(Audit, audit_log)
 
 
 class _ReadOnly(ModelView):
@@ -71,10 +72,9 @@ class _ReadOnly(ModelView):
     page_size = 25
 
 
-class AccountsView(_ReadOnly, model=AccountRow):
+class AccountsView(_ReadOnly, model=Accounts):
     """Players' accounts (password hashes are never shown)."""
 
-    identity = "accounts"
     name = "Account"
     name_plural = "Accounts"
     column_list: ClassVar[Any] = ["id", "email", "date_of_birth", "created_at"]
@@ -82,10 +82,9 @@ class AccountsView(_ReadOnly, model=AccountRow):
     column_sortable_list: ClassVar[Any] = ["id", "email", "created_at"]
 
 
-class PlaysView(_ReadOnly, model=PlayRow):
+class PlaysView(_ReadOnly, model=Plays):
     """Plays sold (the record itself is left out: it holds steps not yet revealed)."""
 
-    identity = "plays"
     name = "Play"
     name_plural = "Plays"
     column_list: ClassVar[Any] = [
@@ -104,10 +103,9 @@ class PlaysView(_ReadOnly, model=PlayRow):
     column_default_sort: ClassVar[Any] = ("id", True)
 
 
-class LedgerView(_ReadOnly, model=LedgerRow):
+class LedgerView(_ReadOnly, model=Ledger):
     """Wallet movements."""
 
-    identity = "ledger"
     name = "Ledger row"
     name_plural = "Ledger"
     column_list: ClassVar[Any] = [
@@ -123,10 +121,9 @@ class LedgerView(_ReadOnly, model=LedgerRow):
     column_default_sort: ClassVar[Any] = ("id", True)
 
 
-class AuditView(_ReadOnly, model=AuditRow):
+class AuditView(_ReadOnly, model=Audit):
     """The audit chain's entries."""
 
-    identity = "audit"
     name = "Audit entry"
     name_plural = "Audit log"
     column_list: ClassVar[Any] = ["seq", "created_at", "kind", "account_id", "payload"]
