@@ -165,15 +165,26 @@ export const continuePlaying = () => post("/api/protection/reality-check/continu
 // ---------------------------------------------------------------- activity
 
 const KEEP_ALIVE_MS = 60_000;
+const SETTLE_MS = 2_000;
 let lastSent = 0;
+let timer = null;
+
+/** The session was just made or renewed (a login): no need to report activity for a minute. */
+export function sessionRenewed() { lastSent = Date.now(); }
 
 /** Tell the server the player is active (a click or a key), at most once a minute, so that a
- * session ends only after 30 minutes without any. */
+ * session ends only after 30 minutes without any. The report waits a moment and is dropped if
+ * the player has logged out meanwhile (a click on Log out is activity too). */
 export function initActivity() {
-  const active = () => {
-    if (!S.me || Date.now() - lastSent < KEEP_ALIVE_MS) return;
+  const send = () => {
+    timer = null;
+    if (!S.me) return;
     lastSent = Date.now();
     post("/api/session/activity", {}).catch(() => { lastSent = 0; });
+  };
+  const active = () => {
+    if (!S.me || timer !== null || Date.now() - lastSent < KEEP_ALIVE_MS) return;
+    timer = setTimeout(send, SETTLE_MS);
   };
   document.addEventListener("pointerdown", active, { passive: true });
   document.addEventListener("keydown", active);
