@@ -13,12 +13,13 @@ import argparse
 import random
 from collections import Counter
 
+from colour_collector.game.view import board, step_detail
+
 from colour_collector.game.config import load_config
 from colour_collector.game.generator import generate, natural_outcome
 from colour_collector.game.natural import simulate_main
 from colour_collector.game.prize_table import Tier, tier_by_name
 from colour_collector.game.record import PlayRecord
-from colour_collector.game.view import board, step_detail
 
 CFG = load_config()
 COMPARED = ["£10", "£20", "£12 (£5 + £7)", "£15 (£5 + £10)"]

@@ -18,7 +18,13 @@ from types import TracebackType
 from typing import Self
 
 from colour_collector.service.audit import GENESIS_HASH
-from colour_collector.service.errors import DuplicatePlayError, EmailTakenError, PlayChangedError
+from colour_collector.service.errors import (
+    DuplicatePlayError,
+    EmailTakenError,
+    OperatorNameTakenError,
+    PaymentDeclinedError,
+    PlayChangedError,
+)
 from colour_collector.service.models import (
     Account,
     AccountId,
@@ -33,6 +39,22 @@ from colour_collector.service.models import (
     StoredAccount,
 )
 from colour_collector.service.play_models import PlayStatus, StoredPlay, TryPlay
+from colour_collector.service.protection_models import (
+    AuditCheck,
+    DepositLimit,
+    Exclusion,
+    ExclusionKind,
+    LimitPeriod,
+    Operator,
+    OperatorRole,
+    OperatorSession,
+    OutcomeFigures,
+    Payment,
+    PaymentKind,
+    ProtectionSettings,
+    SalesState,
+    StoredOperator,
+)
 
 
 @dataclass
@@ -49,6 +71,15 @@ class State:
     audit: list[AuditEntry] = field(default_factory=list)
     head: ChainHead = field(default_factory=lambda: ChainHead(0, GENESIS_HASH))
     pool: tuple[tuple[int, ...], int] | None = None
+    settings: dict[AccountId, ProtectionSettings] = field(default_factory=dict)
+    limits: dict[tuple[AccountId, LimitPeriod], DepositLimit] = field(default_factory=dict)
+    exclusions: list[Exclusion] = field(default_factory=list)
+    reality_checks: dict[str, dt.datetime] = field(default_factory=dict)
+    sales: SalesState = field(default_factory=lambda: SalesState(on_sale=True))
+    payments: list[Payment] = field(default_factory=list)
+    operators: dict[int, StoredOperator] = field(default_factory=dict)
+    operator_sessions: dict[str, OperatorSession] = field(default_factory=dict)
+    audit_checks: list[AuditCheck] = field(default_factory=list)
     next_id: int = 1
 
     def new_id(self) -> int:
@@ -88,13 +119,20 @@ class FakeAccounts:
     session_for_update = session
 
     def remove_session(self, token_hash: str) -> Session | None:
+        self.state.reality_checks.pop(token_hash, None)  # as ON DELETE CASCADE
         return self.state.sessions.pop(token_hash, None)
 
     def remove_expired_sessions(self, now: dt.datetime) -> int:
         expired = [key for key, s in self.state.sessions.items() if s.expires_at <= now]
         for key in expired:
             del self.state.sessions[key]
+            self.state.reality_checks.pop(key, None)  # as ON DELETE CASCADE
         return len(expired)
+
+    def renew_session(self, token_hash: str, expires_at: dt.datetime) -> None:
+        found = self.state.sessions.get(token_hash)
+        if found is not None:
+            self.state.sessions[token_hash] = replace(found, expires_at=expires_at)
 
 
 class FakeLoginThrottle:
@@ -172,6 +210,16 @@ class FakeWallets:
             if m.account_id == account_id and m.created_at >= since:
                 totals[m.kind] = totals.get(m.kind, 0) + m.amount_pence
         return totals
+
+    def movements_since(
+        self, account_id: AccountId, kind: MovementKind, since: dt.datetime
+    ) -> Sequence[Movement]:
+        found = [
+            m
+            for m in self.state.movements
+            if m.account_id == account_id and m.kind is kind and m.created_at > since
+        ]
+        return sorted(found, key=lambda m: (m.created_at, m.id))
 
 
 class FakePlays:
@@ -341,6 +389,180 @@ class FakePrizePools:
         self.state.pool = (remaining, dealt)
 
 
+class FakePlayerProtections:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def settings(self, account_id: AccountId) -> ProtectionSettings:
+        return self.state.settings.get(account_id, ProtectionSettings(account_id))
+
+    def save_settings(self, settings: ProtectionSettings) -> None:
+        self.state.settings[settings.account_id] = settings
+
+    def limits(self, account_id: AccountId) -> Sequence[DepositLimit]:
+        return [
+            self.state.limits[(account_id, p)]
+            for p in LimitPeriod
+            if (account_id, p) in self.state.limits
+        ]
+
+    def save_limit(self, limit: DepositLimit) -> None:
+        key = (limit.account_id, limit.period)
+        if limit.amount_pence is None and limit.requested_at is None:
+            self.state.limits.pop(key, None)
+        else:
+            self.state.limits[key] = limit
+
+    def add_exclusion(
+        self,
+        *,
+        account_id: AccountId,
+        kind: ExclusionKind,
+        starts_at: dt.datetime,
+        ends_at: dt.datetime,
+    ) -> Exclusion:
+        made = Exclusion(self.state.new_id(), account_id, kind, starts_at, ends_at)
+        self.state.exclusions.append(made)
+        return made
+
+    def exclusions(self, account_id: AccountId) -> Sequence[Exclusion]:
+        mine = [e for e in self.state.exclusions if e.account_id == account_id]
+        return sorted(mine, key=lambda e: (e.starts_at, e.id), reverse=True)
+
+    def active_exclusion(self, account_id: AccountId, now: dt.datetime) -> Exclusion | None:
+        live = [e for e in self.exclusions(account_id) if e.active(now)]
+        return max(live, key=lambda e: e.ends_at, default=None)
+
+    def last_reality_check(self, token_hash: str) -> dt.datetime | None:
+        return self.state.reality_checks.get(token_hash)
+
+    def record_reality_check(self, token_hash: str, at: dt.datetime) -> None:
+        self.state.reality_checks[token_hash] = at
+
+
+class FakeSalesSwitch:
+    def __init__(self, state: State) -> None:
+        self.stored = state
+
+    def state(self) -> SalesState:
+        return self.stored.sales
+
+    state_for_update = state
+
+    def save(self, state: SalesState) -> None:
+        self.stored.sales = state
+
+
+class FakePayments:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def add(self, payment: Payment) -> Payment:
+        stored = replace(payment, id=self.state.new_id())
+        self.state.payments.append(stored)
+        return stored
+
+    def by_idempotency_key(
+        self, account_id: AccountId, kind: PaymentKind, key: str
+    ) -> Payment | None:
+        return next(
+            (
+                p
+                for p in self.state.payments
+                if p.account_id == account_id and p.kind is kind and p.idempotency_key == key
+            ),
+            None,
+        )
+
+
+class FakeOperators:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def add(
+        self, *, name: str, password_hash: str, role: OperatorRole, created_at: dt.datetime
+    ) -> Operator:
+        if any(o.operator.name == name for o in self.state.operators.values()):
+            raise OperatorNameTakenError(f"an operator named {name!r} already exists")
+        made = Operator(self.state.new_id(), name, role, created_at)
+        self.state.operators[made.id] = StoredOperator(made, password_hash)
+        return made
+
+    def by_name(self, name: str) -> StoredOperator | None:
+        return next((o for o in self.state.operators.values() if o.operator.name == name), None)
+
+    def get(self, operator_id: int) -> Operator | None:
+        found = self.state.operators.get(operator_id)
+        return None if found is None else found.operator
+
+    def all(self) -> Sequence[Operator]:
+        return sorted((o.operator for o in self.state.operators.values()), key=lambda o: o.name)
+
+    def add_session(self, session: OperatorSession) -> None:
+        self.state.operator_sessions[session.token_hash] = session
+
+    def session(self, token_hash: str, now: dt.datetime) -> OperatorSession | None:
+        found = self.state.operator_sessions.get(token_hash)
+        return found if found is not None and found.expires_at > now else None
+
+    def remove_session(self, token_hash: str) -> OperatorSession | None:
+        return self.state.operator_sessions.pop(token_hash, None)
+
+
+class FakeSalesFigures:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def by_outcome(self) -> Sequence[OutcomeFigures]:
+        found: dict[int | None, tuple[int, int]] = {}
+        for play in self.state.plays.values():
+            count, prize = found.get(play.tier_index, (0, 0))
+            found[play.tier_index] = (count + 1, prize + play.prize_pence)
+        return [OutcomeFigures(tier, n, prize) for tier, (n, prize) in found.items()]
+
+    def in_progress(self) -> int:
+        return sum(1 for p in self.state.plays.values() if p.status is PlayStatus.IN_PROGRESS)
+
+    def paid(self) -> tuple[int, Pence]:
+        won = [
+            p
+            for p in self.state.plays.values()
+            if p.status is not PlayStatus.IN_PROGRESS and p.prize_pence > 0
+        ]
+        return len(won), sum(p.prize_pence for p in won)
+
+
+class FakeAuditChecks:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def add(self, check: AuditCheck) -> None:
+        self.state.audit_checks.append(check)
+
+    def last(self) -> AuditCheck | None:
+        return self.state.audit_checks[-1] if self.state.audit_checks else None
+
+
+class FakePaymentProvider:
+    """A payment provider that records what it was asked and declines when told to."""
+
+    def __init__(self, *, decline: bool = False) -> None:
+        self.decline = decline
+        self.calls: list[tuple[str, AccountId, Pence, str]] = []
+
+    def take_deposit(self, *, account_id: AccountId, amount_pence: Pence, key: str) -> str:
+        return self._pay("deposit", account_id, amount_pence, key)
+
+    def send_withdrawal(self, *, account_id: AccountId, amount_pence: Pence, key: str) -> str:
+        return self._pay("withdrawal", account_id, amount_pence, key)
+
+    def _pay(self, kind: str, account_id: AccountId, amount: Pence, key: str) -> str:
+        if self.decline:
+            raise PaymentDeclinedError(f"the card was declined for {amount} pence")
+        self.calls.append((kind, account_id, amount, key))
+        return f"fake-{len(self.calls)}"
+
+
 class FakeUnitOfWork:
     """A unit of work on a copy of the database's committed state."""
 
@@ -356,6 +578,12 @@ class FakeUnitOfWork:
         self.tries = FakeTryPlays(self.state)
         self.audit = FakeAuditLog(self.state)
         self.pool = FakePrizePools(self.state)
+        self.protection = FakePlayerProtections(self.state)
+        self.sales = FakeSalesSwitch(self.state)
+        self.payments = FakePayments(self.state)
+        self.operators = FakeOperators(self.state)
+        self.figures = FakeSalesFigures(self.state)
+        self.audit_checks = FakeAuditChecks(self.state)
         return self
 
     def __exit__(

@@ -83,6 +83,15 @@ class Server:
     script: Path
     process: subprocess.Popen[bytes]
     log: Path
+    clock: Path
+    """The server's test clock: seconds to add to the real time (``forward``)."""
+    env: dict[str, str] = field(default_factory=dict)
+    """The server's environment (for commands run on its database)."""
+
+    def forward(self, seconds: float) -> None:
+        """Move the server's clock on by ``seconds``."""
+        shift = float(self.clock.read_text("utf-8") or 0) if self.clock.exists() else 0.0
+        self.clock.write_text(str(shift + seconds), encoding="utf-8")
 
     def api(self, path: str) -> Any:
         """GET a public JSON endpoint (no cookies)."""
@@ -103,6 +112,11 @@ def _start_server(tmp: Path, outcomes: list[str | None]) -> Server:
         "COLOUR_COLLECTOR_DATA_DIR": str(data),
         "COLOUR_COLLECTOR_SECRET_KEY": secrets.token_urlsafe(40),
         "COLOUR_COLLECTOR_OUTCOME_SCRIPT": str(script),
+        # The clock a test moves (reality checks, time-outs), and sessions that outlast its
+        # jumps (the 30-minute idle timeout is tested over HTTP).
+        "COLOUR_COLLECTOR_CLOCK_FILE": str(tmp / "clock"),
+        "COLOUR_COLLECTOR_SESSION_IDLE_TIMEOUT": "604800",
+        "COLOUR_COLLECTOR_SESSION_LIFETIME": "604800",
         # The cheapest Argon2id: each test registers players.
         "COLOUR_COLLECTOR_PASSWORD_HASH_TIME_COST": "1",
         "COLOUR_COLLECTOR_PASSWORD_HASH_MEMORY_KIB": "8",
@@ -125,7 +139,7 @@ def _start_server(tmp: Path, outcomes: list[str | None]) -> Server:
     else:
         process.terminate()
         raise RuntimeError(f"server did not answer in 30 s:\n{log.read_text()}")
-    return Server(base, data, script, process, log)
+    return Server(base, data, script, process, log, tmp / "clock", env)
 
 
 @dataclass

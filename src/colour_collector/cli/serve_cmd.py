@@ -60,6 +60,7 @@ def serve(
     from sqlalchemy import make_url  # noqa: PLC0415
 
     from colour_collector.server.app import create_app, frozen, migrate  # noqa: PLC0415
+    from colour_collector.server.request_log import log_config  # noqa: PLC0415
     from colour_collector.server.settings import Settings  # noqa: PLC0415
     from colour_collector.service.audit_checkpoints import read_key  # noqa: PLC0415
     from colour_collector.service.errors import InvalidInputError  # noqa: PLC0415
@@ -108,5 +109,6 @@ def serve(
         # so dodge the per-address limits on failed logins and Try plays).
         proxy_headers=settings.forwarded_allow_ips is not None,
         forwarded_allow_ips=settings.forwarded_allow_ips,
+        log_config=log_config(),
         access_log=access_log,
     )

@@ -12,14 +12,31 @@ from fastapi.staticfiles import StaticFiles
 import colour_collector
 from colour_collector.server import problems
 from colour_collector.server.background import lifespan_for
+from colour_collector.server.console import mount_tables
+from colour_collector.server.metrics import RequestMetrics
 from colour_collector.server.middleware import (
     BodyLimitMiddleware,
     CsrfMiddleware,
     SecurityHeadersMiddleware,
 )
-from colour_collector.server.routes import auth, game, health, plays, try_play, wallet
+from colour_collector.server.request_log import RequestIds
+from colour_collector.server.routes import (
+    auth,
+    game,
+    health,
+    information,
+    metrics,
+    operator,
+    payments,
+    plays,
+    protection,
+    try_play,
+    wallet,
+)
 from colour_collector.server.runtime import build_runtime
 from colour_collector.server.settings import Settings
+from colour_collector.service import clock
+from colour_collector.service.clock import ShiftedClock
 from colour_collector.store import Database, upgrade_to_head
 
 WEB_DIR = Path(colour_collector.__file__).parent / "web"
@@ -64,12 +81,25 @@ def create_app(settings: Settings, *, database: Database | None = None) -> FastA
         redoc_url=None,
         lifespan=lifespan_for(database, settings, owns_database=owns_database),
     )
+    clock.use(ShiftedClock(settings.clock_file) if settings.clock_file else clock.system_time)
     app.state.runtime = build_runtime(settings, database)
     app.state.database = database
     problems.install(app)
-    for module in (plays, try_play, wallet, auth, game, health):
+    for module in (
+        plays,
+        try_play,
+        wallet,
+        payments,
+        auth,
+        protection,
+        information,
+        game,
+        health,
+        operator,
+        metrics,
+    ):
         app.include_router(module.router)
-    # Added last = outermost: the body limit, then CSRF.
+    # Added last = outermost: the request id, the metrics, the body limit, then CSRF.
     app.add_middleware(
         CsrfMiddleware,
         secret=settings.secret_key.get_secret_value().encode("utf-8"),
@@ -77,6 +107,9 @@ def create_app(settings: Settings, *, database: Database | None = None) -> FastA
     )
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(SecurityHeadersMiddleware, hsts=settings.cookies_secure)
+    app.add_middleware(RequestMetrics)
+    app.add_middleware(RequestIds)
+    mount_tables(app, database)
 
     web_dir = settings.web_dir or WEB_DIR
     if (web_dir / "index.html").is_file():

@@ -16,6 +16,8 @@ from fastapi import Cookie, Depends, Header, Path, Request
 from colour_collector.server.middleware import SESSION_COOKIE
 from colour_collector.server.runtime import Runtime
 
+OPERATOR_COOKIE = "cc_operator"
+"""HttpOnly cookie holding an operator's console session token."""
 PLAY_NUMBER_MAX = 40
 """Longest path value accepted as a Play Number (longer answers 422)."""
 
@@ -55,3 +57,12 @@ IdempotencyKey = Annotated[
         description="Repeat a request safely: the same key answers the same result.",
     ),
 ]
+OperatorToken = Annotated[
+    str | None,
+    Cookie(
+        alias=OPERATOR_COOKIE,
+        description="The HttpOnly console session cookie set by `POST /api/operator/login`;"
+        " without a live one the answer is 401 `operator_not_authenticated`.",
+    ),
+]
+"""The operator's console session token from its cookie (None without one)."""

@@ -7,6 +7,7 @@ Unexpected exceptions become a bare 500 ``internal_error`` and are logged, never
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
 from collections.abc import Mapping, Sequence
@@ -66,6 +67,29 @@ DUPLICATE_PLAY = ProblemKind(409, "duplicate_play", "The play clashed with anoth
 SOLD_OUT = ProblemKind(503, "sold_out", "The prize pool is sold out")
 TOO_MANY_TRIES = ProblemKind(429, "too_many_tries", "Too many Try plays from this address")
 INTERNAL_ERROR = ProblemKind(500, "internal_error", "Internal server error")
+SALES_STOPPED = ProblemKind(503, "sales_stopped", "Sales of the game are stopped")
+TIMED_OUT = ProblemKind(403, "timed_out", "You are taking a time-out")
+SELF_EXCLUDED = ProblemKind(403, "self_excluded", "You have excluded yourself")
+REALITY_CHECK_DUE = ProblemKind(409, "reality_check_due", "Time for a reality check")
+DEPOSIT_LIMIT_EXCEEDED = ProblemKind(
+    409, "deposit_limit_exceeded", "The deposit would go over your deposit limit"
+)
+DEPOSIT_LIMITS_UNANSWERED = ProblemKind(
+    409, "deposit_limits_unanswered", "Set a deposit limit, or decline to, first"
+)
+LIMIT_CHANGE_NOT_DUE = ProblemKind(
+    409, "limit_change_not_due", "The limit change cannot be confirmed yet"
+)
+NO_PENDING_LIMIT_CHANGE = ProblemKind(
+    409, "no_pending_limit_change", "There is no limit change to confirm"
+)
+PAYMENT_DECLINED = ProblemKind(402, "payment_declined", "The payment was declined")
+PAYMENTS_UNAVAILABLE = ProblemKind(503, "payments_unavailable", "Payments are not available")
+OPERATOR_NOT_AUTHENTICATED = ProblemKind(
+    401, "operator_not_authenticated", "Not logged in to the console"
+)
+OPERATOR_FORBIDDEN = ProblemKind(403, "operator_forbidden", "Your role does not allow this")
+OPERATOR_NAME_TAKEN = ProblemKind(409, "operator_name_taken", "Operator name already taken")
 
 # Most specific first: the first isinstance match wins.
 SERVICE_ERRORS: Sequence[tuple[type[errors.ServiceError], ProblemKind]] = (
@@ -78,6 +102,19 @@ SERVICE_ERRORS: Sequence[tuple[type[errors.ServiceError], ProblemKind]] = (
     (errors.DuplicatePlayError, DUPLICATE_PLAY),
     (errors.PoolExhaustedServiceError, SOLD_OUT),
     (errors.TooManyTriesError, TOO_MANY_TRIES),
+    (errors.SalesStoppedError, SALES_STOPPED),
+    (errors.TimedOutError, TIMED_OUT),
+    (errors.SelfExcludedError, SELF_EXCLUDED),
+    (errors.RealityCheckDueError, REALITY_CHECK_DUE),
+    (errors.DepositLimitExceededError, DEPOSIT_LIMIT_EXCEEDED),
+    (errors.DepositLimitsUnansweredError, DEPOSIT_LIMITS_UNANSWERED),
+    (errors.LimitChangeNotDueError, LIMIT_CHANGE_NOT_DUE),
+    (errors.NoPendingLimitChangeError, NO_PENDING_LIMIT_CHANGE),
+    (errors.PaymentDeclinedError, PAYMENT_DECLINED),
+    (errors.PaymentsUnavailableError, PAYMENTS_UNAVAILABLE),
+    (errors.OperatorNotAuthenticatedError, OPERATOR_NOT_AUTHENTICATED),
+    (errors.OperatorForbiddenError, OPERATOR_FORBIDDEN),
+    (errors.OperatorNameTakenError, OPERATOR_NAME_TAKEN),
     (errors.InvalidInputError, INVALID_REQUEST),
     (errors.EmailTakenError, EMAIL_TAKEN),
     (errors.InvalidCredentialsError, INVALID_CREDENTIALS),
@@ -162,8 +199,34 @@ def problem_from_service_error(error: errors.ServiceError) -> ProblemError:
                 extra["balance_pence"] = error.balance_pence
             if isinstance(error, errors.NotAuthenticatedError):
                 headers["WWW-Authenticate"] = 'Cookie realm="colour-collector"'
+            extra.update(_protection_details(error))
             return ProblemError(kind, str(error), headers=headers, extra=extra)
     return ProblemError(INTERNAL_ERROR, "the server could not complete the request")
+
+
+def _when(at: dt.datetime | None) -> str | None:
+    return None if at is None else at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+
+
+def _protection_details(error: errors.ServiceError) -> dict[str, Any]:
+    """The fields a player-protection problem adds: what stands in the way and until when."""
+    if isinstance(error, errors.ExcludedError):
+        return {"until": _when(error.until)}
+    if isinstance(error, errors.RealityCheckDueError):
+        return {
+            "played_seconds": error.played_seconds,
+            "net_pence": error.net_pence,
+            "due_at": _when(error.due_at),
+        }
+    if isinstance(error, errors.DepositLimitExceededError):
+        return {
+            "limit": {"period": error.period, "amount_pence": error.limit_pence},
+            "deposited_pence": error.deposited_pence,
+            "resets_at": _when(error.resets_at),
+        }
+    if isinstance(error, errors.LimitChangeNotDueError):
+        return {"period": error.period, "confirmable_at": _when(error.confirmable_at)}
+    return {}
 
 
 def _field_name(location: Sequence[int | str], body: object) -> str:

@@ -8,19 +8,25 @@ import json
 import random
 from dataclasses import dataclass
 
+from prometheus_client import CollectorRegistry
+
 from colour_collector.game.config import load_config
 from colour_collector.game.draw import secure_rng
 from colour_collector.game.generator import prepare
-from colour_collector.game.pool import load_pool
-from colour_collector.server.settings import DrawMode, Settings
+from colour_collector.game.pool import PrizePool, load_pool
+from colour_collector.server.metrics import registry_for
+from colour_collector.server.settings import DrawMode, PaymentProviderKind, Settings
 from colour_collector.service.accounts import AccountPolicy, Passwords
 from colour_collector.service.audit_checkpoints import read_key
+from colour_collector.service.operators import OperatorPolicy
 from colour_collector.service.outcomes import (
     FinitePoolSource,
     IndependentSource,
     OutcomeSource,
     ScriptedSource,
 )
+from colour_collector.service.payments import SimulatedPaymentProvider
+from colour_collector.service.ports import PaymentProvider
 from colour_collector.service.purchase import PlayPolicy
 from colour_collector.store import Database
 
@@ -41,6 +47,14 @@ class Runtime:
     """Outcome source of Try plays: independent draws, never the finite pool."""
     rng: random.Random
     """``random.SystemRandom``: every outcome, play and reel number comes from it."""
+    operators: OperatorPolicy
+    """Operator password hashing, console login throttling and session lifetime."""
+    payment_provider: PaymentProvider | None
+    """Deposits' and withdrawals' provider (None: none configured)."""
+    pool: PrizePool
+    """The prize structure, for the console's figures."""
+    metrics: CollectorRegistry
+    """What ``/metrics`` shows."""
 
 
 def account_policy(settings: Settings) -> AccountPolicy:
@@ -55,6 +69,17 @@ def account_policy(settings: Settings) -> AccountPolicy:
         max_failures_per_client=settings.login_max_failures_per_client,
         window=settings.login_failure_window,
         session_lifetime=settings.session_lifetime,
+        idle_timeout=settings.session_idle_timeout,
+    )
+
+
+def operator_policy(settings: Settings, passwords: Passwords) -> OperatorPolicy:
+    """Console logins, from the settings."""
+    return OperatorPolicy(
+        passwords=passwords,
+        max_failures=settings.login_max_failures_per_email,
+        window=settings.login_failure_window,
+        session_lifetime=settings.operator_session_lifetime,
     )
 
 
@@ -79,11 +104,19 @@ def build_runtime(settings: Settings, database: Database) -> Runtime:
         names = json.loads(settings.outcome_script.read_text("utf-8"))
         purchase = ScriptedSource(names, purchase)
         try_outcomes = ScriptedSource(names, independent)
+    accounts = account_policy(settings)
+    provider = (
+        SimulatedPaymentProvider() if settings.payments is PaymentProviderKind.SIMULATED else None
+    )
     return Runtime(
         settings=settings,
         database=database,
-        accounts=account_policy(settings),
+        accounts=accounts,
         plays=PlayPolicy(load_config().price, settings.auto_finish_delay, purchase),
         try_outcomes=try_outcomes,
         rng=secure_rng(),
+        operators=operator_policy(settings, accounts.passwords),
+        payment_provider=provider,
+        pool=pool,
+        metrics=registry_for(database, pool, load_config().price),
     )

@@ -210,6 +210,28 @@ class HealthResponse(Response):
     status: Literal["ok"] = "ok"
 
 
+_TIME = {"type": "string", "format": "date-time"}
+PROTECTION_PROBLEM_FIELDS: dict[str, Any] = {
+    "until": {**_TIME, "description": "When a time-out or self-exclusion ends."},
+    "played_seconds": {"type": "integer", "description": "Reality check: time played."},
+    "net_pence": {"type": "integer", "description": "Reality check: net position."},
+    "due_at": {**_TIME, "description": "Reality check: when it became due."},
+    "limit": {
+        "type": "object",
+        "description": "The deposit limit in the way.",
+        "properties": {"period": {"type": "string"}, "amount_pence": {"type": "integer"}},
+    },
+    "deposited_pence": {"type": "integer", "description": "Deposited in the limit's window."},
+    "resets_at": {
+        "type": ["string", "null"],
+        "format": "date-time",
+        "description": "When the deposit fits under the limit (null: it is over the limit).",
+    },
+    "period": {"type": "string", "description": "The deposit limit's period."},
+    "confirmable_at": {**_TIME, "description": "When the limit change may be confirmed."},
+}
+"""What player-protection problems add to a problem (``server.problems``)."""
+
 PROBLEM_SCHEMA: dict[str, Any] = {
     "title": "Problem",
     "type": "object",
@@ -230,6 +252,7 @@ PROBLEM_SCHEMA: dict[str, Any] = {
             },
         },
         "balance_pence": {"type": "integer"},
+        **PROTECTION_PROBLEM_FIELDS,
     },
 }
 

@@ -59,6 +59,17 @@ class DrawMode(StrEnum):
     """Plays are dealt from a finite shuffled pool of tickets."""
 
 
+@unique
+class PaymentProviderKind(StrEnum):
+    """Which payment provider deposits and withdrawals go through."""
+
+    SIMULATED = "simulated"
+    """Accepts every payment and moves no real money (development and test; refused in
+    production)."""
+    NONE = "none"
+    """No provider: deposits and withdrawals answer 503 ``payments_unavailable``."""
+
+
 class Settings(BaseSettings):
     """Everything the server can be told. See docs/operations.md for the table."""
 
@@ -108,6 +119,16 @@ class Settings(BaseSettings):
     api_docs: bool | None = None
     """Serve ``/openapi.json`` and ``/api/docs`` (default: everywhere but production)."""
     outcome_script: Path | None = None
+    clock_file: Path | None = None
+    """Tests only: a file holding seconds to add to the server's clock."""
+    session_idle_timeout: Duration = dt.timedelta(minutes=30)
+    """A player's session ends after this long without activity."""
+    operator_session_lifetime: Duration = dt.timedelta(hours=8)
+    """How long a console login lasts."""
+    payment_provider: PaymentProviderKind | None = None
+    """Deposits' and withdrawals' provider (default: simulated outside production, none in it)."""
+    metrics_token: SecretStr | None = None
+    """When set, ``/metrics`` answers only ``Authorization: Bearer <token>``."""
 
     @model_validator(mode="after")
     def _refuse_unsafe(self) -> Self:
@@ -129,6 +150,20 @@ class Settings(BaseSettings):
                 "COLOUR_COLLECTOR_OUTCOME_SCRIPT is for automated tests only: it is refused "
                 f"when environment is {self.environment.value!r}"
             )
+        if self.clock_file is not None and self.environment is not Environment.TEST:
+            raise ValueError(
+                "COLOUR_COLLECTOR_CLOCK_FILE is for automated tests only: it is refused "
+                f"when environment is {self.environment.value!r}"
+            )
+        if production and self.payment_provider is PaymentProviderKind.SIMULATED:
+            raise ValueError(
+                "COLOUR_COLLECTOR_PAYMENT_PROVIDER=simulated moves no real money: it is refused"
+                " in production"
+            )
+        if self.session_idle_timeout <= dt.timedelta(0):
+            raise ValueError("COLOUR_COLLECTOR_SESSION_IDLE_TIMEOUT must be positive")
+        if self.operator_session_lifetime <= dt.timedelta(0):
+            raise ValueError("COLOUR_COLLECTOR_OPERATOR_SESSION_LIFETIME must be positive")
         if production and (
             self.password_hash_time_cost < MIN_PRODUCTION_TIME_COST
             or self.password_hash_memory_kib < MIN_PRODUCTION_MEMORY_KIB
@@ -166,6 +201,17 @@ class Settings(BaseSettings):
         if self.api_docs is None:
             return self.environment is not Environment.PRODUCTION
         return self.api_docs
+
+    @property
+    def payments(self) -> PaymentProviderKind:
+        """The payment provider in use (default: simulated outside production)."""
+        if self.payment_provider is None:
+            return (
+                PaymentProviderKind.NONE
+                if self.environment is Environment.PRODUCTION
+                else PaymentProviderKind.SIMULATED
+            )
+        return self.payment_provider
 
     @property
     def cookies_secure(self) -> bool:

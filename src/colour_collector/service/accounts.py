@@ -87,6 +87,14 @@ class AccountPolicy:
     """How far back failures count."""
     session_lifetime: dt.timedelta = dt.timedelta(hours=12)
     """How long a session lasts after login."""
+    idle_timeout: dt.timedelta | None = None
+    """How long a session lasts without activity (None: until ``session_lifetime``); see
+    ``service.inactivity``."""
+
+    def session_end(self, started: dt.datetime, active: dt.datetime) -> dt.datetime:
+        """When a session started at ``started`` and last active at ``active`` ends."""
+        end = started + self.session_lifetime
+        return end if self.idle_timeout is None else min(end, active + self.idle_timeout)
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +250,7 @@ def login(
     if stored is None or not matches:
         raise InvalidCredentialsError("wrong e-mail or password")
     token = secrets.token_urlsafe(32)
-    expires = at + policy.session_lifetime
+    expires = policy.session_end(at, at)
     with factory() as uow:
         uow.login_throttle.clear(normalised)
         uow.accounts.remove_expired_sessions(at)

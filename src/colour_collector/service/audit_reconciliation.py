@@ -4,7 +4,8 @@ The hash chain proves the log was not edited; it says nothing of the tables besi
 money movement and every play is written in the same transaction as the entry recording it, so
 each must match its entry exactly:
 
-- a deposit row: the ``deposit`` entry naming its movement id, account and amount;
+- a deposit or withdrawal row: the ``deposit`` or ``withdrawal`` entry naming its movement id,
+  account and amount (a withdrawal's row is the amount taken, negative);
 - a stake row: the ``purchase`` entry of its play (account, price);
 - a prize row: the ``finish`` or ``auto_finish`` entry of its play (the prize);
 - a play: its ``purchase`` entry (account, price, tier) and its stake; a finished play its
@@ -47,6 +48,8 @@ SETTLING = {
     AuditKind.AUTO_FINISH.value: PlayStatus.AUTO_FINISHED,
 }
 """The entries that settle a play, and the status each leaves it in."""
+TRANSFERS = {AuditKind.DEPOSIT.value: 1, AuditKind.WITHDRAWAL.value: -1}
+"""The entries that move money in or out of a wallet, and the sign of their ledger rows."""
 
 
 @dataclass
@@ -65,8 +68,8 @@ class Reconciliation:
 class _Log:
     """What the audit log says of money and plays, by what it refers to."""
 
-    deposits: dict[int, tuple[int | None, int]] = field(default_factory=dict)
-    """Movement id -> (account, amount) of each ``deposit`` entry."""
+    transfers: dict[int, tuple[str, int | None, int]] = field(default_factory=dict)
+    """Movement id -> (kind, account, amount) of each ``deposit`` and ``withdrawal`` entry."""
     purchases: dict[str, tuple[int | None, dict[str, Any]]] = field(default_factory=dict)
     """Play Number -> (account, payload) of each ``purchase`` entry."""
     settled: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
@@ -84,10 +87,11 @@ def _read_log(factory: UnitOfWorkFactory, found: Reconciliation) -> _Log:
         for entry in entries:
             after = entry.seq
             payload = json.loads(entry.payload)
-            if entry.kind == AuditKind.DEPOSIT.value:
+            if entry.kind in TRANSFERS:
                 movement = payload.get("movement_id")
                 if isinstance(movement, int):
-                    log.deposits[movement] = (entry.account_id, payload.get("amount_pence"))
+                    amount = payload.get("amount_pence")
+                    log.transfers[movement] = (entry.kind, entry.account_id, amount)
             elif entry.kind == AuditKind.PURCHASE.value:
                 number = payload.get("play_number")
                 if number in log.purchases:
@@ -137,7 +141,7 @@ class _Books:
         self.names = {tier.index: tier.name for tier in load_tiers()}
         self.stakes: dict[str, Movement] = {}
         self.prizes: dict[str, Movement] = {}
-        self.deposits: set[int] = set()
+        self.transfers: set[int] = set()
         self.numbers: set[str] = set()
 
     def problem(self, text: str) -> None:
@@ -148,14 +152,18 @@ class _Books:
             f"movement id={movement.id} ({movement.kind.value}, {movement.amount_pence} pence,"
             f" account {movement.account_id})"
         )
-        if movement.kind is MovementKind.DEPOSIT:
-            entry = self.log.deposits.get(movement.id)
-            self.deposits.add(movement.id)
+        if movement.kind.value in TRANSFERS:
+            entry = self.log.transfers.get(movement.id)
+            self.transfers.add(movement.id)
+            recorded = (movement.kind.value, movement.account_id, movement.amount_pence)
             if entry is None:
-                self.problem(f"{where}: no deposit entry in the audit log")
-            elif entry != (movement.account_id, movement.amount_pence):
+                self.problem(f"{where}: no {movement.kind.value} entry in the audit log")
+            elif (
+                entry[2] is None or (entry[0], entry[1], TRANSFERS[entry[0]] * entry[2]) != recorded
+            ):
                 self.problem(
-                    f"{where}: the audit log recorded account {entry[0]}, {entry[1]} pence"
+                    f"{where}: the audit log recorded a {entry[0]} to account {entry[1]},"
+                    f" {entry[2]} pence"
                 )
         elif movement.kind is MovementKind.STAKE:
             number = movement.reference or ""
@@ -249,8 +257,9 @@ class _Books:
 
     def unmatched(self) -> None:
         """What the log or the ledger names that is not there."""
-        for movement_id in sorted(set(self.log.deposits) - self.deposits):
-            self.problem(f"deposit entry for movement id={movement_id}: no such movement")
+        for movement_id in sorted(set(self.log.transfers) - self.transfers):
+            kind = self.log.transfers[movement_id][0]
+            self.problem(f"{kind} entry for movement id={movement_id}: no such movement")
         for number in sorted(set(self.log.purchases) - self.numbers):
             self.problem(f"purchase entry for play {number}: no such play")
         for number in sorted((set(self.stakes) | set(self.prizes)) - self.numbers):

@@ -32,6 +32,21 @@ from colour_collector.service.models import (
     StoredAccount,
 )
 from colour_collector.service.play_models import StoredPlay, TryPlay
+from colour_collector.service.protection_models import (
+    AuditCheck,
+    DepositLimit,
+    Exclusion,
+    ExclusionKind,
+    OperatorRole,
+    OperatorSession,
+    OutcomeFigures,
+    Payment,
+    PaymentKind,
+    ProtectionSettings,
+    SalesState,
+    StoredOperator,
+)
+from colour_collector.service.protection_models import Operator as OperatorAccount
 
 
 class Accounts(Protocol):
@@ -73,6 +88,10 @@ class Accounts(Protocol):
 
     def remove_expired_sessions(self, now: dt.datetime) -> int:
         """End every session expired at ``now``; how many."""
+        ...
+
+    def renew_session(self, token_hash: str, expires_at: dt.datetime) -> None:
+        """Move a session's end to ``expires_at`` (the player was active)."""
         ...
 
 
@@ -142,6 +161,12 @@ class Wallets(Protocol):
         self, account_id: AccountId, since: dt.datetime
     ) -> Mapping[MovementKind, Pence]:
         """The sum of the account's movements of each kind made at or after ``since``."""
+        ...
+
+    def movements_since(
+        self, account_id: AccountId, kind: MovementKind, since: dt.datetime
+    ) -> Sequence[Movement]:
+        """The account's movements of ``kind`` made after ``since``, oldest first."""
         ...
 
 
@@ -269,6 +294,164 @@ class PrizePools(Protocol):
         ...
 
 
+class PlayerProtections(Protocol):
+    """A player's protection: deposit limits, time-outs and self-exclusions, reality checks.
+
+    Writers lock the account first (as for the wallet)."""
+
+    def settings(self, account_id: AccountId) -> ProtectionSettings:
+        """The player's settings (the defaults when none were stored)."""
+        ...
+
+    def save_settings(self, settings: ProtectionSettings) -> None:
+        """Store the player's settings."""
+        ...
+
+    def limits(self, account_id: AccountId) -> Sequence[DepositLimit]:
+        """The player's deposit limits that are set or have a change waiting, by period."""
+        ...
+
+    def save_limit(self, limit: DepositLimit) -> None:
+        """Store one period's limit (a limit with no amount and nothing waiting is removed)."""
+        ...
+
+    def add_exclusion(
+        self,
+        *,
+        account_id: AccountId,
+        kind: ExclusionKind,
+        starts_at: dt.datetime,
+        ends_at: dt.datetime,
+    ) -> Exclusion:
+        """Store a time-out or self-exclusion."""
+        ...
+
+    def exclusions(self, account_id: AccountId) -> Sequence[Exclusion]:
+        """Every exclusion the player took, latest first."""
+        ...
+
+    def active_exclusion(self, account_id: AccountId, now: dt.datetime) -> Exclusion | None:
+        """The exclusion in force at ``now`` that ends last, if any."""
+        ...
+
+    def last_reality_check(self, token_hash: str) -> dt.datetime | None:
+        """When the player last continued after a reality check in this login session."""
+        ...
+
+    def record_reality_check(self, token_hash: str, at: dt.datetime) -> None:
+        """Remember that the player continued after a reality check at ``at``."""
+        ...
+
+
+class SalesSwitch(Protocol):
+    """Whether the game is on sale: one switch shared by every server process."""
+
+    def state(self) -> SalesState:
+        """The switch (on sale when never changed)."""
+        ...
+
+    def state_for_update(self) -> SalesState:
+        """The switch, locked until the unit of work ends (operators change it one at a time)."""
+        ...
+
+    def save(self, state: SalesState) -> None:
+        """Store a new position of the switch."""
+        ...
+
+
+class Payments(Protocol):
+    """Deposits and withdrawals made through the payment provider."""
+
+    def add(self, payment: Payment) -> Payment:
+        """Store a payment (its ``id`` is ignored and returned set)."""
+        ...
+
+    def by_idempotency_key(
+        self, account_id: AccountId, kind: PaymentKind, key: str
+    ) -> Payment | None:
+        """The account's payment of ``kind`` made with this Idempotency-Key."""
+        ...
+
+
+class Operators(Protocol):
+    """Operator accounts and their console sessions."""
+
+    def add(
+        self, *, name: str, password_hash: str, role: OperatorRole, created_at: dt.datetime
+    ) -> OperatorAccount:
+        """Store a new operator; raise ``OperatorNameTakenError`` if the name is taken."""
+        ...
+
+    def by_name(self, name: str) -> StoredOperator | None:
+        """The operator with this name, with the password hash."""
+        ...
+
+    def get(self, operator_id: int) -> OperatorAccount | None:
+        """The operator with this id."""
+        ...
+
+    def all(self) -> Sequence[OperatorAccount]:
+        """Every operator, by name."""
+        ...
+
+    def add_session(self, session: OperatorSession) -> None:
+        """Store a console login."""
+        ...
+
+    def session(self, token_hash: str, now: dt.datetime) -> OperatorSession | None:
+        """The console session with this token hash if it is live at ``now``."""
+        ...
+
+    def remove_session(self, token_hash: str) -> OperatorSession | None:
+        """End a console session; the session ended, if there was one."""
+        ...
+
+
+class SalesFigures(Protocol):
+    """What the game has sold and paid, for the operator's live monitoring."""
+
+    def by_outcome(self) -> Sequence[OutcomeFigures]:
+        """Plays sold and their prizes, per outcome."""
+        ...
+
+    def in_progress(self) -> int:
+        """Plays bought and not yet finished."""
+        ...
+
+    def paid(self) -> tuple[int, Pence]:
+        """Finished plays with a prize, and the prizes credited for them."""
+        ...
+
+
+class AuditChecks(Protocol):
+    """Results of verifying the audit chain."""
+
+    def add(self, check: AuditCheck) -> None:
+        """Store a result."""
+        ...
+
+    def last(self) -> AuditCheck | None:
+        """The latest result."""
+        ...
+
+
+class PaymentProvider(Protocol):
+    """The payment provider: takes deposits from and pays withdrawals to a player.
+
+    A call with a key already used answers as the first call did and moves no more money, so a
+    request retried after a lost answer or a failed commit is safe."""
+
+    def take_deposit(self, *, account_id: AccountId, amount_pence: Pence, key: str) -> str:
+        """Take ``amount_pence`` from the player; the provider's reference. Raise
+        ``PaymentDeclinedError`` if refused."""
+        ...
+
+    def send_withdrawal(self, *, account_id: AccountId, amount_pence: Pence, key: str) -> str:
+        """Pay ``amount_pence`` to the player; the provider's reference. Raise
+        ``PaymentDeclinedError`` if refused."""
+        ...
+
+
 class UnitOfWork(Protocol):
     """One transaction over every aggregate. Rolls back on exit unless committed."""
 
@@ -305,6 +488,36 @@ class UnitOfWork(Protocol):
     @property
     def pool(self) -> PrizePools:
         """The finite prize pool."""
+        ...
+
+    @property
+    def protection(self) -> PlayerProtections:
+        """Players' deposit limits, exclusions and reality checks."""
+        ...
+
+    @property
+    def sales(self) -> SalesSwitch:
+        """The sales switch."""
+        ...
+
+    @property
+    def payments(self) -> Payments:
+        """Deposits and withdrawals through the payment provider."""
+        ...
+
+    @property
+    def operators(self) -> Operators:
+        """Operator accounts and console sessions."""
+        ...
+
+    @property
+    def figures(self) -> SalesFigures:
+        """What the game has sold and paid."""
+        ...
+
+    @property
+    def audit_checks(self) -> AuditChecks:
+        """Results of verifying the audit chain."""
         ...
 
     def __enter__(self) -> Self: ...

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from colour_collector.game.generator import generate
 from colour_collector.game.record import PlayRecord
-from colour_collector.service import audit, records
+from colour_collector.service import audit, records, safeguards
 from colour_collector.service.accounts import live_session
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import ConfirmationRequiredError
@@ -106,13 +106,15 @@ def purchase(
     key = check_idempotency_key(idempotency_key)
     at = now or utcnow()
     with factory() as uow:
-        account_id = live_session(uow, token, at, lock_account=True).account_id
+        session = live_session(uow, token, at, lock_account=True)
+        account_id = session.account_id
         earlier = None if key is None else uow.plays.by_idempotency_key(account_id, key)
         if earlier is not None:
             return Purchase(earlier, False, False, uow.wallets.balance(account_id))
         unfinished = uow.plays.unfinished(account_id)
         if unfinished is not None:
             return Purchase(unfinished, False, True, uow.wallets.balance(account_id))
+        safeguards.before_purchase(uow, session, at)
         number = new_play_number()
         balance = debit(
             uow, account_id, policy.price_pence, MovementKind.STAKE, reference=number, now=at

@@ -13,7 +13,7 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from colour_collector.service import audit
+from colour_collector.service import audit, safeguards
 from colour_collector.service.accounts import live_session
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import (
@@ -187,6 +187,7 @@ def test_deposit(
                     field="Idempotency-Key",
                 )
             return Deposit(earlier, uow.wallets.balance(session.account_id), created=False)
+        safeguards.before_deposit(uow, session.account_id, amount_pence, at)
         row = credit(
             uow,
             session.account_id,

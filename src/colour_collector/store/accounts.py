@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, delete, insert, select
+from sqlalchemy import Connection, bindparam, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from colour_collector.service.errors import EmailTakenError
@@ -117,6 +117,13 @@ class SqlAccounts:
     def remove_expired_sessions(self, now: dt.datetime) -> int:
         done = self.connection.execute(delete(sessions).where(sessions.c.expires_at <= now))
         return done.rowcount
+
+    def renew_session(self, token_hash: str, expires_at: dt.datetime) -> None:
+        self.connection.execute(
+            update(sessions)
+            .where(sessions.c.token_hash == token_hash)
+            .values(expires_at=expires_at)
+        )
 
 
 class SqlLoginThrottle:

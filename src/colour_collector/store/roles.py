@@ -24,6 +24,15 @@ PRIVILEGES: dict[str, str] = {
     "plays": "SELECT, INSERT, UPDATE",
     "try_plays": "SELECT, INSERT, UPDATE, DELETE",
     "prize_pool": "SELECT, INSERT, UPDATE",
+    "player_protection": "SELECT, INSERT, UPDATE",
+    "deposit_limits": "SELECT, INSERT, UPDATE, DELETE",
+    "exclusions": "SELECT, INSERT",
+    "reality_checks": "SELECT, INSERT, UPDATE",
+    "game_sales": "SELECT, UPDATE",
+    "payments": "SELECT, INSERT",
+    "operators": "SELECT, INSERT",
+    "operator_sessions": "SELECT, INSERT, DELETE",
+    "audit_checks": "SELECT, INSERT",
 }
 """What the server's role may do to each table. ``UPDATE (id)`` on the head only lets it lock the
 row (``SELECT ... FOR UPDATE`` needs an UPDATE privilege on one column); its ``seq`` and

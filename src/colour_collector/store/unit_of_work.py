@@ -13,9 +13,14 @@ from typing import Self
 from sqlalchemy import Connection, Engine
 
 from colour_collector.store.accounts import SqlAccounts, SqlLoginThrottle
+from colour_collector.store.audit_checks import SqlAuditChecks
 from colour_collector.store.audit_log import SqlAuditLog
+from colour_collector.store.operators import SqlOperators
+from colour_collector.store.payments import SqlPayments
 from colour_collector.store.plays import SqlPlays, SqlTryPlays
 from colour_collector.store.prize_pools import SqlPrizePools
+from colour_collector.store.protection import SqlPlayerProtections
+from colour_collector.store.sales import SqlSalesFigures, SqlSalesSwitch
 from colour_collector.store.wallets import SqlWallets
 
 
@@ -33,6 +38,12 @@ class SqlUnitOfWork:
     tries: SqlTryPlays
     audit: SqlAuditLog
     pool: SqlPrizePools
+    protection: SqlPlayerProtections
+    sales: SqlSalesSwitch
+    payments: SqlPayments
+    operators: SqlOperators
+    figures: SqlSalesFigures
+    audit_checks: SqlAuditChecks
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
@@ -52,6 +63,12 @@ class SqlUnitOfWork:
         self.tries = SqlTryPlays(connection)
         self.audit = SqlAuditLog(connection)
         self.pool = SqlPrizePools(connection)
+        self.protection = SqlPlayerProtections(connection)
+        self.sales = SqlSalesSwitch(connection)
+        self.payments = SqlPayments(connection)
+        self.operators = SqlOperators(connection)
+        self.figures = SqlSalesFigures(connection)
+        self.audit_checks = SqlAuditChecks(connection)
         return self
 
     def __exit__(

@@ -98,3 +98,17 @@ class SqlWallets:
             .group_by(ledger.c.kind)
         )
         return {MovementKind(row.kind): int(row.total) for row in rows}
+
+    def movements_since(
+        self, account_id: AccountId, kind: MovementKind, since: dt.datetime
+    ) -> Sequence[Movement]:
+        rows = self.connection.execute(
+            select(ledger)
+            .where(
+                ledger.c.account_id == account_id,
+                ledger.c.kind == kind.value,
+                ledger.c.created_at > since,
+            )
+            .order_by(ledger.c.created_at, ledger.c.id)
+        )
+        return [_movement(row) for row in rows]

@@ -9,6 +9,7 @@ import { prefs } from "./storage.js";
 import { showScreen, announce } from "./screens.js";
 import { explain, showErrors, clearErrors } from "./problems.js";
 import { S } from "./state.js";
+import { sessionRenewed } from "./protection.js";
 
 const q = byTestId;
 
@@ -77,6 +78,7 @@ export function initAccount({ loggedIn, loggedOut, guard }) {
   });
   const login = async ({ email, password }) => {
     S.me = await post("/api/login", { email, password });
+    sessionRenewed();
     prefs.maybeLoggedIn = true;
     await refreshAccount();
   };

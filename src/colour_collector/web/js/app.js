@@ -4,7 +4,9 @@
 //   #/               account (log in, register, Try)     #/my-games[?page=N]   My Games
 //   #/lobby          balance, test money, buy            #/my-games/CC-...     recall of a play
 //   #/buy            purchase confirmation               #/play                the purchased play
-//   #/try            a Try play (no money)
+//   #/try            a Try play (no money)                #/info                prizes, odds, procedures
+//   #/money          deposit, withdraw, history           #/protection          limits, checks, breaks
+//   #/reality        the reality check before the next purchase
 
 import { get, post, ApiError } from "./api.js";
 import { byTestId } from "./dom.js";
@@ -22,6 +24,12 @@ import * as account from "./account.js";
 import * as play from "./play.js";
 import { initMyGames, showMyGames, showRecall, leaveRecall } from "./my_games.js";
 import { mountWheel } from "./board.js";
+import { showInfo } from "./info.js";
+import { initMoney, showMoney } from "./money.js";
+import {
+  initProtection, showProtection, drawBreak, realityCheckDue, showRealityCheck, continuePlaying,
+  initActivity,
+} from "./protection.js";
 
 const q = byTestId;
 
@@ -70,7 +78,7 @@ route("account", async () => {
 route("lobby", async () => {
   if (!S.me) return redirect("account");
   leaveGame();
-  await account.refreshAccount();
+  await Promise.all([account.refreshAccount(), drawBreak()]);
   showScreen("lobby");
   return undefined;
 });
@@ -78,7 +86,36 @@ route("lobby", async () => {
 route("buy", async () => {
   if (!S.me) return redirect("account");
   leaveGame();
+  if (await realityCheckDue()) return redirect("reality");
   await account.showPurchase();
+  return undefined;
+});
+
+route("info", async () => {
+  leaveGame();
+  await showInfo();
+  return undefined;
+});
+
+route("money", async () => {
+  if (!S.me) return redirect("account");
+  leaveGame();
+  await showMoney();
+  return undefined;
+});
+
+route("protection", async () => {
+  if (!S.me) return redirect("account");
+  leaveGame();
+  await showProtection();
+  return undefined;
+});
+
+route("reality", async () => {
+  if (!S.me) return redirect("account");
+  leaveGame();
+  await account.refreshAccount();
+  await showRealityCheck();
   return undefined;
 });
 
@@ -144,8 +181,29 @@ function wire() {
   q("nav-lobby").addEventListener("click", () => guard(() => open("lobby")));
   q("mg-lobby").addEventListener("click", () => guard(() => open("lobby")));
   q("purchase-cancel").addEventListener("click", () => guard(() => open("lobby")));
+  q("info-open").addEventListener("click", () => guard(() => open("info")));
+  q("lobby-info").addEventListener("click", () => guard(() => open("info")));
+  q("info-back").addEventListener("click", () => guard(() => open(S.me ? "lobby" : "account")));
+  q("lobby-money").addEventListener("click", () => guard(() => open("money")));
+  q("lobby-protection").addEventListener("click", () => guard(() => open("protection")));
+  q("reality-continue").addEventListener("click", () => guard(async () => {
+    await continuePlaying();
+    announce("Reality check seen. On to your next play.");
+    await open("buy", {}, { replace: true });
+  }));
+  q("reality-history").addEventListener("click", () => guard(() => open("my-games")));
+  q("reality-logout").addEventListener("click", () => q("logout").click());
   q("purchase-confirm").addEventListener("click", () => guard(async () => {
-    const bought = await account.buy();
+    let bought;
+    try {
+      bought = await account.buy();
+    } catch (error) {
+      if (error instanceof ApiError && error.code === "reality_check_due") {
+        await open("reality", {}, { replace: true });
+        return;
+      }
+      throw error;
+    }
     leaveGame();
     // The confirmation is done with: Back from the play goes to the screen before it.
     await showPlay("play", bought.play.play_number, bought.board);
@@ -199,6 +257,9 @@ async function boot() {
     guard,
   });
   initMyGames({ open, guard });
+  initMoney({ open, guard, refresh: account.refreshAccount });
+  initProtection({ open, guard });
+  initActivity();
   play.initPlay({ finished });
   listen(guard);
 

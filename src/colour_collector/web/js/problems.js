@@ -3,7 +3,7 @@
 // one for the whole form. The server's own texts are for developers and are never shown.
 
 import { ApiError } from "./api.js";
-import { dayText, EXAMPLE_PLAY_NUMBER } from "./format.js";
+import { dayText, dateTimeText, money, EXAMPLE_PLAY_NUMBER } from "./format.js";
 import { $, $$ } from "./dom.js";
 
 const FIELD = {
@@ -13,7 +13,14 @@ const FIELD = {
     : "Enter your password."),
   date_of_birth: () => "Enter your date of birth, like 1 April 1990.",
   play_number: () => `Enter a Play Number, like ${EXAMPLE_PLAY_NUMBER}.`,
+  amount_pence: () => "Enter an amount in pounds, like 20 or 12.50.",
+  daily_pence: () => "Enter a daily limit in pounds, like 20, or leave it empty.",
+  weekly_pence: () => "Enter a weekly limit in pounds, like 50, or leave it empty.",
+  monthly_pence: () => "Enter a monthly limit in pounds, like 100, or leave it empty.",
+  confirm: () => "Tick the box to confirm.",
 };
+
+const PERIOD = { daily: "daily", weekly: "weekly", monthly: "monthly" };
 
 const minutes = (seconds) => {
   const n = Math.max(1, Math.ceil((seconds || 60) / 60));
@@ -59,6 +66,14 @@ export function explain(error, form, values = {}) {
     case "play_not_found":
       fields.play_number = "No play with that Play Number is in your account. Check the number and try again.";
       break;
+    case "insufficient_funds":
+      if (form === "payout") {
+        fields.amount_pence = `You can withdraw up to your balance of ${money(error.problem.balance_pence)}.`;
+      } else whole = sayProblem(error);
+      break;
+    case "confirmation_required":
+      fields.confirm = FIELD.confirm();
+      break;
     default:
       whole = sayProblem(error);
   }
@@ -79,6 +94,22 @@ export function sayProblem(error) {
     case "test_deposits_disabled": return "Test money cannot be added here.";
     case "play_not_found": return "That play is not in your account.";
     case "duplicate_play": return "The play could not be bought just now. Try again.";
+    case "sales_stopped": return "Colour Collector is not on sale at the moment. You can still finish a play you have started.";
+    case "timed_out": return `You are taking a time-out until ${dateTimeText(error.problem.until)}. No plays or deposits until then; you can still withdraw.`;
+    case "self_excluded": return `You have excluded yourself until ${dateTimeText(error.problem.until)}. No plays or deposits until then; you can still withdraw.`;
+    case "reality_check_due": return "Time for a reality check before your next play.";
+    case "deposit_limit_exceeded": {
+      const limit = error.problem.limit || {};
+      const when = error.problem.resets_at
+        ? ` You can deposit this amount from ${dateTimeText(error.problem.resets_at)}.`
+        : " This amount is more than the limit itself.";
+      return `That deposit would go over your ${PERIOD[limit.period] || ""} deposit limit of ${money(limit.amount_pence)}: ${money(error.problem.deposited_pence)} deposited so far.${when}`;
+    }
+    case "deposit_limits_unanswered": return "Before your first deposit, set a deposit limit or choose not to.";
+    case "limit_change_not_due": return `You can confirm this change from ${dateTimeText(error.problem.confirmable_at)}, 24 hours after you asked for it.`;
+    case "no_pending_limit_change": return "There is no limit change to confirm.";
+    case "payment_declined": return "Your payment was declined. Nothing was taken or paid.";
+    case "payments_unavailable": return "Deposits and withdrawals are not available on this server.";
     default:
       if (error.status >= 500) return "Something went wrong on our side. Try again in a moment.";
       return "That did not work. Try again.";
