@@ -12,7 +12,7 @@ import colour_collector
 from colour_collector.server import problems
 from colour_collector.server.background import lifespan_for
 from colour_collector.server.middleware import BodyLimitMiddleware, CsrfMiddleware
-from colour_collector.server.routes import auth, game, health, plays, try_play, wallet
+from colour_collector.server.routes import auth, game, health, plays, pools, try_play, wallet
 from colour_collector.server.runtime import build_runtime
 from colour_collector.server.settings import Settings
 from colour_collector.store import Database, upgrade_to_head
@@ -62,7 +62,7 @@ def create_app(settings: Settings, *, database: Database | None = None) -> FastA
     app.state.runtime = build_runtime(settings, database)
     app.state.database = database
     problems.install(app)
-    for module in (plays, try_play, wallet, auth, game, health):
+    for module in (plays, pools, try_play, wallet, auth, game, health):
         app.include_router(module.router)
     # Added last = outermost: the body limit, then CSRF.
     app.add_middleware(

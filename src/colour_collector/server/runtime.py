@@ -12,14 +12,16 @@ from colour_collector.game.config import load_config
 from colour_collector.game.draw import secure_rng
 from colour_collector.game.generator import prepare
 from colour_collector.game.pool import load_pool
+from colour_collector.game.versions import current_versions
 from colour_collector.server.settings import DrawMode, Settings
 from colour_collector.service.accounts import AccountPolicy, Passwords
 from colour_collector.service.outcomes import (
-    FinitePoolSource,
     IndependentSource,
     OutcomeSource,
+    PoolSource,
     ScriptedSource,
 )
+from colour_collector.service.pools import seal_key
 from colour_collector.service.purchase import PlayPolicy
 from colour_collector.store import Database
 
@@ -37,7 +39,7 @@ class Runtime:
     plays: PlayPolicy
     """Price, auto-finish delay and the purchase outcome source."""
     try_outcomes: OutcomeSource
-    """Outcome source of Try plays: independent draws, never the finite pool."""
+    """Outcome source of Try plays: independent draws, never a prize pool."""
     rng: random.Random
     """``random.SystemRandom``: every outcome, play and reel number comes from it."""
 
@@ -58,18 +60,18 @@ def account_policy(settings: Settings) -> AccountPolicy:
 
 
 def build_runtime(settings: Settings, database: Database) -> Runtime:
-    """The runtime for these settings (storing the finite pool if it is used and not stored).
+    """The runtime for these settings.
 
-    It also works out the generator's per-process tables, so the first purchase is not slow.
+    It also works out the generator's per-process tables and versions, so the first purchase is
+    not slow.
     """
     pool = load_pool()
     prepare()
     independent = IndependentSource(pool)
     purchase: OutcomeSource = independent
     if settings.draw_mode is DrawMode.POOL:
-        finite = FinitePoolSource(pool)
-        finite.prepare(database)
-        purchase = finite
+        current_versions()
+        purchase = PoolSource(seal_key(settings.secret_key.get_secret_value()))
     try_outcomes: OutcomeSource = independent
     if settings.outcome_script is not None:
         # Test environments only (the settings refuse it elsewhere).

@@ -50,6 +50,10 @@ class AuditKind(StrEnum):
     """A player finished a play."""
     AUTO_FINISH = "auto_finish"
     """The operator finished an abandoned play."""
+    POOL_LOADED = "pool_loaded"
+    """The operator loaded a prize pool for sale (or loaded it again)."""
+    POOL_CLOSED = "pool_closed"
+    """The operator closed a prize pool and published its secret."""
 
 
 @dataclass(frozen=True, slots=True)

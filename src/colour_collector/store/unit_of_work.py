@@ -15,7 +15,7 @@ from sqlalchemy import Connection, Engine
 from colour_collector.store.accounts import SqlAccounts, SqlLoginThrottle
 from colour_collector.store.audit_log import SqlAuditLog
 from colour_collector.store.plays import SqlPlays, SqlTryPlays
-from colour_collector.store.prize_pools import SqlPrizePools
+from colour_collector.store.pools import SqlPools
 from colour_collector.store.wallets import SqlWallets
 
 
@@ -32,7 +32,7 @@ class SqlUnitOfWork:
     plays: SqlPlays
     tries: SqlTryPlays
     audit: SqlAuditLog
-    pool: SqlPrizePools
+    pools: SqlPools
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
@@ -51,7 +51,7 @@ class SqlUnitOfWork:
         self.plays = SqlPlays(connection)
         self.tries = SqlTryPlays(connection)
         self.audit = SqlAuditLog(connection)
-        self.pool = SqlPrizePools(connection)
+        self.pools = SqlPools(connection)
         return self
 
     def __exit__(

@@ -68,7 +68,8 @@ def _view(play: StoredPlay) -> PlayViewResponse:
                 409: "Not enough money (`insufficient_funds`); nothing was debited.",
                 422: "Not confirmed (`confirmation_required`) or a bad field or"
                 " Idempotency-Key (`invalid_request`).",
-                503: "The prize pool is sold out (`sold_out`).",
+                503: "No prize pool is on sale (`sold_out`), or the pool on sale cannot be"
+                " dealt from by this server (`pool_unavailable`).",
             }
         ),
     },
@@ -226,5 +227,6 @@ def recall(play_number: PlayNumber, runtime: RuntimeDep, token: SessionToken = N
             ],
             balance_before_pence=play.balance_before_pence,
             balance_after_pence=play.balance_after_pence,
+            record_sha256=records.sold_sha256(play.record),
         )
     )
