@@ -6,6 +6,7 @@ from __future__ import annotations
 from colour_collector.cli import (  # noqa: F401
     audit_cmd,
     play_cmd,
+    pool_cmd,
     prizes_cmd,
     serve_cmd,
     simulate_cmd,
