@@ -37,6 +37,10 @@ OPERATIONS = [
     ("GET", "/api/try/{try_id}"),
     ("POST", "/api/try/{try_id}/steps"),
     ("POST", "/api/try/{try_id}/finish"),
+    ("GET", "/api/pools/current"),
+    ("GET", "/api/pools"),
+    ("GET", "/api/pools/{pool_id}"),
+    ("GET", "/api/pools/{pool_id}/plays/{position}"),
 ]
 
 
