@@ -83,6 +83,8 @@ class Server:
     script: Path
     process: subprocess.Popen[bytes]
     log: Path
+    env: dict[str, str] = field(default_factory=dict)
+    """Its environment (``colour-collector pool ...`` commands run with the same)."""
 
     def api(self, path: str) -> Any:
         """GET a public JSON endpoint (no cookies)."""
@@ -90,7 +92,9 @@ class Server:
             return json.loads(answer.read())
 
 
-def _start_server(tmp: Path, outcomes: list[str | None]) -> Server:
+def _start_server(
+    tmp: Path, outcomes: list[str | None], extra_env: dict[str, str] | None = None
+) -> Server:
     port = _free_port()
     data = tmp / "data"
     data.mkdir(parents=True, exist_ok=True)
@@ -107,6 +111,7 @@ def _start_server(tmp: Path, outcomes: list[str | None]) -> Server:
         "COLOUR_COLLECTOR_PASSWORD_HASH_TIME_COST": "1",
         "COLOUR_COLLECTOR_PASSWORD_HASH_MEMORY_KIB": "8",
         "COLOUR_COLLECTOR_PASSWORD_HASH_PARALLELISM": "1",
+        **(extra_env or {}),
     }
     with log.open("wb") as sink:
         process = subprocess.Popen(
@@ -125,7 +130,7 @@ def _start_server(tmp: Path, outcomes: list[str | None]) -> Server:
     else:
         process.terminate()
         raise RuntimeError(f"server did not answer in 30 s:\n{log.read_text()}")
-    return Server(base, data, script, process, log)
+    return Server(base, data, script, process, log, env)
 
 
 @dataclass
@@ -240,11 +245,12 @@ def chromium() -> Iterator[Any]:
 
 @pytest.fixture
 def start_server(tmp_path: Path) -> Iterator[Any]:
-    """``start_server(["£5", None, ...])`` runs a server drawing those outcomes in order."""
+    """``start_server(["£5", None, ...])`` runs a server drawing those outcomes in order
+    (``env``: more settings, e.g. ``{"COLOUR_COLLECTOR_DRAW_MODE": "pool"}``)."""
     started: list[Server] = []
 
-    def start(outcomes: list[str | None]) -> Server:
-        server = _start_server(tmp_path / f"server{len(started)}", outcomes)
+    def start(outcomes: list[str | None], env: dict[str, str] | None = None) -> Server:
+        server = _start_server(tmp_path / f"server{len(started)}", outcomes, env)
         started.append(server)
         return server
 

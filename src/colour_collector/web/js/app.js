@@ -4,7 +4,8 @@
 //   #/               account (log in, register, Try)     #/my-games[?page=N]   My Games
 //   #/lobby          balance, test money, buy            #/my-games/CC-...     recall of a play
 //   #/buy            purchase confirmation               #/play                the purchased play
-//   #/try            a Try play (no money)
+//   #/try            a Try play (no money)           #/check[?pool=&position=&play=]
+//                                                        check a play of a closed pool
 
 import { get, post, ApiError } from "./api.js";
 import { byTestId } from "./dom.js";
@@ -22,6 +23,7 @@ import * as account from "./account.js";
 import * as play from "./play.js";
 import { initMyGames, showMyGames, showRecall, leaveRecall } from "./my_games.js";
 import { mountWheel } from "./board.js";
+import { initPools, showPoolInfo, hidePoolInfo, showCheck } from "./pools.js";
 
 const q = byTestId;
 
@@ -72,6 +74,7 @@ route("lobby", async () => {
   leaveGame();
   await account.refreshAccount();
   showScreen("lobby");
+  await showPoolInfo("lobby");
   return undefined;
 });
 
@@ -119,6 +122,12 @@ route("my-games", async ({ page = 1, highlight = null }) => {
   return { name: "my-games", params: { page: S.myGamesPage } };
 });
 
+route("check", async (params) => {
+  leaveGame();
+  await showCheck(params);
+  return { name: "check", params };
+});
+
 route("recall", async ({ playNumber }) => {
   if (!S.me) return redirect("account");
   leaveGame();
@@ -128,8 +137,12 @@ route("recall", async ({ playNumber }) => {
 
 async function showPlay(mode, id, board) {
   play.load(mode, id, board);
-  if (board.revealed === 0) play.showStart();
-  else await play.enterGame();
+  if (board.revealed === 0) {
+    play.showStart();
+    // A purchased play comes from the pool on sale: the start screen shows it. A Try does not.
+    if (mode === "play") await showPoolInfo("start");
+    else hidePoolInfo();
+  } else await play.enterGame();
 }
 
 // ---------------------------------------------------------------- buttons between screens
@@ -199,6 +212,7 @@ async function boot() {
     guard,
   });
   initMyGames({ open, guard });
+  initPools({ open, guard, loggedIn: () => Boolean(S.me) });
   play.initPlay({ finished });
   listen(guard);
 
