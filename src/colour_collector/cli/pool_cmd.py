@@ -51,6 +51,10 @@ MAX_INFO_BYTES = 1 << 20
 """Largest pool description read from a file or a server."""
 FETCH_TIMEOUT_S = 20
 """How long ``check`` waits for a server's pool description."""
+CHUNKS_AT_LEAST = 32
+"""A small pool or slice is still cut into this many chunks, so that every worker gets some..."""
+MIN_CHUNK = 100
+"""...of at least this many positions."""
 
 DatabaseUrl = Annotated[
     str | None,
@@ -236,7 +240,7 @@ def certify(
 ) -> Run:
     """Deal positions ``start .. stop - 1`` of ``pool``, regenerate and replay each, count."""
     from colour_collector.cli.workers import WorkersError, tallies  # noqa: PLC0415
-    from colour_collector.game.certification import Certificate, chunks  # noqa: PLC0415
+    from colour_collector.game.certification import CHUNK, Certificate, chunks  # noqa: PLC0415
     from colour_collector.game.pool_deal import categories  # noqa: PLC0415
 
     began = time.perf_counter()
@@ -253,9 +257,10 @@ def certify(
         if workers > 1
         else "this process"
     )
+    size = max(MIN_CHUNK, min(CHUNK, (stop - start) // CHUNKS_AT_LEAST))
     try:
         with progress_bar("replaying", stop - start) as advance:
-            for tally in tallies(chunks(pool.secret, start, dealt), workers, scheduler):
+            for tally in tallies(chunks(pool.secret, start, dealt, size), workers, scheduler):
                 certificate.add(tally)
                 advance(certificate.plays)
     except WorkersError as error:
