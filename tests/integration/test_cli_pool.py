@@ -16,7 +16,6 @@ from colour_collector.cli.app import app as cli
 from colour_collector.game.prize_table import load_tiers
 from colour_collector.server.app import create_app
 from colour_collector.server.settings import Settings
-from conftest import api_client
 
 ENV = {
     "COLOUR_COLLECTOR_ENVIRONMENT": "test",
@@ -87,7 +86,7 @@ def test_pools_are_built_certified_sold_rolled_closed_and_checked(
             assert "plays sold" in closed.output and "Secret:" in closed.output
         again = run("pool", "close", "1", "--database-url", database_url)
         assert again.exit_code == 0 and "Closed pool 1 (6 of 6 plays sold)" in again.output
-        anyone = api_client(app)
+        anyone = new_client(app)
         published = anyone.get("/api/pools/1").json()
         (tmp_path / "pool-1.json").write_text(json.dumps(published), encoding="utf-8")
         player, play = sold[3]
