@@ -117,6 +117,13 @@ def test_pools_are_built_certified_sold_rolled_closed_and_checked(
                       "--secret", wrong)  # fmt: skip
         assert refused.exit_code == 1
         assert "FAILED: this secret does not match the commitment" in refused.output
+        # Anyone can certify the whole closed pool from what the server publishes.
+        certified = run("pool", "verify", str(tmp_path / "pool-1.json"))
+        assert certified.exit_code == 0 and "OK: the pool is certified" in certified.output
+        published["secret"] = wrong
+        (tmp_path / "forged.json").write_text(json.dumps(published), encoding="utf-8")
+        forged = run("pool", "verify", str(tmp_path / "forged.json"))
+        assert forged.exit_code == 1 and "the file was altered" in forged.output
         from_file = run("pool", "check", "--pool", str(first), "--position", "0")
         assert from_file.exit_code == 0 and "OK: this play was fixed" in from_file.output
     finally:

@@ -112,6 +112,16 @@ def test_the_procedure_is_what_the_documentation_says() -> None:
     assert PROCEDURE == "colour-collector-pool/1"
 
 
+def test_the_worked_example_of_the_documentation() -> None:
+    # docs/pools.md, "A worked example": a pool of 10 plays, two £5 and the £1,000,000.
+    params = parameters(10, {"£5": 2, "£1,000,000": 1})
+    assert [deal_number(SECRET, k, 10 - k) for k in range(3)] == [2, 0, 4]
+    assert list(categories(SECRET, params, 0, 10)) == [98, 0, 99, 99, 99, 99, 99, 99, 99, 0]
+    assert (
+        play_seed(SECRET, 0) == 0x297E2C783B7589D2A4A59DB8734429156B3CE2AB8DE715534EB408E73C80693F
+    )
+
+
 # -- the deal ------------------------------------------------------------------------------------
 
 

@@ -70,8 +70,20 @@ def _stop(command: str, message: str, status: int = UNUSABLE) -> NoReturn:
     raise typer.Exit(status)
 
 
-def _read_pool_file(path: Path, command: str) -> PoolFile:
-    from colour_collector.game.pool_file import MAX_BYTES, PoolFileError, loads  # noqa: PLC0415
+def _read_pool_file(path: Path, command: str, *, published: bool = False) -> PoolFile:
+    """The pool file at ``path``; with ``published``, also a closed pool as the server
+    describes it (``GET /api/pools/ID``: its commitment, parameters and published secret)."""
+    from colour_collector.game.pool_deal import (  # noqa: PLC0415
+        PoolDealError,
+        PoolParameters,
+        secret_from_hex,
+    )
+    from colour_collector.game.pool_file import (  # noqa: PLC0415
+        MAX_BYTES,
+        PoolFile,
+        PoolFileError,
+        loads,
+    )
 
     try:
         with path.open("rb") as stream:
@@ -81,7 +93,21 @@ def _read_pool_file(path: Path, command: str) -> PoolFile:
     try:
         return loads(data)
     except PoolFileError as error:
-        _stop(command, f"{str(path)!r} is not a pool file: {error}")
+        problem = error
+    try:
+        info = json.loads(data)
+    except ValueError:
+        info = None
+    if published and isinstance(info, dict) and {"commitment", "parameters", "secret"} <= set(info):
+        if not isinstance(info["secret"], str):
+            _stop(command, f"{str(path)!r} describes a pool that is not closed: no secret yet")
+        try:
+            parameters = PoolParameters.from_text(str(info["parameters"]))
+            secret = secret_from_hex(info["secret"])
+        except PoolDealError as error:
+            _stop(command, f"{str(path)!r}: {error}")
+        return PoolFile(secret, parameters, str(info["commitment"]), dt.datetime.now(dt.UTC))
+    _stop(command, f"{str(path)!r} is not a pool file: {problem}")
 
 
 def _positions(text: str | None, size: int, command: str) -> tuple[int, int]:
@@ -338,7 +364,13 @@ def _verify_text(pool: PoolFile, run: Run, problems: list[str]) -> str:
 
 @pool_app.command("verify")
 def verify(
-    pool_file: Annotated[Path, typer.Argument(metavar="POOL", help="The pool file.")],
+    pool_file: Annotated[
+        Path,
+        typer.Argument(
+            metavar="POOL",
+            help="The pool file, or a closed pool as the server publishes it (GET /api/pools/ID).",
+        ),
+    ],
     *,
     workers: Annotated[
         int, typer.Option(min=1, max=256, help="Local worker processes replaying plays.")
@@ -367,7 +399,7 @@ def verify(
     """
     from colour_collector.game.pool_file import PoolFileError  # noqa: PLC0415
 
-    pool = _read_pool_file(pool_file, "verify")
+    pool = _read_pool_file(pool_file, "verify", published=True)
     try:
         pool.check()
     except PoolFileError as error:
