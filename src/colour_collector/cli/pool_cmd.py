@@ -321,6 +321,8 @@ def _verify_json(pool: PoolFile, run: Run, problems: list[str]) -> dict[str, Any
 
 
 def _verify_text(pool: PoolFile, run: Run, problems: list[str]) -> str:
+    from colour_collector.game.pool import STAKE_PENCE  # noqa: PLC0415
+
     certificate = run.certificate
     versions = pool.parameters.versions
     covered = (
@@ -329,7 +331,7 @@ def _verify_text(pool: PoolFile, run: Run, problems: list[str]) -> str:
         else f"{certificate.stop - certificate.start:,} of {pool.parameters.size:,}"
     )
     winners = certificate.plays - certificate.invalid - certificate.observed[-1]
-    stakes = certificate.plays * 500
+    stakes = certificate.plays * STAKE_PENCE
     lines = [
         f"Pool:          {pool.commitment} ({_describe(pool.parameters)})",
         f"Positions:     {certificate.start:,} to {certificate.stop - 1:,} ({covered})",
