@@ -52,7 +52,7 @@ SEAL_KEY_LABEL = b"colour-collector pool seal key/1"
 """HMAC message deriving the seal key from the server's ``SECRET_KEY``."""
 SEAL_LABEL = b"colour-collector pool seal/1\x00"
 """HMAC message prefix (then the commitment) of a pool's seal."""
-CHECKPOINT_EVERY = 16_384
+CHECKPOINT_EVERY = 4_096
 """Positions between the checkpoints stored when a pool closes: a play of a closed pool is
 regenerated from the checkpoint before it in at most this many deals."""
 TOP_PRIZE_PENCE: Pence = 100_000

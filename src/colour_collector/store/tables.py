@@ -200,5 +200,5 @@ pool_checkpoints = Table(
     Column("position", BigInteger, primary_key=True),
     Column("remaining", Text, nullable=False),
 )
-"""What remained undealt before every 16,384th position of a closed pool, worked out from its
+"""What remained undealt before every 4,096th position of a closed pool, worked out from its
 secret when it closed: a play is regenerated from the checkpoint before it."""
