@@ -20,6 +20,7 @@ from typing import Self
 from colour_collector.service.audit import GENESIS_HASH
 from colour_collector.service.errors import (
     DuplicatePlayError,
+    DuplicatePoolError,
     EmailTakenError,
     OperatorNameTakenError,
     PaymentDeclinedError,
@@ -55,6 +56,7 @@ from colour_collector.service.protection_models import (
     SalesState,
     StoredOperator,
 )
+from colour_collector.service.pool_models import Checkpoint, PoolId, StoredPool
 
 
 @dataclass
@@ -70,7 +72,6 @@ class State:
     tries: dict[str, tuple[TryPlay, str]] = field(default_factory=dict)
     audit: list[AuditEntry] = field(default_factory=list)
     head: ChainHead = field(default_factory=lambda: ChainHead(0, GENESIS_HASH))
-    pool: tuple[tuple[int, ...], int] | None = None
     settings: dict[AccountId, ProtectionSettings] = field(default_factory=dict)
     limits: dict[tuple[AccountId, LimitPeriod], DepositLimit] = field(default_factory=dict)
     exclusions: list[Exclusion] = field(default_factory=list)
@@ -80,6 +81,8 @@ class State:
     operators: dict[int, StoredOperator] = field(default_factory=dict)
     operator_sessions: dict[str, OperatorSession] = field(default_factory=dict)
     audit_checks: list[AuditCheck] = field(default_factory=list)
+    pools: dict[PoolId, StoredPool] = field(default_factory=dict)
+    checkpoints: dict[PoolId, list[Checkpoint]] = field(default_factory=dict)
     next_id: int = 1
 
     def new_id(self) -> int:
@@ -227,9 +230,19 @@ class FakePlays:
         self.state = state
 
     def add(self, play: StoredPlay) -> StoredPlay:
-        clash = play.play_number in self.state.plays or (
-            play.idempotency_key is not None
-            and self.by_idempotency_key(play.account_id, play.idempotency_key) is not None
+        clash = (
+            play.play_number in self.state.plays
+            or (
+                play.idempotency_key is not None
+                and self.by_idempotency_key(play.account_id, play.idempotency_key) is not None
+            )
+            or (
+                play.pool_id is not None
+                and any(
+                    (p.pool_id, p.pool_position) == (play.pool_id, play.pool_position)
+                    for p in self.state.plays.values()
+                )
+            )
         )
         if clash:
             raise DuplicatePlayError(f"play {play.play_number!r} clashes with a stored play")
@@ -372,21 +385,61 @@ class FakeAuditLog:
         return max((e.seq for e in self.state.audit), default=0)
 
 
-class FakePrizePools:
+class FakePools:
     def __init__(self, state: State) -> None:
         self.state = state
 
-    def get_for_update(self) -> tuple[int, ...] | None:
-        return None if self.state.pool is None else self.state.pool[0]
+    def add(self, pool: StoredPool) -> StoredPool:
+        if self.by_commitment(pool.commitment) is not None:
+            raise DuplicatePoolError(f"a pool with commitment {pool.commitment!r} is loaded")
+        stored = replace(pool, id=len(self.state.pools) + 1)
+        self.state.pools[stored.id] = stored
+        return stored
 
-    def add_if_missing(self, remaining: tuple[int, ...]) -> bool:
-        if self.state.pool is not None:
-            return False
-        self.state.pool = (remaining, 0)
-        return True
+    def get(self, pool_id: PoolId) -> StoredPool | None:
+        return self.state.pools.get(pool_id)
 
-    def save(self, remaining: tuple[int, ...], dealt: int) -> None:
-        self.state.pool = (remaining, dealt)
+    get_for_update = get
+
+    def by_commitment(self, commitment: str) -> StoredPool | None:
+        return next((p for p in self.state.pools.values() if p.commitment == commitment), None)
+
+    def _waiting(self) -> list[StoredPool]:
+        return sorted(
+            (p for p in self.state.pools.values() if p.closed_at is None and not p.sold_out),
+            key=lambda p: p.id,
+        )
+
+    def on_sale(self) -> StoredPool | None:
+        return next(iter(self._waiting()), None)
+
+    on_sale_for_update = on_sale
+
+    def waiting(self) -> int:
+        return len(self._waiting())
+
+    def newest(self, limit: int) -> Sequence[StoredPool]:
+        return sorted(self.state.pools.values(), key=lambda p: -p.id)[:limit]
+
+    def save(self, pool: StoredPool) -> None:
+        stored = self.state.pools[pool.id]
+        self.state.pools[pool.id] = replace(
+            stored,
+            remaining=pool.remaining,
+            dealt=pool.dealt,
+            started_at=pool.started_at,
+            sold_out_at=pool.sold_out_at,
+            sealed_secret=pool.sealed_secret,
+            secret=pool.secret,
+            closed_at=pool.closed_at,
+        )
+
+    def add_checkpoints(self, pool_id: PoolId, checkpoints: Sequence[Checkpoint]) -> None:
+        self.state.checkpoints.setdefault(pool_id, []).extend(checkpoints)
+
+    def checkpoint(self, pool_id: PoolId, position: int) -> Checkpoint | None:
+        marks = [m for m in self.state.checkpoints.get(pool_id, []) if m[0] <= position]
+        return max(marks, key=lambda m: m[0], default=None)
 
 
 class FakePlayerProtections:
@@ -577,13 +630,13 @@ class FakeUnitOfWork:
         self.plays = FakePlays(self.state)
         self.tries = FakeTryPlays(self.state)
         self.audit = FakeAuditLog(self.state)
-        self.pool = FakePrizePools(self.state)
         self.protection = FakePlayerProtections(self.state)
         self.sales = FakeSalesSwitch(self.state)
         self.payments = FakePayments(self.state)
         self.operators = FakeOperators(self.state)
         self.figures = FakeSalesFigures(self.state)
         self.audit_checks = FakeAuditChecks(self.state)
+        self.pools = FakePools(self.state)
         return self
 
     def __exit__(

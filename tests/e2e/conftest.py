@@ -99,7 +99,9 @@ class Server:
             return json.loads(answer.read())
 
 
-def _start_server(tmp: Path, outcomes: list[str | None]) -> Server:
+def _start_server(
+    tmp: Path, outcomes: list[str | None], extra_env: dict[str, str] | None = None
+) -> Server:
     port = _free_port()
     data = tmp / "data"
     data.mkdir(parents=True, exist_ok=True)
@@ -121,6 +123,7 @@ def _start_server(tmp: Path, outcomes: list[str | None]) -> Server:
         "COLOUR_COLLECTOR_PASSWORD_HASH_TIME_COST": "1",
         "COLOUR_COLLECTOR_PASSWORD_HASH_MEMORY_KIB": "8",
         "COLOUR_COLLECTOR_PASSWORD_HASH_PARALLELISM": "1",
+        **(extra_env or {}),
     }
     with log.open("wb") as sink:
         process = subprocess.Popen(
@@ -261,11 +264,12 @@ def chromium() -> Iterator[Any]:
 
 @pytest.fixture
 def start_server(tmp_path: Path) -> Iterator[Any]:
-    """``start_server(["£5", None, ...])`` runs a server drawing those outcomes in order."""
+    """``start_server(["£5", None, ...])`` runs a server drawing those outcomes in order
+    (``env``: more settings, e.g. ``{"COLOUR_COLLECTOR_DRAW_MODE": "pool"}``)."""
     started: list[Server] = []
 
-    def start(outcomes: list[str | None]) -> Server:
-        server = _start_server(tmp_path / f"server{len(started)}", outcomes)
+    def start(outcomes: list[str | None], env: dict[str, str] | None = None) -> Server:
+        server = _start_server(tmp_path / f"server{len(started)}", outcomes, env)
         started.append(server)
         return server
 

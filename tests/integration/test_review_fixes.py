@@ -9,13 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import update
 
-from colour_collector.game.pool import POOL_SIZE
 from colour_collector.server.app import create_app
 from colour_collector.service import settle
 from colour_collector.store.tables import plays as plays_table
-from colour_collector.store.tables import prize_pool
 from support import make_settings
 
 
@@ -35,27 +33,6 @@ def test_try_plays_are_limited_per_address(
     assert refused.json()["code"] == "too_many_tries"
     assert int(refused.headers["Retry-After"]) > 0
     app.state.database.dispose()
-
-
-def test_the_finite_pool_is_stored_whole_when_the_server_starts(
-    database_url: str, tmp_path: Path, new_client: Any
-) -> None:
-    app = _app(database_url, tmp_path, draw_mode="pool")
-    database = app.state.database
-    with database.engine.connect() as connection:
-        row = connection.execute(select(prize_pool)).one()
-    assert row.dealt == 0
-    assert sum(int(n) for n in row.remaining.strip("[]").split(",")) == POOL_SIZE
-    # A second server process on the same database keeps the stored pool.
-    again = _app(database_url, tmp_path, draw_mode="pool")
-    player = new_client(again)
-    player.sign_up("pool@example.com")
-    player.post("/api/wallet/test-deposit", json={"amount_pence": 500})
-    assert player.post("/api/plays", json={"confirm": True}).status_code == 201
-    with database.engine.connect() as connection:
-        assert connection.execute(select(prize_pool.c.dealt)).scalar_one() == 1
-    again.state.database.dispose()
-    database.dispose()
 
 
 def test_one_broken_play_does_not_stop_auto_finish(

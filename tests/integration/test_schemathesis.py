@@ -59,6 +59,10 @@ OPERATIONS = [
     ("POST", "/api/operator/sales"),
     ("POST", "/api/operator/players/lookup"),
     ("POST", "/api/operator/audit/verify"),
+    ("GET", "/api/pools/current"),
+    ("GET", "/api/pools"),
+    ("GET", "/api/pools/{pool_id}"),
+    ("GET", "/api/pools/{pool_id}/plays/{position}"),
 ]
 
 

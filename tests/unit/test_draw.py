@@ -1,8 +1,7 @@
-"""The outcome draw: exact weighting, goodness of fit, and dealing a finite pool to exhaustion."""
+"""The independent outcome draw: exact weighting and goodness of fit."""
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
 
@@ -11,14 +10,10 @@ from scipy.stats import binomtest, chisquare
 
 from colour_collector.game.draw import (
     NO_WIN,
-    FinitePool,
     IndependentDraw,
-    PoolExhaustedError,
-    deal_from,
     outcome_of,
     secure_rng,
 )
-from colour_collector.game.errors import GameError
 from colour_collector.game.pool import PoolError, PrizePool, load_pool
 from colour_collector.game.prize_table import load_tiers
 
@@ -131,88 +126,6 @@ def test_secure_rng_is_system_random() -> None:
     rng = secure_rng()
     assert isinstance(rng, random.SystemRandom)
     assert IndependentDraw(load_pool()).draw_index(rng) in {NO_WIN, *range(99)}
-
-
-def test_finite_pool_deals_every_count_exactly() -> None:
-    small = _small_pool()
-    state = FinitePool.from_pool(small)
-    assert state.size == small.size
-    rng = random.Random(11)
-    dealt: Counter[int] = Counter()
-    order: list[int] = []
-    while not state.exhausted:
-        tier, state = state.deal(rng)
-        index = NO_WIN if tier is None else tier.index
-        dealt[index] += 1
-        order.append(index)
-    assert len(order) == small.size
-    assert [dealt[i] for i in range(99)] == list(small.counts)
-    assert dealt[NO_WIN] == small.no_win_count
-    assert state.remaining == (0,) * 100
-    # Dealt in a shuffled order, not tier by tier.
-    assert order[:200] != sorted(order[:200])
-    with pytest.raises(PoolExhaustedError, match="exhausted"):
-        state.deal(rng)
-
-
-def test_deal_from_is_pure_and_reproducible() -> None:
-    start = FinitePool.from_pool(_small_pool()).remaining
-    first = deal_from(start, random.Random(5))
-    assert first == deal_from(start, random.Random(5))
-    index, after = first
-    position = len(start) - 1 if index == NO_WIN else index
-    assert after[position] == start[position] - 1
-    assert sum(after) == sum(start) - 1
-    assert [a for i, a in enumerate(after) if i != position] == [
-        s for i, s in enumerate(start) if i != position
-    ]
-
-
-def test_remaining_round_trips_through_a_database_row() -> None:
-    state = FinitePool.from_pool(_small_pool())
-    _, state = state.deal(random.Random(1))
-    row = json.dumps(list(state.remaining))
-    again = FinitePool(tuple(json.loads(row)))
-    assert again == state
-    assert again.deal(random.Random(9)) == state.deal(random.Random(9))
-
-
-def test_finite_pool_of_the_real_pool() -> None:
-    pool = load_pool()
-    state = FinitePool.from_pool(pool)
-    assert state.size == 6_500_000
-    assert state.remaining[:99] == pool.counts
-    assert state.remaining[99] == pool.no_win_count
-
-
-def test_deal_from_a_single_entry() -> None:
-    remaining = (0,) * 42 + (1,) + (0,) * 57
-    assert deal_from(remaining, random.Random(0)) == (42, (0,) * 100)
-    assert deal_from((0,) * 99 + (1,), random.Random(0)) == (NO_WIN, (0,) * 100)
-
-
-@pytest.mark.parametrize(
-    ("remaining", "message"),
-    [
-        ((1,) * 99, "100 counts"),
-        ((1,) * 101, "100 counts"),
-        ((-1,) + (1,) * 99, r"remaining\[0\].*-1"),
-        ((1,) * 99 + (1.0,), r"remaining\[99\].*1\.0"),
-        ((1,) * 50 + (True,) + (1,) * 49, r"remaining\[50\].*True"),
-    ],
-)
-def test_bad_remaining_counts_are_rejected(remaining: tuple[int, ...], message: str) -> None:
-    with pytest.raises(PoolError, match=message):
-        FinitePool(remaining)
-    with pytest.raises(PoolError, match=message):
-        deal_from(remaining, random.Random(0))
-
-
-def test_an_empty_pool_cannot_be_dealt() -> None:
-    with pytest.raises(PoolExhaustedError) as caught:
-        deal_from((0,) * 100, random.Random(0))
-    assert isinstance(caught.value, GameError)
-    assert FinitePool((0,) * 100).exhausted
 
 
 def test_outcome_of() -> None:

@@ -8,6 +8,7 @@ from colour_collector.cli import (  # noqa: F401
     db_cmd,
     operator_cmd,
     play_cmd,
+    pool_cmd,
     prizes_cmd,
     serve_cmd,
     simulate_cmd,

@@ -3,44 +3,14 @@
 from __future__ import annotations
 
 import json
-import sys
 import time
-from typing import Annotated, Any, TextIO
+from typing import Annotated, Any
 
 import typer
 
 from colour_collector.cli.base import app
+from colour_collector.cli.progress import progress_bar
 from colour_collector.game import simulation
-
-BAR_WIDTH = 30
-"""Characters of the progress bar."""
-
-
-class ProgressBar:
-    """A one-line progress bar redrawn in place on a terminal stream (stderr)."""
-
-    def __init__(self, total: int, stream: TextIO) -> None:
-        self.total = total
-        """Plays to simulate."""
-        self.stream = stream
-        """Where the bar is drawn."""
-        self.started = time.perf_counter()
-
-    def __call__(self, done: int) -> None:
-        """Redraw the bar for ``done`` plays finished."""
-        filled = BAR_WIDTH * done // self.total if self.total else BAR_WIDTH
-        elapsed = time.perf_counter() - self.started
-        rate = done / elapsed if elapsed > 0 else 0.0
-        self.stream.write(
-            f"\rsimulate [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] "
-            f"{done:,}/{self.total:,} plays  {rate:,.0f} plays/s"
-        )
-        self.stream.flush()
-
-    def close(self) -> None:
-        """End the bar's line."""
-        self.stream.write("\n")
-        self.stream.flush()
 
 
 def _text(data: dict[str, Any]) -> str:
@@ -103,13 +73,9 @@ def simulate(
     Exits 1 if any play is invalid (could not be built, broke a rule, or replayed to another tier).
     """
     used_seed = simulation.secure_seed() if seed is None else seed
-    bar = ProgressBar(plays, sys.stderr) if sys.stderr.isatty() else None
     started = time.perf_counter()
-    try:
-        tally = simulation.run(plays, used_seed, workers, bar)
-    finally:
-        if bar is not None:
-            bar.close()
+    with progress_bar("simulate", plays) as advance:
+        tally = simulation.run(plays, used_seed, workers, advance)
     data = simulation.report(tally, used_seed, workers, time.perf_counter() - started)
     typer.echo(json.dumps(data, ensure_ascii=False) if as_json else _text(data))
     if tally.invalid:

@@ -87,6 +87,7 @@ def create_app(settings: Settings, *, database: Database | None = None) -> FastA
     problems.install(app)
     for module in (
         plays,
+        pools,
         try_play,
         wallet,
         payments,

@@ -151,7 +151,7 @@ class PoolAmountLeft(Response):
 
 
 class PoolResponse(Response):
-    """What is left in the finite pool."""
+    """What is left in the prize pool on sale."""
 
     size: int
     remaining: int
@@ -196,7 +196,7 @@ class GameStateResponse(Response):
     sales: SalesResponse
     draw_mode: str
     figures: FiguresResponse
-    pool: PoolResponse | None = Field(description="The finite pool; null with independent draws.")
+    pool: PoolResponse | None = Field(description="The prize pool on sale; null with independent draws or none on sale.")
     last_audit_check: AuditCheckResponse | None
 
     @classmethod

@@ -91,6 +91,10 @@ class PlayResponse(Response):
     revealed: int = Field(description="Steps revealed so far.")
     purchased_at: dt.datetime
     finished_at: dt.datetime | None
+    pool_id: int | None = Field(
+        description="The prize pool the play was dealt from; null for an independent draw."
+    )
+    pool_position: int | None = Field(description="Its position in that pool, from 0.")
 
     @classmethod
     def of(cls, play: StoredPlay) -> PlayResponse:
@@ -104,6 +108,8 @@ class PlayResponse(Response):
             revealed=play.revealed,
             purchased_at=play.purchased_at,
             finished_at=play.finished_at,
+            pool_id=play.pool_id,
+            pool_position=play.pool_position,
         )
 
 
@@ -172,6 +178,10 @@ class RecallResponse(Response):
     steps: list[RecalledStep]
     balance_before_pence: int
     balance_after_pence: int | None
+    record_sha256: str = Field(
+        description="SHA-256 of the play record as sold (before any Bonus Game pick): the play"
+        " its pool's secret regenerates at its position has the same."
+    )
 
 
 class TryStartResponse(Response):

@@ -64,7 +64,10 @@ PLAY_NOT_OVER = ProblemKind(409, "play_not_over", "The play is not over")
 PLAY_CHANGED = ProblemKind(409, "play_changed", "The play changed meanwhile; reload it")
 CONFIRMATION_REQUIRED = ProblemKind(422, "confirmation_required", "Confirm the purchase")
 DUPLICATE_PLAY = ProblemKind(409, "duplicate_play", "The play clashed with another; try again")
-SOLD_OUT = ProblemKind(503, "sold_out", "The prize pool is sold out")
+SOLD_OUT = ProblemKind(503, "sold_out", "The prize pools are sold out")
+POOL_UNAVAILABLE = ProblemKind(503, "pool_unavailable", "The prize pool cannot be used")
+POOL_NOT_FOUND = ProblemKind(404, "pool_not_found", "No such prize pool")
+POOL_NOT_CLOSED = ProblemKind(409, "pool_not_closed", "The prize pool is not closed")
 TOO_MANY_TRIES = ProblemKind(429, "too_many_tries", "Too many Try plays from this address")
 INTERNAL_ERROR = ProblemKind(500, "internal_error", "Internal server error")
 SALES_STOPPED = ProblemKind(503, "sales_stopped", "Sales of the game are stopped")
@@ -101,6 +104,9 @@ SERVICE_ERRORS: Sequence[tuple[type[errors.ServiceError], ProblemKind]] = (
     (errors.PlayChangedError, PLAY_CHANGED),
     (errors.DuplicatePlayError, DUPLICATE_PLAY),
     (errors.PoolExhaustedServiceError, SOLD_OUT),
+    (errors.PoolUnavailableError, POOL_UNAVAILABLE),
+    (errors.PoolNotFoundError, POOL_NOT_FOUND),
+    (errors.PoolNotClosedError, POOL_NOT_CLOSED),
     (errors.TooManyTriesError, TOO_MANY_TRIES),
     (errors.SalesStoppedError, SALES_STOPPED),
     (errors.TimedOutError, TIMED_OUT),

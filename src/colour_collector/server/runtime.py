@@ -15,18 +15,20 @@ from colour_collector.game.draw import secure_rng
 from colour_collector.game.generator import prepare
 from colour_collector.game.pool import PrizePool, load_pool
 from colour_collector.server.metrics import registry_for
+from colour_collector.game.versions import current_versions
 from colour_collector.server.settings import DrawMode, PaymentProviderKind, Settings
 from colour_collector.service.accounts import AccountPolicy, Passwords
 from colour_collector.service.audit_checkpoints import read_key
 from colour_collector.service.operators import OperatorPolicy
 from colour_collector.service.outcomes import (
-    FinitePoolSource,
     IndependentSource,
     OutcomeSource,
+    PoolSource,
     ScriptedSource,
 )
 from colour_collector.service.payments import SimulatedPaymentProvider
 from colour_collector.service.ports import PaymentProvider
+from colour_collector.service.pools import seal_key
 from colour_collector.service.purchase import PlayPolicy
 from colour_collector.store import Database
 
@@ -44,7 +46,7 @@ class Runtime:
     plays: PlayPolicy
     """Price, auto-finish delay and the purchase outcome source."""
     try_outcomes: OutcomeSource
-    """Outcome source of Try plays: independent draws, never the finite pool."""
+    """Outcome source of Try plays: independent draws, never a prize pool."""
     rng: random.Random
     """``random.SystemRandom``: every outcome, play and reel number comes from it."""
     operators: OperatorPolicy
@@ -84,9 +86,10 @@ def operator_policy(settings: Settings, passwords: Passwords) -> OperatorPolicy:
 
 
 def build_runtime(settings: Settings, database: Database) -> Runtime:
-    """The runtime for these settings (storing the finite pool if it is used and not stored).
+    """The runtime for these settings.
 
-    It also works out the generator's per-process tables, so the first purchase is not slow.
+    It also works out the generator's per-process tables and versions, so the first purchase is
+    not slow.
     """
     if settings.audit_checkpoint_key_file is not None:  # refuse to start on a bad key file
         read_key(settings.audit_checkpoint_key_file)
@@ -95,9 +98,8 @@ def build_runtime(settings: Settings, database: Database) -> Runtime:
     independent = IndependentSource(pool)
     purchase: OutcomeSource = independent
     if settings.draw_mode is DrawMode.POOL:
-        finite = FinitePoolSource(pool)
-        finite.prepare(database)
-        purchase = finite
+        current_versions()
+        purchase = PoolSource(seal_key(settings.secret_key.get_secret_value()))
     try_outcomes: OutcomeSource = independent
     if settings.outcome_script is not None:
         # Test environments only (the settings refuse it elsewhere).

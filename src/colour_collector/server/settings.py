@@ -56,7 +56,7 @@ class DrawMode(StrEnum):
     INDEPENDENT = "independent"
     """Each play is drawn independently from the prize probabilities."""
     POOL = "pool"
-    """Plays are dealt from a finite shuffled pool of tickets."""
+    """Plays are dealt in order from the prize pools the operator loaded (``pool load``)."""
 
 
 @unique

@@ -136,7 +136,7 @@ class TooManyTriesError(ServiceError):
 
 
 class PoolExhaustedServiceError(ServiceError):
-    """The finite prize pool has no entries left: no more plays can be sold."""
+    """No prize pool is on sale: every pool loaded is sold out or closed."""
 
 
 class SalesStoppedError(ServiceError):
@@ -236,3 +236,28 @@ class OperatorForbiddenError(ServiceError):
 
 class OperatorNameTakenError(ServiceError):
     """An operator with this name exists."""
+
+
+class PoolUnavailableError(ServiceError):
+    """The pool on sale cannot be dealt from by this server: it was built with another version of
+    the game, or its secret cannot be unsealed with this server's key."""
+
+
+class PoolNotFoundError(NotFoundError):
+    """No pool with this id."""
+
+
+class PoolNotClosedError(ServiceError):
+    """The pool's secret is not published yet: its plays cannot be checked."""
+
+
+class PoolRefusedError(ServiceError):
+    """A pool cannot be loaded, or closed: the message says why."""
+
+
+class DuplicatePoolError(ServiceError):
+    """A pool with the same commitment is stored."""
+
+
+class PoolSecretError(ServiceError):
+    """A pool secret does not match the pool's commitment (or cannot be unsealed)."""

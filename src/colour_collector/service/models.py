@@ -82,6 +82,10 @@ class AuditKind(StrEnum):
     """An operator looked at a player's account."""
     AUDIT_VERIFIED = "audit_verified"
     """An operator had the audit chain verified."""
+    POOL_LOADED = "pool_loaded"
+    """The operator loaded a prize pool for sale (or loaded it again)."""
+    POOL_CLOSED = "pool_closed"
+    """The operator closed a prize pool and published its secret."""
 
 
 @dataclass(frozen=True, slots=True)

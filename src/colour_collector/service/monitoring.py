@@ -1,6 +1,6 @@
 """The operator's live view of the game: whether it is on sale, how it is paying against the
 prize structure (payout and the frequency of each prize amount, with 99% control bands and an
-alert for each figure outside its band), what is left in the finite pool, and the audit chain's
+alert for each figure outside its band), what is left in the prize pool on sale, and the audit chain's
 last verification.
 
 Prize frequencies are shown per prize amount (tiers with the same amount but different
@@ -83,7 +83,7 @@ class Figures:
 
 @dataclass(frozen=True, slots=True)
 class PoolLeft:
-    """What is left in the finite pool."""
+    """What is left in the prize pool on sale."""
 
     size: int
     """Plays the pool started with."""
@@ -102,7 +102,7 @@ class GameState:
     figures: Figures
     """Live figures."""
     pool: PoolLeft | None
-    """The finite pool, when plays are dealt from it."""
+    """The prize pool on sale, when plays are dealt from pools."""
     last_audit_check: AuditCheck | None
     """The audit chain's last verification."""
 
@@ -147,17 +147,17 @@ def figures_of(
 
 
 def pool_left(uow: UnitOfWork, pool: PrizePool) -> PoolLeft | None:
-    """What is left in the finite pool (None when none is stored): the one place the console
-    reads the pool, so that another way of keeping pools changes only this function. Reading it
-    locks the pool row for the moment of this unit of work, as a deal does."""
-    remaining = uow.pool.get_for_update()
-    if remaining is None:
+    """What is left in the prize pool on sale (None when none is): the one place the console
+    reads the pools."""
+    on_sale = uow.pools.on_sale()
+    if on_sale is None:
         return None
+    remaining = on_sale.remaining
     *tiers, no_win = remaining  # one count per tier, then the plays that win nothing
     by_prize: dict[Pence, int] = {0: no_win}
     for tier, count in zip(pool.tiers, tiers, strict=True):
         by_prize[tier.prize_pence] = by_prize.get(tier.prize_pence, 0) + count
-    return PoolLeft(pool.size, sum(remaining), sorted(by_prize.items()))
+    return PoolLeft(on_sale.size, sum(remaining), sorted(by_prize.items()))
 
 
 def game_state(
@@ -200,6 +200,6 @@ def figures_now(factory: UnitOfWorkFactory, pool: PrizePool, price_pence: Pence)
 
 
 def pool_left_now(factory: UnitOfWorkFactory, pool: PrizePool) -> PoolLeft | None:
-    """What is left in the finite pool, without an operator (for the metrics endpoint)."""
+    """What is left in the prize pool on sale, without an operator (for the metrics endpoint)."""
     with factory() as uow:
         return pool_left(uow, pool)

@@ -1,9 +1,15 @@
 """Where a purchase's outcome comes from: fixed at purchase, never adapted to anything.
 
-- ``IndependentSource``: each play drawn independently, weighted by the pool counts.
-- ``FinitePoolSource``: plays dealt without replacement from the stored 6,500,000-entry pool; the
-  remaining counts live in one database row that each purchase locks, so several server
-  processes share the pool and never deal the same entry twice.
+A source deals a ``Deal`` inside the purchase's unit of work: the outcome and the random source
+the whole play is generated from, and for a pool the pool and position it came from.
+
+- ``IndependentSource``: each play drawn independently, weighted by the pool counts, from the
+  server's secure random source.
+- ``PoolSource``: the next position of the prize pool on sale (``service.pools``): the pool's row
+  is locked, the position's outcome is dealt from the pool's secret and remaining counts
+  (``game.pool_deal``), and the play is generated from the position's seed, so the sold play is
+  exactly the pool's play at that position. When a pool is sold out the next one loaded goes on
+  sale; with none left the purchase is refused (``sold_out``), nothing debited.
 - ``ScriptedSource``: test environments only (refused by the settings elsewhere): a list of tiers
   the next plays take in order, then the source behind it. There is no way over HTTP to choose an
   outcome.
@@ -11,24 +17,53 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 import threading
 from collections import deque
 from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from typing import Protocol
 
-from colour_collector.game.draw import FinitePool, IndependentDraw, deal_from, outcome_of
+from colour_collector.game.draw import IndependentDraw
 from colour_collector.game.pool import PrizePool
+from colour_collector.game.pool_deal import (
+    PoolVersionError,
+    check_versions,
+    deal_one,
+    outcome_of,
+    play_rng,
+)
 from colour_collector.game.prize_table import Tier, tier_by_name
-from colour_collector.service.errors import PoolExhaustedServiceError
-from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
+from colour_collector.service.errors import (
+    PoolExhaustedServiceError,
+    PoolSecretError,
+    PoolUnavailableError,
+)
+from colour_collector.service.pool_models import PoolId
+from colour_collector.service.pools import parameters_of, unseal
+from colour_collector.service.ports import UnitOfWork
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """What a purchase (or a Try play) is given: its outcome and how to generate its play."""
+
+    tier: Tier | None
+    """The prize tier, or None for no win."""
+    rng: random.Random
+    """The random source the play is generated from."""
+    pool_id: PoolId | None = None
+    """The pool the play was dealt from; None for an independent draw."""
+    position: int | None = None
+    """Its position in that pool."""
 
 
 class OutcomeSource(Protocol):
-    """Draws the outcome of a new play, inside the purchase's unit of work."""
+    """Deals the outcome of a new play, inside the purchase's unit of work."""
 
-    def draw(self, uow: UnitOfWork, rng: random.Random) -> Tier | None:
-        """The outcome: a prize tier, or None for no win."""
+    def draw(self, uow: UnitOfWork, rng: random.Random, now: dt.datetime) -> Deal:
+        """The outcome of a play bought at ``now``; ``rng`` is the server's random source."""
         ...
 
 
@@ -38,33 +73,45 @@ class IndependentSource:
     def __init__(self, pool: PrizePool) -> None:
         self._draw = IndependentDraw(pool)
 
-    def draw(self, uow: UnitOfWork, rng: random.Random) -> Tier | None:
-        """One independent draw (nothing stored is read)."""
-        return self._draw.draw(rng)
+    def draw(self, uow: UnitOfWork, rng: random.Random, now: dt.datetime) -> Deal:
+        """One independent draw (nothing stored is read); the play comes from ``rng`` too."""
+        return Deal(self._draw.draw(rng), rng)
 
 
-class FinitePoolSource:
-    """Deals from the finite pool stored in the database."""
+class PoolSource:
+    """Deals the next position of the prize pool on sale."""
 
-    def __init__(self, pool: PrizePool) -> None:
-        self._full = FinitePool.from_pool(pool).remaining
+    def __init__(self, key: bytes) -> None:
+        """``key``: the key the pools' secrets are sealed with (``pools.seal_key``)."""
+        self._key = key
 
-    def prepare(self, factory: UnitOfWorkFactory) -> None:
-        """Store the full pool if no pool is stored yet (at server start; safe to race)."""
-        with factory() as uow:
-            uow.pool.add_if_missing(self._full)
-            uow.commit()
-
-    def draw(self, uow: UnitOfWork, rng: random.Random) -> Tier | None:
-        """Lock the pool row, deal one entry, store what remains."""
-        remaining = uow.pool.get_for_update()
-        if remaining is None:
-            raise PoolExhaustedServiceError("the prize pool is not set up: no plays are on sale")
-        if sum(remaining) == 0:
-            raise PoolExhaustedServiceError("the prize pool is sold out: no more plays are on sale")
-        index, left = deal_from(remaining, rng)
-        uow.pool.save(left, sum(self._full) - sum(left))
-        return outcome_of(index)
+    def draw(self, uow: UnitOfWork, rng: random.Random, now: dt.datetime) -> Deal:
+        """Lock the pool on sale, deal its next position, store what remains."""
+        pool = uow.pools.on_sale_for_update()
+        if pool is None:
+            raise PoolExhaustedServiceError(
+                "the prize pools are sold out: no plays are on sale until the next pool is loaded"
+            )
+        parameters = parameters_of(pool)
+        try:
+            check_versions(parameters)
+            secret = unseal(pool, parameters, self._key)
+        except (PoolVersionError, PoolSecretError) as error:
+            raise PoolUnavailableError(
+                f"no plays can be sold from pool {pool.id}: {error}"
+            ) from None
+        position = pool.dealt
+        category, remaining = deal_one(secret, position, pool.remaining)
+        uow.pools.save(
+            replace(
+                pool,
+                remaining=remaining,
+                dealt=position + 1,
+                started_at=pool.started_at or now,
+                sold_out_at=now if position + 1 == pool.size else None,
+            )
+        )
+        return Deal(outcome_of(category), play_rng(secret, position), pool.id, position)
 
 
 class ScriptedSource:
@@ -77,9 +124,9 @@ class ScriptedSource:
         self._then = then
         self._lock = threading.Lock()
 
-    def draw(self, uow: UnitOfWork, rng: random.Random) -> Tier | None:
-        """The next scripted outcome, or a draw from the source behind."""
+    def draw(self, uow: UnitOfWork, rng: random.Random, now: dt.datetime) -> Deal:
+        """The next scripted outcome, or a deal from the source behind."""
         with self._lock:
             if self._queue:
-                return self._queue.popleft()
-        return self._then.draw(uow, rng)
+                return Deal(self._queue.popleft(), rng)
+        return self._then.draw(uow, rng, now)

@@ -57,6 +57,10 @@ class StoredPlay:
     """When the server completes it if the player has not."""
     finished_at: dt.datetime | None
     """When it was finished."""
+    pool_id: int | None = None
+    """The prize pool it was dealt from; None for an independent draw."""
+    pool_position: int | None = None
+    """Its position in that pool (from 0)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,8 +7,9 @@ money or appends to the audit log does all its writes through one unit of work, 
 debits the wallet, stores the play and appends the audit entry atomically.
 
 Locks: a ``..._for_update`` read holds its row until the end of the transaction. Writers lock in
-one order, everywhere: the account, then the play, then the audit chain's head (appending to the
-audit log is the last write of a unit of work), so two units of work never deadlock.
+one order, everywhere: the account, then the pool on sale, then the play, then the audit chain's
+head (appending to the audit log is the last write of a unit of work), so two units of work never
+deadlock.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from colour_collector.service.protection_models import (
     StoredOperator,
 )
 from colour_collector.service.protection_models import Operator as OperatorAccount
+from colour_collector.service.pool_models import Checkpoint, PoolId, StoredPool
 
 
 class Accounts(Protocol):
@@ -278,19 +280,60 @@ class AuditLog(Protocol):
         ...
 
 
-class PrizePools(Protocol):
-    """The finite prize pool's remaining counts, shared by every server process."""
+class Pools(Protocol):
+    """Prize pools loaded for sale, what each has dealt, and the checkpoints of closed ones.
 
-    def get_for_update(self) -> tuple[int, ...] | None:
-        """The remaining count of each outcome, locked (None if no pool is stored)."""
+    Dealers lock the pool on sale (:meth:`on_sale_for_update`) after the account and before the
+    play: account, pool, play, audit head.
+    """
+
+    def add(self, pool: StoredPool) -> StoredPool:
+        """Store a newly loaded pool (its ``id`` is ignored and returned set); raise
+        ``DuplicatePoolError`` if a pool with its commitment is stored."""
         ...
 
-    def add_if_missing(self, remaining: tuple[int, ...]) -> bool:
-        """Store a full pool unless one is stored; True if this call stored it."""
+    def get(self, pool_id: PoolId) -> StoredPool | None:
+        """The pool with this id."""
         ...
 
-    def save(self, remaining: tuple[int, ...], dealt: int) -> None:
-        """Store new remaining counts (after :meth:`get_for_update`)."""
+    def get_for_update(self, pool_id: PoolId) -> StoredPool | None:
+        """The pool with this id, locked."""
+        ...
+
+    def by_commitment(self, commitment: str) -> StoredPool | None:
+        """The pool with this commitment."""
+        ...
+
+    def on_sale(self) -> StoredPool | None:
+        """The pool the next purchase is dealt from: the first loaded that is neither sold out
+        nor closed."""
+        ...
+
+    def on_sale_for_update(self) -> StoredPool | None:
+        """:meth:`on_sale`, locked: dealers serialise here, and each reads what the one before
+        it dealt."""
+        ...
+
+    def waiting(self) -> int:
+        """Pools neither sold out nor closed, the one on sale included."""
+        ...
+
+    def newest(self, limit: int) -> Sequence[StoredPool]:
+        """The pools loaded last, newest first."""
+        ...
+
+    def save(self, pool: StoredPool) -> None:
+        """Store what changes as a pool sells and closes (remaining, dealt, started at, sold out
+        at, sealed secret, secret, closed at), after :meth:`get_for_update` or
+        :meth:`on_sale_for_update`."""
+        ...
+
+    def add_checkpoints(self, pool_id: PoolId, checkpoints: Sequence[Checkpoint]) -> None:
+        """Store checkpoints of a pool being closed."""
+        ...
+
+    def checkpoint(self, pool_id: PoolId, position: int) -> Checkpoint | None:
+        """The last checkpoint of the pool at or before ``position``."""
         ...
 
 
@@ -486,8 +529,8 @@ class UnitOfWork(Protocol):
         ...
 
     @property
-    def pool(self) -> PrizePools:
-        """The finite prize pool."""
+    def pools(self) -> Pools:
+        """Prize pools."""
         ...
 
     @property

@@ -1,8 +1,8 @@
 """Buying a play: the quote on the purchase screen, and the purchase itself.
 
-A purchase debits the price, draws the outcome, generates the whole play, stores it and appends
-to the audit log in one transaction, under the lock of the player's account. From then on the
-stored play decides everything.
+A purchase debits the price, draws the outcome (or deals the next position of the prize pool on
+sale), generates the whole play, stores it and appends to the audit log in one transaction, under
+the lock of the player's account. From then on the stored play decides everything.
 """
 
 from __future__ import annotations
@@ -119,8 +119,9 @@ def purchase(
         balance = debit(
             uow, account_id, policy.price_pence, MovementKind.STAKE, reference=number, now=at
         )
-        tier = policy.outcomes.draw(uow, rng)
-        record = generate(tier, rng)
+        deal = policy.outcomes.draw(uow, rng, at)
+        tier = deal.tier
+        record = generate(tier, deal.rng)
         text = records.encode(record)
         play = uow.plays.add(
             StoredPlay(
@@ -140,6 +141,8 @@ def purchase(
                 purchased_at=at,
                 finish_by=at + policy.finish_delay,
                 finished_at=None,
+                pool_id=deal.pool_id,
+                pool_position=deal.position,
             )
         )
         audit.append(
@@ -152,6 +155,8 @@ def purchase(
                 "tier": None if tier is None else tier.name,
                 "record_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
                 "idempotency_key": key,
+                "pool": deal.pool_id,
+                "position": deal.position,
             },
             now=at,
         )

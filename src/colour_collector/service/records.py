@@ -10,11 +10,13 @@ acts on from the database.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
+from dataclasses import replace
 
 from colour_collector.game import codec
-from colour_collector.game.record import PlayRecord
+from colour_collector.game.record import BonusRound, PlayRecord
 
 MEMO_SIZE = 1024
 """Decoded records kept per process: well above the plays in progress at once on one server."""
@@ -48,3 +50,22 @@ def encode(record: PlayRecord) -> str:
     text = codec.dumps(record)
     _remember(text, record)
     return text
+
+
+def as_sold(record: PlayRecord) -> PlayRecord:
+    """``record`` as it was sold: without the player's Bonus Game picks and reel numbers."""
+    return PlayRecord(
+        record.grid,
+        tuple(
+            replace(step, pick=None, number=None) if isinstance(step, BonusRound) else step
+            for step in record.steps
+        ),
+        record.prize_grid,
+        record.version,
+    )
+
+
+def sold_sha256(text: str) -> str:
+    """SHA-256 of the stored play's record as it was sold: the ``record_sha256`` of its purchase
+    in the audit log, and of the play its pool's secret regenerates."""
+    return hashlib.sha256(codec.dumps(as_sold(decode(text))).encode("utf-8")).hexdigest()

@@ -66,8 +66,9 @@ def start(
                 f"at most {per_hour} Try plays an hour from one address; try again later",
                 retry_after_seconds=int(RATE_WINDOW.total_seconds()),
             )
-        tier = outcomes.draw(uow, rng)
-        record = generate(tier, rng)
+        deal = outcomes.draw(uow, rng, at)
+        tier = deal.tier
+        record = generate(tier, deal.rng)
         play = TryPlay(
             id=0,
             record=records.encode(record),

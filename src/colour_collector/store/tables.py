@@ -148,11 +148,15 @@ plays = Table(
     Column("purchased_at", UtcDateTime, nullable=False),
     Column("finish_by", UtcDateTime, nullable=False),
     Column("finished_at", UtcDateTime, nullable=True),
+    Column("pool_id", Integer, ForeignKey("pools.id"), nullable=True),
+    Column("pool_position", BigInteger, nullable=True),
     Index("ix_plays_account_id_id", "account_id", "id"),
     Index("ix_plays_status_finish_by", "status", "finish_by"),
     # Finds an account's unfinished play without reading each of its finished plays.
     Index("ix_plays_account_id_status_id", "account_id", "status", "id"),
     Index("uq_plays_account_id_idempotency_key", "account_id", "idempotency_key", unique=True),
+    # Each position of a pool is sold at most once, whichever process deals it.
+    Index("uq_plays_pool_id_pool_position", "pool_id", "pool_position", unique=True),
 )
 """Purchased plays: the whole record fixed at purchase, and how far the player has revealed it."""
 
@@ -172,14 +176,25 @@ try_plays = Table(
 )
 """Free Try plays: same rules and odds, no account, no wallet."""
 
-prize_pool = Table(
-    "prize_pool",
+pools = Table(
+    "pools",
     metadata,
-    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("commitment", String(64), nullable=False, unique=True),
+    Column("parameters", Text, nullable=False),
+    Column("size", BigInteger, nullable=False),
+    Column("sealed_secret", String(64), nullable=False),
+    Column("secret", String(64), nullable=True),
     Column("remaining", Text, nullable=False),
     Column("dealt", BigInteger, nullable=False),
+    Column("loaded_at", UtcDateTime, nullable=False),
+    Column("started_at", UtcDateTime, nullable=True),
+    Column("sold_out_at", UtcDateTime, nullable=True),
+    Column("closed_at", UtcDateTime, nullable=True),
 )
-"""The finite pool's remaining counts (one row, id=1); dealers lock it to deal one entry."""
+"""Prize pools loaded for sale, in the order they go on sale (``id``). The pool on sale is the
+first neither sold out nor closed; each purchase locks its row to deal the next position. The
+secret is stored sealed with the server's key until the pool closes and publishes it."""
 
 player_protection = Table(
     "player_protection",
@@ -290,3 +305,14 @@ audit_checks = Table(
     Column("problem", Text, nullable=True),
 )
 """Results of verifying the audit chain from the console."""
+
+
+pool_checkpoints = Table(
+    "pool_checkpoints",
+    metadata,
+    Column("pool_id", Integer, ForeignKey("pools.id"), primary_key=True),
+    Column("position", BigInteger, primary_key=True),
+    Column("remaining", Text, nullable=False),
+)
+"""What remained undealt before every 4,096th position of a closed pool, worked out from its
+secret when it closed: a play is regenerated from the checkpoint before it."""

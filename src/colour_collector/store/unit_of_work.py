@@ -18,9 +18,9 @@ from colour_collector.store.audit_log import SqlAuditLog
 from colour_collector.store.operators import SqlOperators
 from colour_collector.store.payments import SqlPayments
 from colour_collector.store.plays import SqlPlays, SqlTryPlays
-from colour_collector.store.prize_pools import SqlPrizePools
 from colour_collector.store.protection import SqlPlayerProtections
 from colour_collector.store.sales import SqlSalesFigures, SqlSalesSwitch
+from colour_collector.store.pools import SqlPools
 from colour_collector.store.wallets import SqlWallets
 
 
@@ -37,13 +37,13 @@ class SqlUnitOfWork:
     plays: SqlPlays
     tries: SqlTryPlays
     audit: SqlAuditLog
-    pool: SqlPrizePools
     protection: SqlPlayerProtections
     sales: SqlSalesSwitch
     payments: SqlPayments
     operators: SqlOperators
     figures: SqlSalesFigures
     audit_checks: SqlAuditChecks
+    pools: SqlPools
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
@@ -62,13 +62,13 @@ class SqlUnitOfWork:
         self.plays = SqlPlays(connection)
         self.tries = SqlTryPlays(connection)
         self.audit = SqlAuditLog(connection)
-        self.pool = SqlPrizePools(connection)
         self.protection = SqlPlayerProtections(connection)
         self.sales = SqlSalesSwitch(connection)
         self.payments = SqlPayments(connection)
         self.operators = SqlOperators(connection)
         self.figures = SqlSalesFigures(connection)
         self.audit_checks = SqlAuditChecks(connection)
+        self.pools = SqlPools(connection)
         return self
 
     def __exit__(

@@ -67,7 +67,8 @@ def _view(play: StoredPlay) -> PlayViewResponse:
                 **_AUTH,
                 409: "Not enough money (`insufficient_funds`); nothing was debited.",
                 422: "A bad field (`confirm` must be true) or Idempotency-Key (`invalid_request`).",
-                503: "The prize pool is sold out (`sold_out`).",
+                503: "No prize pool is on sale (`sold_out`), or the pool on sale cannot be"
+                " dealt from by this server (`pool_unavailable`).",
             }
         ),
     },
@@ -228,5 +229,6 @@ def recall(play_number: PlayNumber, runtime: RuntimeDep, token: SessionToken = N
             ],
             balance_before_pence=play.balance_before_pence,
             balance_after_pence=play.balance_after_pence,
+            record_sha256=records.sold_sha256(play.record),
         )
     )

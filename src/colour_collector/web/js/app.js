@@ -7,6 +7,7 @@
 //   #/try            a Try play (no money)                #/info                prizes, odds, procedures
 //   #/money          deposit, withdraw, history           #/protection          limits, checks, breaks
 //   #/reality        the reality check before the next purchase
+//   #/check[?pool=&position=&play=]                   check a play of a closed pool
 
 import { get, post, ApiError } from "./api.js";
 import { byTestId } from "./dom.js";
@@ -30,6 +31,7 @@ import {
   initProtection, showProtection, drawBreak, realityCheckDue, showRealityCheck, continuePlaying,
   initActivity,
 } from "./protection.js";
+import { initPools, showPoolInfo, hidePoolInfo, showCheck } from "./pools.js";
 
 const q = byTestId;
 
@@ -80,6 +82,7 @@ route("lobby", async () => {
   leaveGame();
   await Promise.all([account.refreshAccount(), drawBreak()]);
   showScreen("lobby");
+  await showPoolInfo("lobby");
   return undefined;
 });
 
@@ -156,6 +159,12 @@ route("my-games", async ({ page = 1, highlight = null }) => {
   return { name: "my-games", params: { page: S.myGamesPage } };
 });
 
+route("check", async (params) => {
+  leaveGame();
+  await showCheck(params);
+  return { name: "check", params };
+});
+
 route("recall", async ({ playNumber }) => {
   if (!S.me) return redirect("account");
   leaveGame();
@@ -165,8 +174,12 @@ route("recall", async ({ playNumber }) => {
 
 async function showPlay(mode, id, board) {
   play.load(mode, id, board);
-  if (board.revealed === 0) play.showStart();
-  else await play.enterGame();
+  if (board.revealed === 0) {
+    play.showStart();
+    // A purchased play comes from the pool on sale: the start screen shows it. A Try does not.
+    if (mode === "play") await showPoolInfo("start");
+    else hidePoolInfo();
+  } else await play.enterGame();
 }
 
 // ---------------------------------------------------------------- buttons between screens
@@ -260,6 +273,7 @@ async function boot() {
   initMoney({ open, guard, refresh: account.refreshAccount });
   initProtection({ open, guard });
   initActivity();
+  initPools({ open, guard, loggedIn: () => Boolean(S.me) });
   play.initPlay({ finished });
   listen(guard);
 

@@ -70,7 +70,7 @@ export async function showMyGames(page = 1, highlight = null) {
       : el("button", { type: "button", class: "btn sm", "data-testid": `recall-${item.play_number}`, text: "Recall",
         "aria-label": `Recall play ${item.play_number}`, "data-action": "recall", "data-play": item.play_number });
     const row = el("tr", { "data-testid": `game-row-${item.play_number}`, "data-status": item.status },
-      el("th", { scope: "row", class: "pn", text: item.play_number }),
+      el("th", { scope: "row", class: "pn" }, item.play_number, poolLine(item, "span")),
       el("td", { class: "col-bought", text: item.purchased_at ? dateTimeText(item.purchased_at) : "" }),
       el("td", { class: "col-status", text: STATUS[item.status] || item.status }),
       el("td", { class: "money", text: prize, "data-testid": `game-prize-${item.play_number}` }),
@@ -85,6 +85,17 @@ export async function showMyGames(page = 1, highlight = null) {
   showScreen("mygames");
 }
 
+/** "Pool 2, position 1,234" for a play dealt from a prize pool (null for an independent draw). */
+export function poolText(play) {
+  if (play.pool_id === null || play.pool_id === undefined) return null;
+  return `Pool ${play.pool_id}, position ${Number(play.pool_position).toLocaleString("en-GB")}`;
+}
+
+function poolLine(play, tag) {
+  const text = poolText(play);
+  return text ? el(tag, { class: "pool-pos", "data-testid": `game-pool-${play.play_number}`, text }) : null;
+}
+
 // ---------------------------------------------------------------- recall
 
 /** Show a past play at its start; ◀ ▶ step through it. */
@@ -96,6 +107,13 @@ export async function showRecall(playNumber) {
   showScreen("game", { focus: false });
   q("recall-bar").hidden = false;
   q("spin").hidden = true;
+  const pool = poolText(record.play);
+  q("recall-pool").hidden = !pool;
+  if (pool) {
+    q("recall-pool-text").textContent = `${pool}. `;
+    const query = new URLSearchParams({ pool: record.play.pool_id, position: record.play.pool_position, play: record.play.play_number });
+    q("recall-check").setAttribute("href", `#/check?${query}`);
+  }
   drawRecall();
   focusHeading(q("game-heading"));
 }
@@ -149,6 +167,7 @@ function drawRecall() {
 export function leaveRecall() {
   S.recall = null;
   q("recall-bar").hidden = true;
+  q("recall-pool").hidden = true;
   q("spin").hidden = false;
   delete document.body.dataset.recallIndex;
 }

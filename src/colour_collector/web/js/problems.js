@@ -90,7 +90,10 @@ export function sayProblem(error) {
     case "csrf_failed": return "This page is out of date. Reload it and try again.";
     case "insufficient_funds": return "Your balance is too low for this play. Add test money first.";
     case "too_many_tries": return `Too many free tries from here in the last hour. Try again in ${minutes(error.retryAfter)}.`;
-    case "sold_out": return "Colour Collector has sold out: no plays are left.";
+    case "sold_out": return "Colour Collector has sold out: no plays are left until the next prize pool opens.";
+    case "pool_unavailable": return "No plays can be sold just now. Try again later.";
+    case "pool_not_found": return "There is no such prize pool.";
+    case "pool_not_closed": return "That prize pool is not closed yet: its secret is published when it closes.";
     case "test_deposits_disabled": return "Test money cannot be added here.";
     case "play_not_found": return "That play is not in your account.";
     case "duplicate_play": return "The play could not be bought just now. Try again.";

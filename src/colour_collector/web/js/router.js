@@ -10,6 +10,14 @@ let sequence = 0;
 export function route(name, handler) { handlers.set(name, handler); }
 
 export function hashOf(name, params = {}) {
+  if (name === "check") {
+    const query = new URLSearchParams();
+    for (const key of ["pool", "position", "play"]) {
+      if (params[key] !== null && params[key] !== undefined) query.set(key, String(params[key]));
+    }
+    const text = query.toString();
+    return text ? `#/check?${text}` : "#/check";
+  }
   if (name === "recall") return `#/my-games/${encodeURIComponent(params.playNumber)}`;
   if (name === "my-games") return params.page > 1 ? `#/my-games?page=${params.page}` : "#/my-games";
   if (name === "account") return "#/";
@@ -24,6 +32,16 @@ export function parse(hash) {
   if (parts[0] === "my-games") {
     const page = Number.parseInt(new URLSearchParams(query).get("page") || "1", 10);
     return { name: "my-games", params: { page: page > 0 ? page : 1 } };
+  }
+  if (parts[0] === "check") {
+    const search = new URLSearchParams(query);
+    const whole = (key, least) => {
+      const text = search.get(key);
+      const n = text !== null && /^\d{1,13}$/.test(text) ? Number(text) : null;
+      return n !== null && n >= least ? n : null;
+    };
+    const play = search.get("play");
+    return { name: "check", params: { pool: whole("pool", 1), position: whole("position", 0), play: play || null } };
   }
   if (parts.length === 0) return { name: "account", params: {} };
   return handlers.has(parts[0]) ? { name: parts[0], params: {} } : { name: "account", params: {} };

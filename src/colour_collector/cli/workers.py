@@ -1,0 +1,68 @@
+"""Where a pool's certification work runs: this process, local worker processes, or a Dask
+cluster.
+
+The work is a stream of ``certification.Chunk`` values, each turned into a ``Tally`` by
+``certification.verify_chunk``; the tallies come back in any order. Local workers are
+``multiprocessing`` processes, spawned, so nothing but a chunk reaches them. A Dask cluster
+(``dask[distributed]``, the optional extra ``distributed``) runs the same function on its workers,
+which need the same version of ``colour-collector`` installed: each tally carries its worker's
+versions, and the certificate refuses plays made by another generator.
+"""
+
+from __future__ import annotations
+
+import importlib
+import multiprocessing
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from colour_collector.game.certification import Chunk, Tally, verify_chunk
+
+IN_FLIGHT_PER_WORKER = 4
+"""Chunks a Dask worker is given ahead of the ones it is doing."""
+
+
+class WorkersError(Exception):
+    """The workers asked for cannot be used; the message says why."""
+
+
+def tallies(
+    chunks: Iterable[Chunk], workers: int = 1, scheduler: str | None = None
+) -> Iterator[Tally]:
+    """The tally of every chunk: here (``workers`` 1), on ``workers`` local processes, or on the
+    Dask cluster whose scheduler is at ``scheduler``."""
+    if scheduler is not None:
+        yield from _on_dask(chunks, scheduler)
+    elif workers <= 1:
+        yield from map(verify_chunk, chunks)
+    else:
+        context = multiprocessing.get_context("spawn")
+        with context.Pool(workers) as pool:
+            yield from pool.imap_unordered(verify_chunk, chunks)
+
+
+def _on_dask(chunks: Iterable[Chunk], scheduler: str) -> Iterator[Tally]:
+    try:  # an optional extra, and untyped: used through ``Any``
+        distributed: Any = importlib.import_module("dask.distributed")
+    except ImportError:
+        raise WorkersError(
+            "--scheduler needs Dask: pip install 'colour-collector[distributed]'"
+        ) from None
+    try:
+        client = distributed.Client(scheduler, timeout=10)
+    except (OSError, TimeoutError, ValueError) as error:
+        raise WorkersError(f"cannot reach the Dask scheduler at {scheduler!r}: {error}") from None
+    with client:
+        slots = IN_FLIGHT_PER_WORKER * max(1, len(client.scheduler_info().get("workers", {})))
+        pending = iter(chunks)
+        running = distributed.as_completed()
+        for chunk in pending:
+            running.add(client.submit(verify_chunk, chunk, pure=False))
+            if running.count() >= slots:
+                break
+        for done in running:
+            tally: Tally = done.result()
+            yield tally
+            following = next(pending, None)
+            if following is not None:
+                running.add(client.submit(verify_chunk, following, pure=False))

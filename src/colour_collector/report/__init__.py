@@ -1,0 +1,49 @@
+"""The certification report of a prize pool: an HTML page with plots and the PAR sheet.
+
+Needs the optional extra ``report`` (matplotlib, openpyxl, numpy, scipy); nothing else in the
+package imports it. ``write_report`` deals the pool's order, works out the figures
+(``figures``), draws the plots (``plots``), writes the spreadsheet (``par_sheet``) and the page
+(``page``) into a new directory, all or nothing.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from colour_collector.game.pool_deal import ProgressCallback, categories
+from colour_collector.game.pool_file import PoolFile
+from colour_collector.report.figures import figures
+from colour_collector.report.page import page
+from colour_collector.report.par_sheet import write_csv, write_xlsx
+from colour_collector.report.plots import draw_all
+
+__all__ = ["write_report"]
+
+
+def write_report(
+    pool: PoolFile,
+    out: Path,
+    *,
+    start: int,
+    stop: int,
+    naturalness_plays: int,
+    progress: ProgressCallback | None = None,
+) -> Path:
+    """Write the report of ``pool`` (order statistics over positions ``start .. stop - 1``)
+    into the new directory ``out``; its path. Nothing is left behind if it fails."""
+    dealt = categories(pool.secret, pool.parameters, start, stop, progress)
+    data = figures(pool, dealt, start, naturalness_plays)
+    work = Path(tempfile.mkdtemp(prefix=".report-", dir=out.parent))
+    try:
+        draw_all(data, work)
+        write_csv(data, work)
+        write_xlsx(data, work / "par.xlsx")
+        (work / "index.html").write_text(page(data), encoding="utf-8")
+        work.chmod(0o755)
+        work.rename(out)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return out

@@ -1,0 +1,398 @@
+"""The numbers of a pool's certification report, worked out before anything is drawn.
+
+Exact figures (counts, prize money, payout, hit rate, odds, the variance of a play's return)
+are ``int`` and ``Fraction``; floats appear only in the statistics of the draws and the curves.
+
+- **The prize structure**: every tier's count in the pool against the published table, its
+  exact odds, its probability and its share of the payout; the payout, hit rate and odds.
+- **A play's return** (prize / stake): its standard deviation, and the band the payout of ``n``
+  plays falls in 95% of the time when they are dealt from the pool (without replacement, so the
+  band closes at the pool's size).
+- **The order**: the payout running along the pool's order, and tests that the order is a
+  uniform shuffle: chi-square of the covered positions' tier counts against the table, of the
+  winners in each of 100 equal segments, the Wald-Wolfowitz runs test and the lag-1 serial
+  correlation of win/no-win, and a Kolmogorov-Smirnov test of where the prizes of £50 and more
+  sit.
+- **Naturalness**: the pool's own losing and £5 plays against natural plays of the same outcome
+  (``game.naturalness``).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from scipy import stats
+
+from colour_collector.game import naturalness
+from colour_collector.game.pool import STAKE_PENCE, load_pool
+from colour_collector.game.pool_deal import PoolParameters, play_at
+from colour_collector.game.pool_file import PoolFile
+from colour_collector.game.prize_table import Tier, load_tiers
+from colour_collector.game.simulation import Bin, chi_square, chi_square_pvalue
+
+SEGMENTS = 100
+"""Equal segments of the covered positions whose winners are compared."""
+BIG_PRIZE_PENCE = 5_000
+"""Prizes whose positions the Kolmogorov-Smirnov test looks at: £50 and more."""
+CURVE_POINTS = 400
+"""Points of each curve."""
+Z_95 = 1.959963984540054
+"""The normal distribution's two-sided 95% point."""
+
+
+@dataclass(frozen=True, slots=True)
+class TierRow:
+    """One tier of the PAR sheet."""
+
+    tier: Tier
+    """The tier."""
+    table_count: int | None
+    """Its count in the published 6,500,000-play table (None for a pool of another size)."""
+    count: int
+    """Its count in this pool."""
+    covered: int
+    """Plays of this tier the deal gave the covered positions."""
+    size: int
+    """The pool's size."""
+
+    @property
+    def odds(self) -> Fraction | None:
+        """Exact odds, 1 in this."""
+        return Fraction(self.size, self.count) if self.count else None
+
+    @property
+    def probability(self) -> Fraction:
+        """Chance a play wins this tier."""
+        return Fraction(self.count, self.size)
+
+    @property
+    def payout_share(self) -> Fraction:
+        """This tier's prize money as a fraction of the stakes."""
+        return Fraction(self.count * self.tier.prize_pence, self.size * STAKE_PENCE)
+
+
+@dataclass(frozen=True, slots=True)
+class Test:
+    """One statistical test of the order."""
+
+    name: str
+    """What is tested."""
+    statistic: float
+    """Its statistic."""
+    detail: str
+    """Degrees of freedom or sample size."""
+    pvalue: float | None
+    """Its p-value (None when there is nothing to test)."""
+    reading: str
+    """What it says, in a sentence."""
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    """Everything the report shows."""
+
+    pool: PoolFile
+    """The pool."""
+    start: int
+    """First position covered by the order statistics."""
+    stop: int
+    """One past the last."""
+    rows: list[TierRow]
+    """The PAR sheet."""
+    no_win: int
+    """Plays of the pool that win nothing."""
+    no_win_covered: int
+    """Those among the covered positions."""
+    return_sd: float
+    """Standard deviation of one play's return (prize / stake)."""
+    band_plays: list[int]
+    """Numbers of plays the band is drawn at."""
+    band_half_width: list[float]
+    """Half the 95% band of the payout of that many plays dealt from the pool."""
+    running_positions: list[int]
+    """Positions the running payout is drawn at (plays dealt so far)."""
+    running_payout: list[float]
+    """Payout of the plays dealt up to there."""
+    segment_winners: list[int]
+    """Winners in each of the equal segments of the covered positions."""
+    segment_expected: float
+    """Winners expected in a segment."""
+    tests: list[Test]
+    """The statistical tests of the order."""
+    naturalness: list[tuple[str, naturalness.Comparison]]
+    """The naturalness tables: outcome, comparison of one measure."""
+    naturalness_plays: int
+    """Plays of each outcome compared."""
+
+    @property
+    def parameters(self) -> PoolParameters:
+        """The pool's parameters."""
+        return self.pool.parameters
+
+    @property
+    def whole(self) -> bool:
+        """Whether the order statistics cover the whole pool."""
+        return self.start == 0 and self.stop == self.parameters.size
+
+    @property
+    def size(self) -> int:
+        """Plays in the pool."""
+        return self.parameters.size
+
+    @property
+    def winners(self) -> int:
+        """Plays that win a prize."""
+        return self.size - self.no_win
+
+    @property
+    def total_prize_pence(self) -> int:
+        """All the pool's prize money."""
+        return sum(r.count * r.tier.prize_pence for r in self.rows)
+
+    @property
+    def payout(self) -> Fraction:
+        """Prize money over stakes, exactly."""
+        return Fraction(self.total_prize_pence, self.size * STAKE_PENCE)
+
+    @property
+    def hit_rate(self) -> Fraction:
+        """Winners over plays, exactly."""
+        return Fraction(self.winners, self.size)
+
+    @property
+    def overall_odds(self) -> Fraction:
+        """Plays over winners: 1 in this."""
+        return Fraction(self.size, self.winners)
+
+
+def _return_moments(parameters: PoolParameters) -> tuple[Fraction, Fraction]:
+    """Mean and variance of one play's return (prize / stake), exactly."""
+    size = parameters.size
+    tiers = load_tiers()
+    mean = Fraction(
+        sum(c * t.prize_pence for c, t in zip(parameters.counts, tiers, strict=True)),
+        size * STAKE_PENCE,
+    )
+    square = Fraction(
+        sum(c * t.prize_pence**2 for c, t in zip(parameters.counts, tiers, strict=True)),
+        size * STAKE_PENCE**2,
+    )
+    return mean, square - mean * mean
+
+
+def _band(size: int, sd: float) -> tuple[list[int], list[float]]:
+    """The 95% half-width of the payout of ``n`` plays dealt from ``size`` (finite population)."""
+    plays = sorted({int(n) for n in np.geomspace(10, size, CURVE_POINTS)} | {size})
+    widths = [
+        Z_95 * sd / math.sqrt(n) * math.sqrt((size - n) / (size - 1)) if size > 1 else 0.0
+        for n in plays
+    ]
+    return plays, widths
+
+
+def _running(order: np.ndarray, prizes: np.ndarray, start: int) -> tuple[list[int], list[float]]:
+    paid = np.cumsum(prizes[order], dtype=np.int64)
+    count = len(order)
+    marks = sorted({int(i) for i in np.linspace(0, count - 1, min(CURVE_POINTS * 4, count))})
+    return (
+        [start + i + 1 for i in marks],
+        [float(paid[i]) / ((i + 1) * STAKE_PENCE) for i in marks],
+    )
+
+
+def _runs_test(wins: np.ndarray) -> Test:
+    """Wald-Wolfowitz: too few or too many runs of wins and losses."""
+    n = len(wins)
+    ones = int(wins.sum())
+    zeros = n - ones
+    if ones == 0 or zeros == 0:
+        return Test("Runs of wins and losses (Wald-Wolfowitz)", 0.0, f"n = {n:,}", None, "-")
+    runs = 1 + int(np.count_nonzero(wins[1:] != wins[:-1]))
+    mean = 2 * ones * zeros / n + 1
+    variance = 2 * ones * zeros * (2 * ones * zeros - n) / (n * n * (n - 1))
+    z = (runs - mean) / math.sqrt(variance) if variance > 0 else 0.0
+    p = float(2 * stats.norm.sf(abs(z)))
+    return Test(
+        "Runs of wins and losses (Wald-Wolfowitz)",
+        z,
+        f"{runs:,} runs, {mean:,.1f} expected",
+        p,
+        "wins do not bunch or alternate" if p > 0.001 else "wins bunch or alternate",
+    )
+
+
+def _serial_test(wins: np.ndarray) -> Test:
+    """Lag-1 serial correlation of win/no-win."""
+    n = len(wins)
+    centred = wins.astype(np.float64) - wins.mean()
+    denominator = float(np.dot(centred, centred))
+    r = float(np.dot(centred[:-1], centred[1:])) / denominator if denominator else 0.0
+    z = r * math.sqrt(n)
+    p = float(2 * stats.norm.sf(abs(z))) if denominator else None
+    return Test(
+        "Serial correlation of consecutive plays (lag 1)",
+        r,
+        f"z = {z:.2f}, n = {n:,}",
+        p,
+        "a play says nothing of the next" if p is None or p > 0.001 else "plays are correlated",
+    )
+
+
+def _segments_test(wins: np.ndarray) -> tuple[Test, list[int], float]:
+    """Chi-square of the winners in equal segments against an even spread."""
+    parts = np.array_split(wins, min(SEGMENTS, len(wins)))
+    observed = [int(part.sum()) for part in parts]
+    rate = float(wins.mean())
+    expected = [rate * len(part) for part in parts]
+    statistic = sum((o - e) ** 2 / e for o, e in zip(observed, expected, strict=True) if e > 0)
+    dof = len(parts) - 1
+    p = chi_square_pvalue(statistic, dof)
+    test = Test(
+        f"Winners in {len(parts)} equal segments (chi-square)",
+        statistic,
+        f"{dof} dof",
+        p,
+        "winners are spread evenly" if p is None or p > 0.001 else "winners are not even",
+    )
+    return test, observed, rate * len(wins) / len(parts)
+
+
+def _tiers_test(rows: Sequence[TierRow], no_win: int, no_win_covered: int, size: int) -> Test:
+    """Chi-square of the covered positions' tier counts against the table's proportions."""
+    covered = sum(r.covered for r in rows) + no_win_covered
+    bins = [
+        Bin(r.tier.name, Fraction(covered * r.count, size), r.covered) for r in rows if r.count
+    ] + [Bin("no win", Fraction(covered * no_win, size), no_win_covered)]
+    # Rare tiers are grouped as ``simulate`` groups them (expected counts of 5 and more).
+    merged = _merged(bins)
+    statistic, dof = chi_square(merged)
+    p = chi_square_pvalue(statistic, dof)
+    return Test(
+        "Tier counts against the prize structure (chi-square)",
+        statistic,
+        f"{dof} dof, {len(merged)} bins",
+        p,
+        "exactly the table's counts"
+        if statistic == 0
+        else "as the table's proportions"
+        if p is None or p > 0.001
+        else "not as the table's proportions",
+    )
+
+
+def _merged(bins: list[Bin]) -> list[Bin]:
+    single = [b for b in bins if b.expected >= 5]
+    rare = [b for b in bins if b.expected < 5]
+    if rare:
+        single.append(
+            Bin(
+                f"{len(rare)} rarer tiers",
+                sum((b.expected for b in rare), Fraction(0)),
+                sum(b.observed for b in rare),
+            )
+        )
+    return single
+
+
+def _big_prizes_test(positions: np.ndarray, start: int, stop: int) -> Test:
+    """Kolmogorov-Smirnov: where the big prizes sit against a uniform spread."""
+    if len(positions) < 2:
+        return Test(
+            "Positions of prizes of £50 and more (Kolmogorov-Smirnov)",
+            0.0,
+            f"n = {len(positions)}",
+            None,
+            "too few to test",
+        )
+    scaled = (positions - start + 0.5) / (stop - start)
+    result = stats.kstest(scaled, "uniform")
+    p = float(result.pvalue)
+    return Test(
+        "Positions of prizes of £50 and more (Kolmogorov-Smirnov)",
+        float(result.statistic),
+        f"n = {len(positions):,}",
+        p,
+        "spread evenly along the pool" if p > 0.001 else "not spread evenly",
+    )
+
+
+def _naturalness(
+    pool: PoolFile, dealt: bytes, start: int, plays: int
+) -> list[tuple[str, naturalness.Comparison]]:
+    """The pool's first ``plays`` losing and £5 plays against natural plays of the outcome."""
+    found: list[tuple[str, naturalness.Comparison]] = []
+    seed = int(pool.commitment[:16], 16)
+    for label, category, keep in (
+        ("no win", len(load_tiers()), naturalness.no_win),
+        ("£5", 0, naturalness.five_pounds),
+    ):
+        positions = [start + i for i, c in enumerate(dealt) if c == category][:plays]
+        if len(positions) < 50:
+            continue
+        generated = []
+        for position in positions:
+            record = play_at(pool.secret, position, category)
+            generated.append(naturalness.main_measures(record.grid, record.steps))
+        natural = naturalness.natural_plays(len(positions), random.Random(seed + category), keep)
+        found.extend((label, c) for c in naturalness.compare(generated, natural))
+    return found
+
+
+def figures(pool: PoolFile, dealt: bytes, start: int, naturalness_plays: int) -> Figures:
+    """The report's figures; ``dealt`` holds the categories of positions from ``start``."""
+    parameters = pool.parameters
+    tiers = load_tiers()
+    categories = np.frombuffer(dealt, dtype=np.uint8)
+    covered = np.bincount(categories, minlength=len(tiers) + 1)
+    published = load_pool()
+    same_size = parameters.size == published.size
+    rows = [
+        TierRow(
+            tier,
+            published.counts[tier.index] if same_size else None,
+            parameters.counts[tier.index],
+            int(covered[tier.index]),
+            parameters.size,
+        )
+        for tier in tiers
+    ]
+    _, variance = _return_moments(parameters)
+    sd = math.sqrt(variance)
+    band_plays, band = _band(parameters.size, sd)
+    prizes = np.array([t.prize_pence for t in tiers] + [0], dtype=np.int64)
+    running_positions, running = _running(categories, prizes, start)
+    wins = (categories != len(tiers)).astype(np.int8)
+    segments_test, segment_winners, segment_expected = _segments_test(wins)
+    no_win = parameters.start[-1]
+    big = np.nonzero(prizes[categories] >= BIG_PRIZE_PENCE)[0] + start
+    stop = start + len(dealt)
+    tests = [
+        _tiers_test(rows, no_win, int(covered[-1]), parameters.size),
+        segments_test,
+        _runs_test(wins),
+        _serial_test(wins),
+        _big_prizes_test(big, start, stop),
+    ]
+    return Figures(
+        pool=pool,
+        start=start,
+        stop=stop,
+        rows=rows,
+        no_win=no_win,
+        no_win_covered=int(covered[-1]),
+        return_sd=sd,
+        band_plays=band_plays,
+        band_half_width=band,
+        running_positions=running_positions,
+        running_payout=running,
+        segment_winners=segment_winners,
+        segment_expected=segment_expected,
+        tests=tests,
+        naturalness=_naturalness(pool, dealt, start, naturalness_plays),
+        naturalness_plays=naturalness_plays,
+    )

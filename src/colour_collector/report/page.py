@@ -1,0 +1,181 @@
+"""The report's HTML page: one self-contained file next to its plots and the PAR sheet."""
+
+from __future__ import annotations
+
+import html
+from fractions import Fraction
+
+from colour_collector.report.figures import Figures
+from colour_collector.report.par_sheet import TIER_HEADER, tier_rows, two_dp
+from colour_collector.report.plots import PLOTS
+
+STYLE = """
+body { font: 15px/1.45 system-ui, sans-serif; color: #1b1b1b; margin: 0; background: #f6f4ef; }
+header { background: #14213d; color: #fff; padding: 1.2rem 2rem; }
+header h1 { margin: 0 0 .3rem; font-size: 1.6rem; }
+header p { margin: .15rem 0; color: #e8e8e8; }
+main { padding: 1rem 2rem 3rem; max-width: 1200px; }
+h2 { margin-top: 2rem; border-bottom: 2px solid #b8860b; padding-bottom: .2rem; }
+code { font: 13px ui-monospace, monospace; overflow-wrap: anywhere; }
+table { border-collapse: collapse; background: #fff; margin: .5rem 0; }
+th, td { border: 1px solid #c9c9c9; padding: .25rem .55rem; text-align: right; }
+th { background: #ece7da; }
+td.text, th.text { text-align: left; }
+caption { text-align: left; font-weight: 600; padding: .3rem 0; }
+.figures { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 1rem; }
+figure { background: #fff; margin: 0; padding: .6rem; border: 1px solid #d9d9d9; }
+figure img { width: 100%; height: auto; }
+figcaption { font-size: .9rem; color: #444; }
+.ok { color: #1e7032; font-weight: 600; }
+.bad { color: #a4161a; font-weight: 600; }
+"""
+
+
+def _e(value: object) -> str:
+    return html.escape(str(value))
+
+
+def _pounds(pence: int) -> str:
+    return f"£{pence // 100:,}.{pence % 100:02d}"
+
+
+def _summary(data: Figures) -> str:
+    rows = [
+        ("Plays in the pool", f"{data.size:,}"),
+        ("Winners", f"{data.winners:,}"),
+        ("Plays that win nothing", f"{data.no_win:,}"),
+        ("Overall odds", f"1 in {two_dp(data.overall_odds)}"),
+        ("Hit rate", f"{two_dp(data.hit_rate * 100)}%"),
+        ("Prize money", _pounds(data.total_prize_pence)),
+        ("Payout (prize money / stakes)", f"{two_dp(data.payout * 100)}%"),
+        ("Standard deviation of a play's return", f"{data.return_sd:.2f} stakes"),
+    ]
+    body = "".join(
+        f'<tr><th scope="row" class="text">{_e(k)}</th><td>{_e(v)}</td></tr>' for k, v in rows
+    )
+    return f"<table><caption>The pool's prize structure, exactly</caption>{body}</table>"
+
+
+def _tests(data: Figures) -> str:
+    head = "".join(
+        f'<th scope="col" class="{c}">{_e(h)}</th>'
+        for h, c in (
+            ("Test", "text"),
+            ("Statistic", ""),
+            ("Detail", "text"),
+            ("p-value", ""),
+            ("Reading", "text"),
+        )
+    )
+    body = "".join(
+        "<tr>"
+        f'<td class="text">{_e(t.name)}</td><td>{t.statistic:.4g}</td>'
+        f'<td class="text">{_e(t.detail)}</td>'
+        f"<td>{'–' if t.pvalue is None else f'{t.pvalue:.3g}'}</td>"
+        f'<td class="text">{_e(t.reading)}</td>'
+        "</tr>"
+        for t in data.tests
+    )
+    return f"<table><caption>Tests of the pool's order</caption><tr>{head}</tr>{body}</table>"
+
+
+def _naturalness(data: Figures) -> str:
+    if not data.naturalness:
+        return "<p>Too few plays of these outcomes among the positions covered.</p>"
+    head = "".join(
+        f'<th scope="col">{_e(h)}</th>'
+        for h in ("Outcome", "Measure", "Pool mean", "Natural mean", "Chi-square (dof)", "p-value")
+    )
+    body = "".join(
+        "<tr>"
+        f'<td class="text">{_e(outcome)}</td><td class="text">{_e(c.measure)}</td>'
+        f"<td>{c.mean_a:.3f}</td><td>{c.mean_b:.3f}</td>"
+        f"<td>{c.statistic:.1f} ({c.dof})</td>"
+        f"<td>{'–' if c.pvalue is None else f'{c.pvalue:.3g}'}</td>"
+        "</tr>"
+        for outcome, c in data.naturalness
+    )
+    caption = (
+        f"The pool's first {data.naturalness_plays:,} plays of each outcome against natural plays"
+        " of the same outcome"
+    )
+    return f"<table><caption>{_e(caption)}</caption><tr>{head}</tr>{body}</table>"
+
+
+def _par(data: Figures) -> str:
+    head = "".join(f'<th scope="col">{_e(h.replace("_", " "))}</th>' for h in TIER_HEADER)
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f'<td class="text">{_e(v)}</td>' if i in (1, 3) else f"<td>{_e(v)}</td>"
+            for i, v in enumerate(row)
+        )
+        + "</tr>"
+        for row in tier_rows(data)
+    )
+    return f"<table><caption>PAR sheet: every tier</caption><tr>{head}</tr>{body}</table>"
+
+
+def page(data: Figures) -> str:
+    """The report's HTML."""
+    parameters = data.parameters
+    versions = parameters.versions
+    covered = (
+        "the whole pool"
+        if data.whole
+        else f"positions {data.start:,} to {data.stop - 1:,} of {data.size:,}"
+    )
+    exact = all(r.covered == r.count for r in data.rows) and data.no_win_covered == data.no_win
+    counts = (
+        '<p class="ok">Dealt in full, the pool gives every tier exactly its count.</p>'
+        if data.whole and exact
+        else '<p class="bad">Dealt in full, the pool does not give every tier its count.</p>'
+        if data.whole
+        else f"<p>The order statistics cover {_e(covered)}.</p>"
+    )
+    structure = (
+        "the published prize structure"
+        if parameters.is_published
+        else "another prize structure (not the published one)"
+    )
+    figures = "".join(
+        f'<figure><img src="{name}" alt="{_e(alt)}"><figcaption>{_e(alt)}</figcaption></figure>'
+        for name, _, alt in PLOTS
+    )
+    payout = Fraction(data.total_prize_pence, data.size * 500)
+    return f"""<!doctype html>
+<html lang="en-GB">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Colour Collector: certification report of pool {_e(data.pool.commitment[:16])}</title>
+<style>{STYLE}</style>
+</head>
+<body>
+<header>
+<h1>Colour Collector: pool certification report</h1>
+<p>Commitment <code>{_e(data.pool.commitment)}</code></p>
+<p>{data.size:,} plays, {_e(structure)}; payout {two_dp(payout * 100)}%, odds 1 in
+{two_dp(data.overall_odds)}. Order statistics over {_e(covered)}.</p>
+<p>Game <code>{_e(versions.game_sha256[:16])}</code>, generator
+<code>{_e(versions.generator_sources_sha256[:16])}</code> (colour-collector
+{_e(versions.package)}); built {data.pool.created_at:%d %B %Y %H:%M} UTC.</p>
+</header>
+<main>
+<h2>The prize structure</h2>
+{_summary(data)}
+{counts}
+<h2>Plots</h2>
+<div class="figures">{figures}</div>
+<h2>The order</h2>
+{_tests(data)}
+<h2>Naturalness of the plays</h2>
+{_naturalness(data)}
+<h2>PAR sheet</h2>
+<p>Also as a spreadsheet: <a href="par.xlsx">par.xlsx</a>, <a href="par.csv">par.csv</a>,
+<a href="summary.csv">summary.csv</a>.</p>
+{_par(data)}
+</main>
+</body>
+</html>
+"""

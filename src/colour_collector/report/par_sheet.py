@@ -1,0 +1,144 @@
+"""The PAR sheet (probability and accounting report): the pool's tiers and totals as a
+spreadsheet (xlsx, with openpyxl) and as CSV files.
+
+``par.csv`` has one row per tier; ``summary.csv`` one ``key,value`` row per total, keyed as
+``colour-collector prizes --json`` names them (``pool_size``, ``winners``, ``no_win_count``,
+``overall_odds``, ``payout_percent``, ``total_prize_pence``) plus the report's own.
+``par.xlsx`` holds both, the statistical tests and the naturalness tables, one sheet each.
+"""
+
+from __future__ import annotations
+
+import csv
+from fractions import Fraction
+from pathlib import Path
+
+from openpyxl import Workbook
+from openpyxl.styles import Font
+
+from colour_collector.report.figures import Figures
+
+
+def two_dp(value: Fraction) -> str:
+    """``value`` to 2 decimal places, halves up (as ``prizes`` prints it), no separators."""
+    hundredths = (value * 100 + Fraction(1, 2)).__floor__()
+    return f"{hundredths // 100}.{hundredths % 100:02d}"
+
+
+TIER_HEADER = (
+    "index",
+    "name",
+    "prize_pence",
+    "rows_pence",
+    "prize_game_pence",
+    "printed_odds",
+    "table_count",
+    "count",
+    "dealt_to_positions",
+    "exact_odds",
+    "probability",
+    "payout_share_percent",
+)
+"""Columns of ``par.csv`` and of the xlsx sheet "Tiers"."""
+
+
+def tier_rows(data: Figures) -> list[tuple[object, ...]]:
+    """One row per tier, then the no-win row."""
+    rows: list[tuple[object, ...]] = []
+    for row in data.rows:
+        tier = row.tier
+        rows.append(
+            (
+                tier.index,
+                tier.name,
+                tier.prize_pence,
+                " + ".join(str(r) for r in tier.rows),
+                tier.prize_game,
+                tier.printed_odds,
+                "" if row.table_count is None else row.table_count,
+                row.count,
+                row.covered,
+                "" if row.odds is None else two_dp(row.odds),
+                f"{float(row.probability):.10f}",
+                two_dp(row.payout_share * 100),
+            )
+        )
+    rows.append(
+        (
+            "",
+            "no win",
+            0,
+            "",
+            0,
+            "",
+            "",
+            data.no_win,
+            data.no_win_covered,
+            two_dp(Fraction(data.size, data.no_win)) if data.no_win else "",
+            f"{data.no_win / data.size:.10f}",
+            "0.00",
+        )
+    )
+    return rows
+
+
+def summary_rows(data: Figures) -> list[tuple[str, object]]:
+    """The totals, keyed."""
+    versions = data.parameters.versions
+    return [
+        ("pool_size", data.size),
+        ("winners", data.winners),
+        ("no_win_count", data.no_win),
+        ("overall_odds", two_dp(data.overall_odds)),
+        ("payout_percent", two_dp(data.payout * 100)),
+        ("total_prize_pence", data.total_prize_pence),
+        ("hit_rate", f"{float(data.hit_rate):.6f}"),
+        ("return_sd_stakes", f"{data.return_sd:.4f}"),
+        ("published_structure", data.parameters.is_published),
+        ("commitment", data.pool.commitment),
+        ("positions", f"{data.start}:{data.stop}"),
+        ("game_sha256", versions.game_sha256),
+        ("generator_sources_sha256", versions.generator_sources_sha256),
+        ("generator_sample_sha256", versions.generator_sample_sha256),
+        ("package", versions.package),
+    ]
+
+
+def write_csv(data: Figures, folder: Path) -> None:
+    """``par.csv`` and ``summary.csv``."""
+    with (folder / "par.csv").open("w", newline="", encoding="utf-8") as stream:
+        writer = csv.writer(stream)
+        writer.writerow(TIER_HEADER)
+        writer.writerows(tier_rows(data))
+    with (folder / "summary.csv").open("w", newline="", encoding="utf-8") as stream:
+        writer = csv.writer(stream)
+        writer.writerow(("key", "value"))
+        writer.writerows(summary_rows(data))
+
+
+def write_xlsx(data: Figures, path: Path) -> None:
+    """``par.xlsx``: sheets Summary, Tiers, Tests and Naturalness."""
+    book = Workbook()
+    summary = book.active
+    summary.title = "Summary"
+    summary.append(("key", "value"))
+    for key, value in summary_rows(data):
+        summary.append((key, value if isinstance(value, int | str) else str(value)))
+    tiers = book.create_sheet("Tiers")
+    tiers.append(TIER_HEADER)
+    for row in tier_rows(data):
+        tiers.append(row)
+    tests = book.create_sheet("Tests")
+    tests.append(("test", "statistic", "detail", "p_value", "reading"))
+    for test in data.tests:
+        tests.append((test.name, test.statistic, test.detail, test.pvalue, test.reading))
+    natural = book.create_sheet("Naturalness")
+    natural.append(
+        ("outcome", "measure", "pool_mean", "natural_mean", "chi_square", "dof", "p_value")
+    )
+    for outcome, c in data.naturalness:
+        natural.append((outcome, c.measure, c.mean_a, c.mean_b, c.statistic, c.dof, c.pvalue))
+    for sheet in book.worksheets:
+        for cell in sheet[1]:
+            cell.font = Font(bold=True)
+    book.save(path)

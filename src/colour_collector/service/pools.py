@@ -1,0 +1,415 @@
+"""Prize pools: load one for sale, close one and publish its secret, and what anyone may see.
+
+A pool is fixed by a secret before its sale (``game.pool_deal``): the order of its outcomes and
+every play. The operator loads its pool file into the server; the server keeps the secret
+**sealed** (XORed with an HMAC of the pool's commitment under a key derived from the server's
+``SECRET_KEY``), so the database, its backups and an operator's console hold nothing that tells
+the order. Purchases deal the pool's positions in order (``service.outcomes.PoolSource``); the
+pools go on sale in the order they were loaded. Closing a pool publishes its secret, after which
+anyone can regenerate any of its plays and check it against the commitment published before
+the sale (docs/pools.md).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import hmac
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from colour_collector.game import codec
+from colour_collector.game.pool_deal import (
+    Dealer,
+    PoolParameters,
+    PoolVersionError,
+    ProgressCallback,
+    check_versions,
+    checkpoints,
+    commitment,
+    outcome_of,
+    play_at,
+)
+from colour_collector.game.pool_file import PoolFile, PoolFileError
+from colour_collector.game.prize_table import Tier, load_tiers
+from colour_collector.game.record import PlayRecord
+from colour_collector.service import audit
+from colour_collector.service.clock import utcnow
+from colour_collector.service.errors import (
+    DuplicatePoolError,
+    InvalidInputError,
+    PoolNotClosedError,
+    PoolNotFoundError,
+    PoolRefusedError,
+    PoolSecretError,
+    PoolUnavailableError,
+)
+from colour_collector.service.models import AuditKind, Pence
+from colour_collector.service.pool_models import PoolId, PoolStatus, StoredPool
+from colour_collector.service.ports import UnitOfWorkFactory
+
+SEAL_KEY_LABEL = b"colour-collector pool seal key/1"
+"""HMAC message deriving the seal key from the server's ``SECRET_KEY``."""
+SEAL_LABEL = b"colour-collector pool seal/1\x00"
+"""HMAC message prefix (then the commitment) of a pool's seal."""
+CHECKPOINT_EVERY = 4_096
+"""Positions between the checkpoints stored when a pool closes: a play of a closed pool is
+regenerated from the checkpoint before it in at most this many deals."""
+TOP_PRIZE_PENCE: Pence = 100_000
+"""Prizes of £1,000 and more are the "top prizes" whose remaining numbers are shown."""
+MAX_LISTED = 100
+"""Pools listed at most."""
+
+
+# -- the seal --------------------------------------------------------------------------------------
+
+
+def seal_key(server_secret: str) -> bytes:
+    """The key sealing pool secrets, derived from the server's ``SECRET_KEY``."""
+    return hmac.digest(server_secret.encode("utf-8"), SEAL_KEY_LABEL, "sha256")
+
+
+def _pad(commitment_hex: str, key: bytes) -> bytes:
+    return hmac.digest(key, SEAL_LABEL + commitment_hex.encode("ascii"), "sha256")
+
+
+def seal(secret: bytes, commitment_hex: str, key: bytes) -> str:
+    """``secret`` sealed for the pool with this commitment (hex)."""
+    return bytes(a ^ b for a, b in zip(secret, _pad(commitment_hex, key), strict=True)).hex()
+
+
+def unseal(pool: StoredPool, parameters: PoolParameters, key: bytes) -> bytes:
+    """The pool's secret; ``PoolSecretError`` if ``key`` is not the one it was sealed with."""
+    sealed = bytes.fromhex(pool.sealed_secret)
+    secret = bytes(a ^ b for a, b in zip(sealed, _pad(pool.commitment, key), strict=True))
+    if commitment(secret, parameters) != pool.commitment:
+        raise PoolSecretError(
+            f"pool {pool.id}'s secret cannot be unsealed with this server's key: was"
+            " COLOUR_COLLECTOR_SECRET_KEY changed since the pool was loaded? Load the pool file"
+            " again (pool load) to seal it with the key in use"
+        )
+    return secret
+
+
+# -- what anyone may see ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TopPrize:
+    """A top prize tier of a pool and how many of it are left."""
+
+    tier: Tier
+    """The tier."""
+    total: int
+    """Plays of this tier in the pool."""
+    left: int
+    """Those not dealt yet."""
+
+
+@dataclass(frozen=True, slots=True)
+class PoolView:
+    """A pool as the public sees it (its secret only once it is closed)."""
+
+    pool: StoredPool
+    """The stored pool."""
+    status: PoolStatus
+    """Where it is."""
+    parameters: PoolParameters
+    """Size, counts and versions."""
+
+    @property
+    def top_prizes(self) -> list[TopPrize]:
+        """Each tier of £1,000 or more in the pool, most valuable first."""
+        return [
+            TopPrize(tier, total, left)
+            for tier, total, left in zip(
+                load_tiers(), self.parameters.counts, self.pool.remaining, strict=False
+            )
+            if tier.prize_pence >= TOP_PRIZE_PENCE and total > 0
+        ][::-1]
+
+
+@dataclass(frozen=True, slots=True)
+class Current:
+    """What the start screen shows of the pools."""
+
+    on_sale: PoolView | None
+    """The pool purchases are dealt from; None when none is on sale."""
+    queued: int
+    """Pools loaded that go on sale after it."""
+
+
+def parameters_of(pool: StoredPool) -> PoolParameters:
+    """The stored pool's parameters (read once a process: the text is a memo's key)."""
+    return PoolParameters.from_text(pool.parameters)
+
+
+def _status(pool: StoredPool, on_sale: StoredPool | None) -> PoolStatus:
+    if pool.closed_at is not None:
+        return PoolStatus.CLOSED
+    if pool.sold_out:
+        return PoolStatus.SOLD_OUT
+    if on_sale is not None and on_sale.id == pool.id:
+        return PoolStatus.ON_SALE
+    return PoolStatus.QUEUED
+
+
+def _view(pool: StoredPool, on_sale: StoredPool | None) -> PoolView:
+    return PoolView(pool, _status(pool, on_sale), parameters_of(pool))
+
+
+def current(factory: UnitOfWorkFactory) -> Current:
+    """The pool on sale and how many are queued after it."""
+    with factory() as uow:
+        on_sale = uow.pools.on_sale()
+        waiting = uow.pools.waiting()
+    if on_sale is None:
+        return Current(None, 0)
+    return Current(_view(on_sale, on_sale), waiting - 1)
+
+
+def view(factory: UnitOfWorkFactory, pool_id: PoolId) -> PoolView:
+    """One pool."""
+    with factory() as uow:
+        pool = uow.pools.get(pool_id)
+        on_sale = uow.pools.on_sale()
+    if pool is None:
+        raise PoolNotFoundError(f"there is no pool {pool_id!r}")
+    return _view(pool, on_sale)
+
+
+def newest(factory: UnitOfWorkFactory, limit: int = MAX_LISTED) -> list[PoolView]:
+    """The pools loaded last, newest first."""
+    with factory() as uow:
+        pools = uow.pools.newest(limit)
+        on_sale = uow.pools.on_sale()
+    return [_view(pool, on_sale) for pool in pools]
+
+
+# -- loading ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """The answer to loading a pool file."""
+
+    pool: StoredPool
+    """The pool as stored."""
+    created: bool
+    """False when the pool was loaded before (its secret is sealed again with the key in use)."""
+    ahead: int
+    """Pools that go on sale before it."""
+
+
+def load(
+    factory: UnitOfWorkFactory,
+    pool_file: PoolFile,
+    key: bytes,
+    *,
+    published_only: bool,
+    now: dt.datetime | None = None,
+) -> Loaded:
+    """Load a pool for sale after the pools loaded before it.
+
+    Refused (``PoolRefusedError``) if the file was altered, was built with another version of the
+    game, or (``published_only``) holds another prize structure than the published one. Loading
+    the same pool again seals its secret with ``key`` again and changes nothing else.
+    """
+    try:
+        pool_file.check()
+        check_versions(pool_file.parameters)
+    except (PoolFileError, PoolVersionError) as error:
+        raise PoolRefusedError(str(error)) from None
+    parameters = pool_file.parameters
+    if published_only and not parameters.is_published:
+        raise PoolRefusedError(
+            f"this pool of {parameters.size:,} plays does not have the published prize structure"
+            " (6,500,000 plays, the counts of `colour-collector prizes`); only test and"
+            " development servers sell other structures"
+        )
+    at = now or utcnow()
+    sealed = seal(pool_file.secret, pool_file.commitment, key)
+    with factory() as uow:
+        found = uow.pools.by_commitment(pool_file.commitment)
+        if found is not None:
+            locked = uow.pools.get_for_update(found.id)
+            if locked is None or locked.closed_at is not None:
+                raise PoolRefusedError(f"pool {found.id} is closed: it cannot be loaded again")
+            uow.pools.save(replace(locked, sealed_secret=sealed))
+            pool, created = locked, False
+        else:
+            try:
+                pool = uow.pools.add(
+                    StoredPool(
+                        id=0,
+                        commitment=pool_file.commitment,
+                        parameters=parameters.text,
+                        size=parameters.size,
+                        sealed_secret=sealed,
+                        secret=None,
+                        remaining=parameters.start,
+                        dealt=0,
+                        loaded_at=at,
+                        started_at=None,
+                        sold_out_at=None,
+                        closed_at=None,
+                    )
+                )
+            except DuplicatePoolError:
+                raise PoolRefusedError("this pool was loaded meanwhile; load it again") from None
+            created = True
+        ahead = uow.pools.waiting() - (0 if pool.sold_out else 1)
+        audit.append(
+            uow,
+            AuditKind.POOL_LOADED,
+            None,
+            {
+                "pool": pool.id,
+                "commitment": pool.commitment,
+                "size": pool.size,
+                "published_structure": parameters.is_published,
+                "again": not created,
+            },
+            now=at,
+        )
+        uow.commit()
+    return Loaded(pool, created, ahead)
+
+
+# -- closing ---------------------------------------------------------------------------------------
+
+
+def _remaining_from_checkpoints(
+    secret: bytes, marks: Sequence[tuple[int, tuple[int, ...]]], position: int
+) -> tuple[int, ...]:
+    base, remaining = max((m for m in marks if m[0] <= position), key=lambda m: m[0])
+    dealer = Dealer(secret, remaining, base)
+    dealer.skip(position - base)
+    return dealer.remaining
+
+
+def close(
+    factory: UnitOfWorkFactory,
+    pool_id: PoolId,
+    key: bytes,
+    *,
+    withdraw: bool,
+    secret: bytes | None = None,
+    now: dt.datetime | None = None,
+    progress: ProgressCallback | None = None,
+) -> StoredPool:
+    """Close a pool and publish its secret; the pool as closed (as it was, if already closed).
+
+    The secret is unsealed with ``key``, or given (from the pool file) when the key changed. A
+    pool with plays still unsold is closed only when ``withdraw`` is true: it stops selling. Its
+    checkpoints are worked out from the secret (every ``CHECKPOINT_EVERY`` positions, a pass over
+    the whole pool), and the sale is checked against them: what the stored pool says remains
+    undealt must be what the secret's deal leaves after as many plays.
+    """
+    with factory() as uow:
+        found = uow.pools.get(pool_id)
+    if found is None:
+        raise PoolNotFoundError(f"there is no pool {pool_id!r}")
+    if found.closed_at is not None:
+        return found
+    parameters = parameters_of(found)
+    if secret is None:
+        secret = unseal(found, parameters, key)
+    elif commitment(secret, parameters) != found.commitment:
+        raise PoolSecretError(
+            f"this secret does not match pool {pool_id}'s commitment {found.commitment[:16]}..."
+        )
+    if not found.sold_out and not withdraw:
+        raise PoolRefusedError(
+            f"pool {pool_id} still has {found.left:,} of {found.size:,} plays unsold; to stop"
+            " selling it and publish its secret, withdraw it (pool close --withdraw)"
+        )
+    marks = checkpoints(secret, parameters, CHECKPOINT_EVERY, progress)
+    at = now or utcnow()
+    with factory() as uow:
+        pool = uow.pools.get_for_update(pool_id)
+        if pool is None:
+            raise PoolNotFoundError(f"there is no pool {pool_id!r}")
+        if pool.closed_at is not None:
+            return pool
+        if not pool.sold_out and not withdraw:
+            raise PoolRefusedError(f"pool {pool_id} is not sold out; withdraw it to close it")
+        if _remaining_from_checkpoints(secret, marks, pool.dealt) != pool.remaining:
+            raise PoolRefusedError(
+                f"pool {pool_id}'s sale does not follow its secret: after {pool.dealt:,} plays"
+                " the stored remaining counts differ from the deal's; nothing was published"
+            )
+        closed = replace(pool, secret=secret.hex(), closed_at=at)
+        uow.pools.save(closed)
+        uow.pools.add_checkpoints(pool_id, marks)
+        audit.append(
+            uow,
+            AuditKind.POOL_CLOSED,
+            None,
+            {
+                "pool": pool_id,
+                "commitment": pool.commitment,
+                "secret": secret.hex(),
+                "dealt": pool.dealt,
+                "withdrawn": not pool.sold_out,
+            },
+            now=at,
+        )
+        uow.commit()
+    return closed
+
+
+# -- checking a play -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RegeneratedPlay:
+    """A play of a closed pool, regenerated from its published secret."""
+
+    pool: PoolView
+    """The pool."""
+    position: int
+    """The play's position."""
+    tier: Tier | None
+    """The outcome dealt to the position."""
+    record: PlayRecord
+    """The play as generated (no Bonus Game picks yet)."""
+    text: str
+    """Its JSON text."""
+
+    @property
+    def sha256(self) -> str:
+        """SHA-256 of the text: the same as the sold play's (``records.sold_sha256``)."""
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+
+def regenerate(factory: UnitOfWorkFactory, pool_id: PoolId, position: int) -> RegeneratedPlay:
+    """The play at ``position`` of a closed pool, regenerated from its published secret."""
+    with factory() as uow:
+        pool = uow.pools.get(pool_id)
+        if pool is None:
+            raise PoolNotFoundError(f"there is no pool {pool_id!r}")
+        if pool.secret is None:
+            raise PoolNotClosedError(
+                f"pool {pool_id} is not closed: its secret is published when it closes"
+            )
+        if not 0 <= position < pool.size:
+            raise InvalidInputError(
+                f"position must be 0 to {pool.size - 1:,} in pool {pool_id}, not {position!r}",
+                field="position",
+            )
+        mark = uow.pools.checkpoint(pool_id, position)
+        on_sale = uow.pools.on_sale()
+    shown = _view(pool, on_sale)
+    if mark is None:
+        raise PoolUnavailableError(f"pool {pool_id} has no checkpoints: close it again")
+    try:
+        check_versions(shown.parameters)
+    except PoolVersionError as error:
+        raise PoolUnavailableError(str(error)) from None
+    secret = bytes.fromhex(pool.secret)
+    dealer = Dealer(secret, mark[1], mark[0])
+    dealer.skip(position - mark[0])
+    category = dealer.deal()
+    record = play_at(secret, position, category)
+    return RegeneratedPlay(shown, position, outcome_of(category), record, codec.dumps(record))

@@ -1,0 +1,155 @@
+"""Prize pools in the browser: the start screen and the lobby show the pool on sale (plays and
+top prizes left, its commitment); a player checks their play of a closed pool against the
+published secret, and a wrong secret is caught. Desktop and phone, axe on every new screen."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e_support import (
+    VIEWPORTS,
+    Browser,
+    api,
+    buy,
+    check_screen,
+    deposit,
+    finish,
+    play_to_end,
+    register,
+    start_playing,
+    text,
+    tid,
+    wait_idle,
+)
+
+pytestmark = pytest.mark.e2e
+
+POOL_MODE = {"COLOUR_COLLECTOR_DRAW_MODE": "pool"}
+COMMAND = [sys.executable, "-c", "from colour_collector.cli.app import main; main()"]
+
+
+def pool_command(server: Any, *args: str) -> str:
+    """``colour-collector pool ...`` on the server's database and key; its output."""
+    done = subprocess.run(
+        [*COMMAND, "pool", *args], env=server.env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def load_pool(server: Any, tmp: Path, plays: int, counts: dict[str, int]) -> dict[str, Any]:
+    """Build and load a small pool; the pool as ``GET /api/pools/current`` shows it."""
+    (tmp / "counts.json").write_text(json.dumps(counts), encoding="utf-8")
+    pool_file = tmp / f"pool-{plays}.json"
+    pool_command(server, "build", "--plays", str(plays), "--counts", str(tmp / "counts.json"),
+                 "--out", str(pool_file))  # fmt: skip
+    pool_command(server, "load", str(pool_file))
+    current: dict[str, Any] = server.api("/api/pools/current")["pool"]
+    return current
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_the_start_screen_shows_the_pool_on_sale(
+    start_server: Any, browser: Browser, tmp_path: Path, viewport: str
+) -> None:
+    server = start_server([], POOL_MODE)
+    pool = load_pool(server, tmp_path, 30, {"£5": 5, "£1,000,000": 1, "£2,000": 1})
+    page = browser.new_page(server, VIEWPORTS[viewport])
+    register(page)
+    deposit(page, 2000)
+    lobby = tid(page, "pool-info-lobby")
+    lobby.wait_for(state="visible")
+    assert text(page, "pool-left-lobby") == "30 of 30 plays left"
+    check_screen(page, browser, f"lobby-pool-{viewport}")
+    buy(page)
+    panel = tid(page, "pool-info-start")
+    panel.wait_for(state="visible")
+    assert page.get_by_role("heading", name="Prize pool 1").is_visible()
+    assert text(page, "pool-left-start") == "29 of 30 plays left"
+    assert text(page, "pool-commitment-start") == pool["commitment"]
+    tops = page.get_by_role("table", name="Top prizes left").get_by_role("row")
+    assert [" ".join(row.split()) for row in tops.all_inner_texts()] == [
+        "£1,000,000 1 of 1 left",
+        "£2,000 1 of 1 left",
+    ]
+    check_screen(page, browser, f"start-pool-{viewport}", "Colour Collector")
+    mine = api(page, "/api/plays/current")["play"]
+    assert (mine["pool_id"], mine["pool_position"]) == (1, 0)
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_a_player_checks_their_play_against_the_published_secret(
+    start_server: Any, browser: Browser, tmp_path: Path, viewport: str
+) -> None:
+    server = start_server([], POOL_MODE)
+    load_pool(server, tmp_path, 3, {"£14 (£6 + £8)": 1, "£5": 1})
+    page = browser.new_page(server, VIEWPORTS[viewport])
+    register(page)
+    deposit(page, 2000)
+    number = buy(page)
+    start_playing(page)
+    play_to_end(page)
+    finish(page, number, 1500)
+    assert text(page, f"game-pool-{number}") == "Pool 1, position 0"
+    closed = pool_command(server, "close", "1", "--withdraw")
+    secret = api(page, "/api/pools/1")["secret"]
+    assert f"Secret:      {secret}" in closed
+    tid(page, f"recall-{number}").click()
+    wait_idle(page, "recall")
+    assert text(page, "recall-pool-text") == "Pool 1, position 0."
+    tid(page, "recall-check").click()
+    wait_idle(page, "check")
+    tid(page, "check-result").wait_for(state="visible")
+    assert tid(page, "check-secret").input_value() == secret
+    verdicts = tid(page, "check-verdict")
+    assert verdicts.count() == 2
+    assert verdicts.nth(0).get_attribute("data-ok") == "true"
+    assert "matches the commitment" in verdicts.nth(0).inner_text()
+    recalled = api(page, f"/api/my-games/{number}")
+    assert verdicts.nth(1).get_attribute("data-ok") == "true"
+    assert f"Your play {number} is this play" in verdicts.nth(1).inner_text()
+    assert text(page, "check-fact-record-sha-") == recalled["record_sha256"]
+    grid = page.get_by_role("list", name="The play's starting grid").get_by_role("listitem")
+    assert grid.count() == len(recalled["start"]["grid"])
+    check_screen(page, browser, f"check-{viewport}", "Result")
+    # A secret that is not the pool's is caught in the browser.
+    wrong = ("0" if secret[0] != "0" else "1") + secret[1:]
+    tid(page, "check-secret").fill(wrong)
+    tid(page, "check-submit").click()
+    wait_idle(page, "check")
+    assert tid(page, "check-verdict").count() == 1
+    refused = tid(page, "check-verdict").nth(0)
+    assert refused.get_attribute("data-ok") == "false"
+    assert "does not match the commitment" in refused.inner_text()
+    assert not tid(page, "check-grid").is_visible()
+    check_screen(page, browser, f"check-wrong-{viewport}", "Result")
+
+
+def test_the_check_form_says_what_is_wrong_next_to_the_field(
+    start_server: Any, browser: Browser
+) -> None:
+    server = start_server([], POOL_MODE)
+    page = browser.new_page(server)
+    page.goto("/#/check")
+    wait_idle(page, "check")
+    tid(page, "check-pool").fill("first")
+    tid(page, "check-position").fill("-3")
+    tid(page, "check-secret").fill("abc")
+    tid(page, "check-submit").click()
+    assert text(page, "check-pool-error") == "Enter the pool's number, like 1."
+    assert text(page, "check-position-error").startswith("Enter the play's position")
+    assert "64 characters" in text(page, "check-secret-error")
+    assert tid(page, "check-pool").get_attribute("aria-invalid") == "true"
+    page.watch.allow(404, r"^/api/pools/7$")
+    tid(page, "check-pool").fill("7")
+    tid(page, "check-position").fill("0")
+    tid(page, "check-secret").fill("")
+    tid(page, "check-submit").click()
+    wait_idle(page, "check")
+    assert text(page, "check-pool-error") == "There is no pool 7. Pools are numbered from 1."
+    check_screen(page, browser, "check-errors")

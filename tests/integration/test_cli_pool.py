@@ -1,0 +1,157 @@
+"""``colour-collector pool`` end to end on SQLite and PostgreSQL: build, verify, load, sell,
+exhaust, roll to the next pool, close and check; an altered pool file or a wrong secret fails
+verify and check; bad input gets a clear error and no traceback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from plays_fixtures import SECRET, assert_problem, buy, deposit, play_settings
+from typer.testing import CliRunner
+
+from colour_collector.cli.app import app as cli
+from colour_collector.game.prize_table import load_tiers
+from colour_collector.server.app import create_app
+from colour_collector.server.settings import Settings
+
+ENV = {
+    "COLOUR_COLLECTOR_ENVIRONMENT": "test",
+    "COLOUR_COLLECTOR_SECRET_KEY": SECRET,
+}
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> Any:
+    """Run ``colour-collector ARGS`` in this process; the result (exit code, output)."""
+    result = CliRunner().invoke(cli, list(args), env={**ENV, **(env or {})})
+    assert "Traceback" not in result.output, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result
+
+
+def build(tmp: Path, name: str, plays: int, counts: dict[str, int]) -> Path:
+    (tmp / f"{name}.counts.json").write_text(json.dumps(counts), encoding="utf-8")
+    out = tmp / f"{name}.json"
+    done = run("pool", "build", "--plays", str(plays), "--counts", str(tmp / f"{name}.counts.json"),
+               "--out", str(out))  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert out.stat().st_mode & 0o077 == 0  # readable by its owner only: it holds the secret
+    return out
+
+
+@pytest.fixture
+def settings(database_url: str, tmp_path: Path) -> Settings:
+    return play_settings(database_url, tmp_path, draw_mode="pool")
+
+
+def test_pools_are_built_certified_sold_rolled_closed_and_checked(
+    settings: Settings, database_url: str, tmp_path: Path, new_client: Any
+) -> None:
+    first = build(tmp_path, "first", 6, {"£5": 2, "£14 (£6 + £8)": 1})
+    second = build(tmp_path, "second", 5, {"£1,000,000": 1})
+    for pool in (first, second):
+        verified = run("pool", "verify", str(pool))
+        assert verified.exit_code == 0, verified.output
+        assert "OK: the pool is certified" in verified.output
+        assert "every tier's count is the prize structure's, exactly" in verified.output
+    loaded = run("pool", "load", str(first), "--database-url", database_url)
+    assert loaded.exit_code == 0, loaded.output
+    assert "Loaded pool 1: 6 plays" in loaded.output and "on sale now" in loaded.output
+    loaded = run("pool", "load", str(second), "--database-url", database_url)
+    assert "Loaded pool 2" in loaded.output and "on sale after 1 pool(s)" in loaded.output
+    listed = json.loads(run("pool", "list", "--json", "--database-url", database_url).output)
+    assert [(p["id"], p["status"]) for p in listed["pools"]] == [(2, "queued"), (1, "on_sale")]
+
+    app = create_app(settings)
+    try:
+        sold = []
+        for n in range(11):
+            player = new_client(app)
+            player.sign_up(f"p{n}@example.com")
+            deposit(player, 500)
+            bought = buy(player).json()["play"]
+            sold.append((player, bought))
+        assert [(b["pool_id"], b["pool_position"]) for _, b in sold] == [
+            (1, k) for k in range(6)
+        ] + [(2, k) for k in range(5)]
+        late = new_client(app)
+        late.sign_up("late@example.com")
+        deposit(late, 500)
+        assert_problem(buy(late), 503, "sold_out")
+        for pool_id in (1, 2):
+            closed = run("pool", "close", str(pool_id), "--database-url", database_url)
+            assert closed.exit_code == 0, closed.output
+            assert "plays sold" in closed.output and "Secret:" in closed.output
+        again = run("pool", "close", "1", "--database-url", database_url)
+        assert again.exit_code == 0 and "Closed pool 1 (6 of 6 plays sold)" in again.output
+        anyone = new_client(app)
+        published = anyone.get("/api/pools/1").json()
+        (tmp_path / "pool-1.json").write_text(json.dumps(published), encoding="utf-8")
+        player, play = sold[3]
+        recalled = player.get(f"/api/my-games/{play['play_number']}").json()
+        checked = run(
+            "pool", "check", "--pool", str(tmp_path / "pool-1.json"), "--position", "3",
+            "--expect-sha256", recalled["record_sha256"], "--json",
+        )  # fmt: skip
+        assert checked.exit_code == 0, checked.output
+        answer = json.loads(checked.output)
+        assert answer["ok"] and answer["record_sha256"] == recalled["record_sha256"]
+        assert answer["commitment"] == published["commitment"]
+        tiers = load_tiers()
+        finished = player.post(f"/api/plays/{play['play_number']}/finish", json={})
+        assert finished.status_code in (200, 409)
+        tier_index = next(
+            t.index for t in tiers if t.name == answer["tier"]
+        ) if answer["tier"] else None  # fmt: skip
+        with app.state.database() as uow:
+            stored = uow.plays.get(play["play_number"])
+        assert stored is not None and stored.tier_index == tier_index
+        # Another play's record is not this one; a secret that is not the pool's is refused.
+        other = run("pool", "check", "--pool", str(tmp_path / "pool-1.json"), "--position", "4",
+                    "--expect-sha256", recalled["record_sha256"])  # fmt: skip
+        assert other.exit_code == 1 and "it is not that play" in other.output
+        wrong = ("0" if published["secret"][0] != "0" else "1") + published["secret"][1:]
+        refused = run("pool", "check", "--pool", str(tmp_path / "pool-1.json"), "--position", "3",
+                      "--secret", wrong)  # fmt: skip
+        assert refused.exit_code == 1
+        assert "FAILED: this secret does not match the commitment" in refused.output
+        # Anyone can certify the whole closed pool from what the server publishes.
+        certified = run("pool", "verify", str(tmp_path / "pool-1.json"))
+        assert certified.exit_code == 0 and "OK: the pool is certified" in certified.output
+        published["secret"] = wrong
+        (tmp_path / "forged.json").write_text(json.dumps(published), encoding="utf-8")
+        forged = run("pool", "verify", str(tmp_path / "forged.json"))
+        assert forged.exit_code == 1 and "the file was altered" in forged.output
+        from_file = run("pool", "check", "--pool", str(first), "--position", "0")
+        assert from_file.exit_code == 0 and "OK: this play was fixed" in from_file.output
+    finally:
+        app.state.database.dispose()
+
+
+def test_an_altered_pool_file_fails_verify(tmp_path: Path) -> None:
+    pool = build(tmp_path, "pool", 8, {"£5": 2})
+    data = json.loads(pool.read_text())
+    data["parameters"]["counts"][0][1] = 3  # one more £5 winner...
+    data["parameters"]["no_win"] -= 1  # ...and one loser fewer: still a consistent file
+    altered = tmp_path / "altered.json"
+    altered.write_text(json.dumps(data), encoding="utf-8")
+    failed = run("pool", "verify", str(altered))
+    assert failed.exit_code == 1
+    assert "FAILED: the pool file's commitment" in failed.output and "altered" in failed.output
+    mismatch = run("pool", "verify", str(pool), "--commitment", "0" * 64)
+    assert mismatch.exit_code == 1 and "is not '0000" in mismatch.output
+    sliced = run("pool", "verify", str(pool), "--positions", "2:5", "--json")
+    assert sliced.exit_code == 0, sliced.output
+    answer = json.loads(sliced.output)
+    assert (answer["start"], answer["stop"], answer["plays"], answer["whole"]) == (2, 5, 3, False)
+
+
+def test_a_pool_file_is_never_overwritten(tmp_path: Path) -> None:
+    pool = build(tmp_path, "pool", 10, {"£5": 1})
+    before = pool.read_bytes()
+    again = run("pool", "build", "--plays", "6500000", "--out", str(pool))
+    assert again.exit_code == 2 and "never overwritten" in again.output
+    assert pool.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pool.counts.json", "pool.json"]

@@ -1,0 +1,102 @@
+"""``colour-collector pool`` with bad input: a clear error naming what was wrong, the exit status
+(2: the command could not run; 1: a check or a refusal), no traceback, nothing written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_cli_pool import build, run
+
+
+@pytest.fixture
+def backend() -> str:
+    """Bad input is about the command line: SQLite is enough."""
+    return "sqlite"
+
+
+@pytest.mark.parametrize(
+    ("args", "status", "message"),
+    [
+        (("pool", "build", "--plays", "41", "--out", "{tmp}/x.json"), 2, "pool of 6,500,000 plays"),
+        (
+            (
+                "pool",
+                "build",
+                "--plays",
+                "5",
+                "--counts",
+                "{tmp}/none.json",
+                "--out",
+                "{tmp}/x.json",
+            ),
+            2,
+            "cannot read the counts file",
+        ),
+        (
+            (
+                "pool",
+                "build",
+                "--plays",
+                "5",
+                "--counts",
+                "{tmp}/bad-counts.json",
+                "--out",
+                "{tmp}/x.json",
+            ),
+            2,
+            "unknown tiers: ['£3']",
+        ),
+        (
+            ("pool", "build", "--plays", "6500000", "--out", "{tmp}/no/such/x.json"),
+            2,
+            "no directory",
+        ),
+        (("pool", "verify", "{tmp}/none.json"), 2, "cannot read the pool file"),
+        (("pool", "verify", "{tmp}/bad-counts.json"), 2, "is not a pool file: the pool file lacks"),
+        (("pool", "verify", "{tmp}/pool.json", "--positions", "9:3"), 2, "--positions must be"),
+        (("pool", "verify", "{tmp}/pool.json", "--positions", "abc"), 2, "--positions must be"),
+        (("pool", "verify", "{tmp}/pool.json", "--workers", "0"), 2, "Invalid value"),
+        (("pool", "report", "{tmp}/pool.json", "--out", "{tmp}"), 2, "exists"),
+        (
+            ("pool", "check", "--pool", "{tmp}/pool.json", "--position", "99"),
+            2,
+            "--position must be",
+        ),
+        (
+            ("pool", "check", "--pool", "{tmp}/pool.json", "--position", "0", "--secret", "xyz"),
+            2,
+            "64 hex digits",
+        ),
+        (
+            ("pool", "check", "--pool", "{tmp}/bad-counts.json", "--position", "0"),
+            2,
+            "neither a pool file nor a pool",
+        ),
+        (("pool", "close", "7", "--database-url", "{url}"), 2, "there is no pool 7"),
+        (("pool", "close", "1", "--database-url", "{url}"), 1, "still has 10 of 10 plays unsold"),
+        (
+            ("pool", "list", "--database-url", "sqlite:///{tmp}/missing.sqlite3"),
+            1,
+            "no database file",
+        ),
+        (("pool", "load", "{tmp}/pool.json", "--database-url", "{url}"), 1, "only test and"),
+    ],
+)
+def test_bad_input_gets_a_clear_error(
+    tmp_path: Path, database_url: str, args: tuple[str, ...], status: int, message: str
+) -> None:
+    (tmp_path / "bad-counts.json").write_text('{"£3": 1}', encoding="utf-8")
+    build(tmp_path, "pool", 10, {"£5": 1})
+    assert (
+        run("pool", "load", str(tmp_path / "pool.json"), "--database-url", database_url).exit_code
+        == 0
+    )
+    production = {
+        "COLOUR_COLLECTOR_ENVIRONMENT": "production",
+        "COLOUR_COLLECTOR_PASSWORD_HASH_TIME_COST": "3",
+    }
+    env = production if args[1] == "load" else None
+    result = run(*(a.format(tmp=tmp_path, url=database_url) for a in args), env=env)
+    assert result.exit_code == status, result.output
+    assert message in result.output, result.output

@@ -1,0 +1,94 @@
+"""``pool report``: the PAR sheet (CSV, xlsx) and the page agree with ``prizes --json``, every
+plot is a PNG, and a failed report leaves nothing behind."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from openpyxl import load_workbook
+from test_cli_pool import run
+
+import colour_collector.report as report_package
+from pool_support import small_pool
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_report_agrees_with_the_published_prize_structure(tmp_path: Path) -> None:
+    pool = tmp_path / "pool.json"
+    assert run("pool", "build", "--plays", "6500000", "--out", str(pool)).exit_code == 0
+    report = tmp_path / "report"
+    done = run("pool", "report", str(pool), "--out", str(report), "--positions", "0:20000",
+               "--naturalness-plays", "60")  # fmt: skip
+    assert done.exit_code == 0, done.output
+    prizes = json.loads(run("prizes", "--json").output)
+
+    with (report / "summary.csv").open(encoding="utf-8") as stream:
+        summary = {row["key"]: row["value"] for row in csv.DictReader(stream)}
+    assert int(summary["pool_size"]) == prizes["pool_size"]
+    assert int(summary["winners"]) == prizes["winners"]
+    assert int(summary["no_win_count"]) == prizes["no_win_count"]
+    assert float(summary["overall_odds"]) == prizes["overall_odds"]
+    assert summary["payout_percent"] == prizes["payout_percent"]
+    assert int(summary["total_prize_pence"]) == prizes["total_prize_pence"]
+    assert summary["commitment"] == json.loads(pool.read_text())["commitment"]
+
+    with (report / "par.csv").open(encoding="utf-8") as stream:
+        rows = list(csv.DictReader(stream))
+    assert len(rows) == len(prizes["tiers"]) + 1 and rows[-1]["name"] == "no win"
+    for row, tier in zip(rows, prizes["tiers"], strict=False):
+        assert row["name"] == tier["name"]
+        assert int(row["count"]) == int(row["table_count"]) == tier["count"]
+        assert int(row["prize_pence"]) == tier["prize_pence"]
+        assert int(row["printed_odds"]) == tier["printed_odds"]
+    assert sum(int(r["dealt_to_positions"]) for r in rows) == 20_000
+    assert int(rows[-1]["count"]) == prizes["no_win_count"]
+
+    book = load_workbook(report / "par.xlsx", read_only=True)
+    assert book.sheetnames == ["Summary", "Tiers", "Tests", "Naturalness"]
+    sheet = {row[0]: row[1] for row in book["Summary"].iter_rows(min_row=2, values_only=True)}
+    assert sheet["winners"] == prizes["winners"] and sheet["payout_percent"] == "73.50"
+    tiers = list(book["Tiers"].iter_rows(min_row=2, values_only=True))
+    assert [t[7] for t in tiers[:-1]] == [t["count"] for t in prizes["tiers"]]
+    tests = list(book["Tests"].iter_rows(min_row=2, values_only=True))
+    assert len(tests) == 5 and all(t[3] is None or 0 <= t[3] <= 1 for t in tests)
+    assert len(list(book["Naturalness"].iter_rows(min_row=2))) > 10
+    book.close()
+
+    page = (report / "index.html").read_text(encoding="utf-8")
+    assert f"{prizes['payout_percent']}%" in page and "1 in 2.77" in page
+    assert f"{prizes['winners']:,}" in page and "£23,887,500.00" in page
+    for name in ("prizes", "tiers", "band", "running", "segments"):
+        assert f'src="{name}.png"' in page
+        assert (report / f"{name}.png").read_bytes()[:8] == PNG
+
+
+def test_a_report_that_fails_leaves_nothing_behind(tmp_path: Path) -> None:
+    pool = tmp_path / "pool.json"
+    assert run("pool", "build", "--plays", "6500000", "--out", str(pool)).exit_code == 0
+    data = json.loads(pool.read_text())
+    data["commitment"] = "f" * 64
+    altered = tmp_path / "altered.json"
+    altered.write_text(json.dumps(data), encoding="utf-8")
+    refused = run("pool", "report", str(altered), "--out", str(tmp_path / "report"))
+    assert refused.exit_code == 1 and "altered" in refused.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["altered.json", "pool.json"]
+
+
+def test_a_report_that_breaks_half_way_leaves_nothing_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pool = small_pool(200, {"£5": 30})
+    out = tmp_path / "report"
+
+    def broken(data: object, folder: Path) -> None:
+        (folder / "prizes.png").write_bytes(PNG)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(report_package, "draw_all", broken)
+    with pytest.raises(OSError, match="No space left"):
+        report_package.write_report(pool, out, start=0, stop=200, naturalness_plays=50)
+    assert list(tmp_path.iterdir()) == []

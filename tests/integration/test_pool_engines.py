@@ -1,0 +1,77 @@
+"""``pool verify`` on local worker processes and on a Dask cluster (a local one, started here)
+certifies the same plays: the same counts and the same digest of every play as one process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pool_support import small_pool, write_pool
+
+COMMAND = [sys.executable, "-c", "from colour_collector.cli.app import main; main()"]
+CLUSTER = """
+import sys
+from dask.distributed import LocalCluster
+
+with LocalCluster(
+    n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+) as cluster:
+    print(cluster.scheduler_address, flush=True)
+    sys.stdin.read()
+"""
+
+
+def verify(pool: Path, *options: str) -> dict[str, object]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COLOUR_COLLECTOR_")}
+    done = subprocess.run(
+        [*COMMAND, "pool", "verify", str(pool), "--json", *options],
+        env=env, capture_output=True, text=True, check=False, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    answer: dict[str, object] = json.loads(done.stdout)
+    return answer
+
+
+@pytest.mark.slow
+def test_local_workers_and_a_dask_cluster_certify_the_same_plays(tmp_path: Path) -> None:
+    pool = write_pool(tmp_path / "pool.json", small_pool(600, {"£5": 90, "£14 (£6 + £8)": 9}))
+    here = verify(pool)
+    assert here["ok"] and here["engine"] == "this process"
+    local = verify(pool, "--workers", "2")
+    assert local["engine"] == "2 worker process(es)"
+    with (tmp_path / "cluster.log").open("w") as log, subprocess.Popen(
+        [sys.executable, "-c", CLUSTER],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True,
+    ) as cluster:  # fmt: skip
+        assert cluster.stdin is not None and cluster.stdout is not None
+        address = cluster.stdout.readline().strip()
+        try:
+            assert address.startswith("tcp://"), (tmp_path / "cluster.log").read_text()
+            distributed = verify(pool, "--scheduler", address)
+        finally:
+            cluster.stdin.close()
+            cluster.wait(timeout=60)
+    assert distributed["engine"] == f"Dask cluster at {address}"
+    for answer in (local, distributed):
+        assert answer["ok"], answer["problems"]
+        assert answer["plays_sha256"] == here["plays_sha256"]
+        assert answer["observed"] == here["observed"]
+        assert answer["prize_pence"] == here["prize_pence"]
+
+
+def test_a_bad_scheduler_address_is_a_clear_error(tmp_path: Path) -> None:
+    pool = write_pool(tmp_path / "pool.json", small_pool(20, {"£5": 2}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COLOUR_COLLECTOR_")}
+    done = subprocess.run(
+        [*COMMAND, "pool", "verify", str(pool), "--scheduler", "nowhere:port"],
+        env=env, capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "cannot reach the Dask scheduler at 'nowhere:port'" in done.stderr
+    assert "Traceback" not in done.stderr

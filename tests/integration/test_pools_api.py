@@ -1,0 +1,153 @@
+"""Prize pools over HTTP, on SQLite and PostgreSQL: the pool on sale and its top prizes, plays
+sold in order showing their pool and position, the roll to the next pool, sold out, and a closed
+pool's secret and regenerated plays."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from plays_fixtures import (
+    SECRET,
+    assert_problem,
+    balance,
+    buy,
+    deposit,
+    play_settings,
+    play_to_end,
+)
+from test_openapi import validator_for
+
+from colour_collector.server.settings import Settings
+from colour_collector.service import pools
+from colour_collector.store import Database
+from pool_support import small_pool
+
+KEY = pools.seal_key(SECRET)
+
+
+@pytest.fixture
+def settings(database_url: str, tmp_path: Path) -> Settings:
+    return play_settings(database_url, tmp_path, draw_mode="pool")
+
+
+@pytest.fixture
+def database(app: Any) -> Database:
+    found: Database = app.state.database
+    return found
+
+
+def buyer(app: Any, new_client: Any, n: int) -> Any:
+    client = new_client(app)
+    client.sign_up(f"buyer{n}@example.com")
+    deposit(client, 500)
+    return client
+
+
+def test_nothing_is_on_sale_before_a_pool_is_loaded(app: Any, new_client: Any) -> None:
+    client = buyer(app, new_client, 0)
+    assert client.get("/api/pools/current").json() == {"pool": None, "queued": 0}
+    assert client.get("/api/pools").json() == {"items": []}
+    body = assert_problem(buy(client), 503, "sold_out")
+    assert "sold out" in body["detail"]
+    assert balance(client) == 500
+
+
+def test_pools_sell_in_order_and_each_play_shows_its_pool_and_position(
+    app: Any, database: Database, new_client: Any
+) -> None:
+    first, second = small_pool(6, {"£5": 2, "£2,000": 1}), small_pool(4, {"£1,000,000": 1})
+    pools.load(database, first, KEY, published_only=False)
+    pools.load(database, second, KEY, published_only=False)
+    anyone = new_client(app)
+    current = anyone.get("/api/pools/current").json()
+    assert current["queued"] == 1
+    shown = current["pool"]
+    assert shown["id"] == 1 and shown["status"] == "on_sale"
+    assert shown["commitment"] == first.commitment and shown["secret"] is None
+    assert (shown["size"], shown["dealt"], shown["left"]) == (6, 0, 6)
+    assert shown["top_prizes"] == [
+        {"tier": "£2,000", "prize_pence": 200_000, "total": 1, "left": 1}
+    ]
+    assert shown["parameters"] == first.parameters.text
+    assert shown["published_structure"] is False
+    sold = []
+    for n in range(10):
+        client = buyer(app, new_client, n)
+        bought = buy(client)
+        assert bought.status_code == 201, bought.text
+        play = bought.json()["play"]
+        sold.append((play["pool_id"], play["pool_position"]))
+        listed = client.get("/api/my-games").json()["items"][0]
+        assert (listed["pool_id"], listed["pool_position"]) == sold[-1]
+        if n == 5:
+            now = anyone.get("/api/pools/current").json()
+            assert now["pool"]["id"] == 2 and now["queued"] == 0  # the next pool is on sale
+    assert sold == [(1, k) for k in range(6)] + [(2, k) for k in range(4)]
+    late = buyer(app, new_client, 99)
+    assert_problem(buy(late), 503, "sold_out")
+    assert balance(late) == 500
+    assert anyone.get("/api/pools/current").json() == {"pool": None, "queued": 0}
+    listed = anyone.get("/api/pools").json()["items"]
+    assert [(p["id"], p["status"], p["left"]) for p in listed] == [
+        (2, "sold_out", 0),
+        (1, "sold_out", 0),
+    ]
+    assert listed[0]["top_prizes"][0]["left"] == 0
+
+
+def test_a_closed_pool_publishes_its_secret_and_each_sold_play_checks(
+    app: Any, database: Database, new_client: Any
+) -> None:
+    pool = small_pool(4, {"£5": 1, "£14 (£6 + £8)": 1})
+    pools.load(database, pool, KEY, published_only=False)
+    players = []
+    for n in range(4):
+        client = buyer(app, new_client, n)
+        bought = buy(client).json()
+        play_to_end(client, bought["play"]["play_number"], bought["board"], pick="even")
+        players.append((client, bought["play"]))
+    anyone = new_client(app)
+    assert_problem(anyone.get("/api/pools/1/plays/0"), 409, "pool_not_closed")
+    pools.close(database, 1, KEY, withdraw=False)
+    published = anyone.get("/api/pools/1").json()
+    assert published["status"] == "closed" and published["secret"] == pool.secret.hex()
+    # Anyone can check the secret against the commitment published before the sale.
+    preimage = published["parameters"].encode() + b"\n" + bytes.fromhex(published["secret"])
+    assert hashlib.sha256(preimage).hexdigest() == published["commitment"]
+    for client, play in players:
+        recalled = client.get(f"/api/my-games/{play['play_number']}").json()
+        assert recalled["play"]["pool_position"] == play["pool_position"]
+        again = anyone.get(f"/api/pools/1/plays/{play['pool_position']}")
+        assert again.status_code == 200, again.text
+        body = again.json()
+        assert body["record_sha256"] == recalled["record_sha256"]
+        assert hashlib.sha256(body["record"].encode()).hexdigest() == body["record_sha256"]
+        assert body["start"] == recalled["start"]
+        assert body["commitment"] == pool.commitment and body["secret"] == pool.secret.hex()
+    spec = anyone.get("/openapi.json").json()
+    for path, address in [
+        ("/api/pools/current", "/api/pools/current"),
+        ("/api/pools", "/api/pools"),
+        ("/api/pools/{pool_id}", "/api/pools/1"),
+        ("/api/pools/{pool_id}/plays/{position}", "/api/pools/1/plays/3"),
+        ("/api/my-games/{play_number}", f"/api/my-games/{players[0][1]['play_number']}"),
+    ]:
+        asked = players[0][0] if path.startswith("/api/my-games") else anyone
+        validator_for(spec, path, "get", 200).validate(asked.get(address).json())
+    assert_problem(anyone.get("/api/pools/1/plays/4"), 422, "invalid_request", "position")
+    assert_problem(anyone.get("/api/pools/2"), 404, "pool_not_found")
+    assert_problem(anyone.get("/api/pools/0"), 422, "invalid_request", "pool_id")
+    assert_problem(anyone.get("/api/pools/x/plays/0"), 422, "invalid_request", "pool_id")
+
+
+def test_a_pool_this_server_cannot_unseal_sells_nothing(
+    app: Any, database: Database, new_client: Any
+) -> None:
+    pools.load(database, small_pool(), pools.seal_key("another server's key"), published_only=False)
+    client = buyer(app, new_client, 0)
+    body = assert_problem(buy(client), 503, "pool_unavailable")
+    assert "cannot be unsealed" in body["detail"]
+    assert balance(client) == 500

@@ -1,0 +1,247 @@
+"""Prize pools in the use cases, on in-memory fakes: load (sealed, refused when altered or of
+another structure), sell in order from the pool on sale, roll to the next pool, sold out, close
+and publish, regenerate a sold play from the published secret."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from collections import Counter
+from dataclasses import replace
+
+import pytest
+from test_service_plays import PRICE, T0, player, reveal_all
+
+from colour_collector.game import codec
+from colour_collector.game.pool_deal import PoolParameters, categories, outcome_of, play_at
+from colour_collector.game.pool_file import PoolFile
+from colour_collector.game.prize_table import load_tiers
+from colour_collector.game.versions import Versions
+from colour_collector.service import audit, pools, records, settle
+from colour_collector.service import purchase as buying
+from colour_collector.service.errors import (
+    PoolExhaustedServiceError,
+    PoolNotClosedError,
+    PoolNotFoundError,
+    PoolRefusedError,
+    PoolSecretError,
+    PoolUnavailableError,
+)
+from colour_collector.service.models import AuditKind
+from colour_collector.service.outcomes import PoolSource
+from colour_collector.service.pool_models import PoolStatus
+from colour_collector.service.purchase import PlayPolicy
+from fakes import FakeDatabase
+from pool_support import expected_outcomes, small_pool
+
+KEY = pools.seal_key("the server's secret key, for these tests")
+POLICY = PlayPolicy(PRICE, dt.timedelta(hours=24), PoolSource(KEY))
+
+
+def load(db: FakeDatabase, pool: PoolFile, *, published_only: bool = False) -> pools.Loaded:
+    return pools.load(db, pool, KEY, published_only=published_only, now=T0)
+
+
+def buy_one(db: FakeDatabase, n: int) -> buying.Purchase:
+    return buy_with_token(db, n)[1]
+
+
+def buy_with_token(db: FakeDatabase, n: int) -> tuple[str, buying.Purchase]:
+    token = player(db, f"buyer{n}@example.com", pence=PRICE)
+    return token, buying.purchase(
+        db, token, POLICY, confirm=True, idempotency_key=None, rng=random.Random(n), now=T0
+    )
+
+
+def test_a_loaded_pool_keeps_its_secret_sealed() -> None:
+    db = FakeDatabase()
+    pool = small_pool()
+    loaded = load(db, pool)
+    assert loaded.created and loaded.ahead == 0
+    stored = loaded.pool
+    assert stored.sealed_secret != pool.secret.hex()
+    assert pool.secret.hex() not in repr(db.state)
+    assert stored.secret is None and stored.dealt == 0
+    assert pools.unseal(stored, pool.parameters, KEY) == pool.secret
+    with pytest.raises(PoolSecretError, match="cannot be unsealed"):
+        pools.unseal(stored, pool.parameters, pools.seal_key("another key"))
+    second = load(db, small_pool())
+    assert second.ahead == 1
+    entries = [e for e in db.state.audit if e.kind == AuditKind.POOL_LOADED]
+    assert len(entries) == 2 and pool.commitment in entries[0].payload
+    assert pool.secret.hex() not in "".join(e.payload for e in db.state.audit)
+
+
+def test_loading_again_seals_with_the_key_in_use_and_changes_nothing_else() -> None:
+    db = FakeDatabase()
+    pool = small_pool()
+    first = pools.load(db, pool, pools.seal_key("old key"), published_only=False, now=T0)
+    again = load(db, pool)
+    assert not again.created and again.pool.id == first.pool.id
+    stored = db.state.pools[first.pool.id]
+    assert pools.unseal(stored, pool.parameters, KEY) == pool.secret
+    assert len(db.state.pools) == 1
+
+
+def test_an_altered_pool_or_another_structure_or_generator_is_refused() -> None:
+    db = FakeDatabase()
+    pool = small_pool()
+    with pytest.raises(PoolRefusedError, match="altered"):
+        load(db, replace(pool, secret=bytes(32)))
+    with pytest.raises(PoolRefusedError, match="published prize structure"):
+        load(db, pool, published_only=True)
+    versions = pool.parameters.versions
+    other = Versions("9.9", versions.game_sha256, "0" * 64, versions.generator_sample_sha256)
+    stale = PoolFile.build(PoolParameters(40, pool.parameters.counts, other), T0)
+    with pytest.raises(PoolRefusedError, match="another version of the game"):
+        load(db, stale)
+    assert db.state.pools == {}
+    published = PoolFile.build(PoolParameters.published(), T0)
+    assert load(db, published, published_only=True).created
+
+
+def test_purchases_take_the_positions_in_order_and_the_plays_are_the_pools() -> None:
+    db = FakeDatabase()
+    pool = small_pool()
+    stored = load(db, pool).pool
+    dealt = categories(pool.secret, pool.parameters, 0, pool.parameters.size)
+    for n in range(5):
+        bought = buy_one(db, n).play
+        assert (bought.pool_id, bought.pool_position) == (stored.id, n)
+        tier = outcome_of(dealt[n])
+        assert bought.tier_index == (None if tier is None else tier.index)
+        assert bought.record == codec.dumps(play_at(pool.secret, n, dealt[n]))
+    on_sale = pools.current(db).on_sale
+    assert on_sale is not None and on_sale.pool.dealt == 5
+    assert on_sale.status is PoolStatus.ON_SALE
+    purchases = [e for e in db.state.audit if e.kind == AuditKind.PURCHASE]
+    assert '"pool":1,"position":4' in purchases[-1].payload
+
+
+def test_a_sold_out_pool_rolls_to_the_next_then_purchases_are_refused() -> None:
+    db = FakeDatabase()
+    first, second = small_pool(20, {"£5": 4}), small_pool(15, {"£7": 2, "£1,000": 1})
+    load(db, first)
+    load(db, second)
+    sold = [buy_one(db, n).play for n in range(35)]
+    assert [(p.pool_id, p.pool_position) for p in sold] == [(1, k) for k in range(20)] + [
+        (2, k) for k in range(15)
+    ]
+    names = Counter(
+        (p.pool_id, None if p.tier_index is None else load_tiers()[p.tier_index].name) for p in sold
+    )
+    assert {n: c for (pid, n), c in names.items() if pid == 1} == expected_outcomes(first)
+    assert {n: c for (pid, n), c in names.items() if pid == 2} == expected_outcomes(second)
+    assert pools.current(db) == pools.Current(None, 0)
+    token = player(db, "late@example.com", pence=PRICE)
+    with pytest.raises(PoolExhaustedServiceError, match="sold out"):
+        buying.purchase(
+            db, token, POLICY, confirm=True, idempotency_key=None, rng=random.Random(1), now=T0
+        )
+    late = next(a.account.id for a in db.state.accounts.values() if a.account.email[0] == "l")
+    with db() as uow:
+        assert uow.wallets.balance(late) == PRICE  # nothing debited
+    views = pools.newest(db)
+    assert [v.status for v in views] == [PoolStatus.SOLD_OUT, PoolStatus.SOLD_OUT]
+    assert all(v.pool.sold_out_at == T0 for v in views)
+
+
+def test_a_pool_that_cannot_be_unsealed_sells_nothing() -> None:
+    db = FakeDatabase()
+    pools.load(db, small_pool(), pools.seal_key("another key"), published_only=False, now=T0)
+    token = player(db, pence=PRICE)
+    with pytest.raises(PoolUnavailableError, match="cannot be unsealed"):
+        buying.purchase(
+            db, token, POLICY, confirm=True, idempotency_key=None, rng=random.Random(1), now=T0
+        )
+    assert db.state.pools[1].dealt == 0
+    with db() as uow:
+        assert uow.wallets.balance(db.state.accounts[1].account.id) == PRICE
+
+
+def test_top_prizes_left_are_shown_most_valuable_first() -> None:
+    db = FakeDatabase()
+    load(db, small_pool())
+    on_sale = pools.current(db).on_sale
+    assert on_sale is not None
+    tops = [(t.tier.name, t.total, t.left) for t in on_sale.top_prizes]
+    assert tops == [("£1,000,000", 1, 1), ("£2,000", 1, 1)]
+
+
+def test_closing_publishes_the_secret_and_any_sold_play_can_be_regenerated() -> None:
+    db = FakeDatabase()
+    pool = small_pool(12, {"£5": 2, "£14 (£6 + £8)": 2, "£10 (£10 Prize Game)": 1})
+    load(db, pool)
+    bought = [buy_with_token(db, n) for n in range(12)]
+    sold = [purchase for _, purchase in bought]
+    # The players play them out: their Bonus Game picks (every £14 play has a Bonus Game)
+    # change the stored record, not the play as sold.
+    for token, purchase in bought:
+        reveal_all(db, token, purchase.play.play_number)
+        settle.finish(db, token, purchase.play.play_number, now=T0)
+    assert any(records.decode(db.state.plays[p.play.play_number].record) != p.record for p in sold)
+    closed = pools.close(db, 1, KEY, withdraw=False, now=T0)
+    assert closed.secret == pool.secret.hex()
+    assert pools.view(db, 1).status is PoolStatus.CLOSED
+    for purchase in sold:
+        play = db.state.plays[purchase.play.play_number]
+        assert play.pool_position is not None
+        again = pools.regenerate(db, 1, play.pool_position)
+        assert again.sha256 == records.sold_sha256(play.record)
+        assert again.tier == (None if play.tier_index is None else load_tiers()[play.tier_index])
+    entry = next(e for e in db.state.audit if e.kind == AuditKind.POOL_CLOSED)
+    assert pool.secret.hex() in entry.payload
+    assert pools.close(db, 1, KEY, withdraw=False) == closed  # closing again changes nothing
+    audit.verify_chain(db)
+
+
+def test_a_pool_is_closed_before_it_sells_out_only_when_withdrawn() -> None:
+    db = FakeDatabase()
+    pool = small_pool()
+    load(db, pool)
+    load(db, small_pool(10, {"£5": 2}))
+    buy_one(db, 0)
+    with pytest.raises(PoolRefusedError, match="39 of 40 plays unsold"):
+        pools.close(db, 1, KEY, withdraw=False)
+    with pytest.raises(PoolNotClosedError, match="not closed"):
+        pools.regenerate(db, 1, 0)
+    closed = pools.close(db, 1, KEY, withdraw=True, now=T0)
+    assert closed.dealt == 1 and closed.closed_at == T0
+    assert buy_one(db, 1).play.pool_id == 2  # the next pool goes on sale
+    assert pools.regenerate(db, 1, 39).position == 39  # unsold positions can be looked at too
+
+
+def test_closing_with_the_pool_file_when_the_key_changed() -> None:
+    db = FakeDatabase()
+    pool = small_pool(10, {"£5": 2})
+    pools.load(db, pool, pools.seal_key("old key"), published_only=False, now=T0)
+    with pytest.raises(PoolSecretError, match="cannot be unsealed"):
+        pools.close(db, 1, KEY, withdraw=True)
+    with pytest.raises(PoolSecretError, match="does not match"):
+        pools.close(db, 1, KEY, withdraw=True, secret=bytes(32))
+    assert pools.close(db, 1, KEY, withdraw=True, secret=pool.secret).secret == pool.secret.hex()
+
+
+def test_a_sale_that_does_not_follow_the_secret_is_not_published() -> None:
+    db = FakeDatabase()
+    load(db, small_pool(10, {"£5": 2}))
+    stored = db.state.pools[1]
+    # One play dealt, but nothing taken from the remaining counts: the deal never gave that.
+    db.state.pools[1] = replace(stored, dealt=1)
+    with pytest.raises(PoolRefusedError, match="does not follow its secret"):
+        pools.close(db, 1, KEY, withdraw=True)
+    assert db.state.pools[1].secret is None
+
+
+def test_unknown_pools_and_positions() -> None:
+    db = FakeDatabase()
+    with pytest.raises(PoolNotFoundError):
+        pools.view(db, 1)
+    with pytest.raises(PoolNotFoundError):
+        pools.close(db, 1, KEY, withdraw=True)
+    with pytest.raises(PoolNotFoundError):
+        pools.regenerate(db, 1, 0)
+    load(db, small_pool(10, {"£5": 2}))
+    pools.close(db, 1, KEY, withdraw=True)
+    with pytest.raises(ValueError, match="position must be 0 to 9"):
+        pools.regenerate(db, 1, 10)
