@@ -40,6 +40,7 @@ from colour_collector.service.models import (
     StoredAccount,
 )
 from colour_collector.service.play_models import PlayStatus, StoredPlay, TryPlay
+from colour_collector.service.pool_models import Checkpoint, PoolId, StoredPool
 from colour_collector.service.protection_models import (
     AuditCheck,
     DepositLimit,
@@ -56,7 +57,6 @@ from colour_collector.service.protection_models import (
     SalesState,
     StoredOperator,
 )
-from colour_collector.service.pool_models import Checkpoint, PoolId, StoredPool
 
 
 @dataclass

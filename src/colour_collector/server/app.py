@@ -29,6 +29,7 @@ from colour_collector.server.routes import (
     operator,
     payments,
     plays,
+    pools,
     protection,
     try_play,
     wallet,

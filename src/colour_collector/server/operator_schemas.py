@@ -196,7 +196,9 @@ class GameStateResponse(Response):
     sales: SalesResponse
     draw_mode: str
     figures: FiguresResponse
-    pool: PoolResponse | None = Field(description="The prize pool on sale; null with independent draws or none on sale.")
+    pool: PoolResponse | None = Field(
+        description="The prize pool on sale; null with independent draws or none on sale."
+    )
     last_audit_check: AuditCheckResponse | None
 
     @classmethod

@@ -14,8 +14,8 @@ from colour_collector.game.config import load_config
 from colour_collector.game.draw import secure_rng
 from colour_collector.game.generator import prepare
 from colour_collector.game.pool import PrizePool, load_pool
-from colour_collector.server.metrics import registry_for
 from colour_collector.game.versions import current_versions
+from colour_collector.server.metrics import registry_for
 from colour_collector.server.settings import DrawMode, PaymentProviderKind, Settings
 from colour_collector.service.accounts import AccountPolicy, Passwords
 from colour_collector.service.audit_checkpoints import read_key
@@ -27,8 +27,8 @@ from colour_collector.service.outcomes import (
     ScriptedSource,
 )
 from colour_collector.service.payments import SimulatedPaymentProvider
-from colour_collector.service.ports import PaymentProvider
 from colour_collector.service.pools import seal_key
+from colour_collector.service.ports import PaymentProvider
 from colour_collector.service.purchase import PlayPolicy
 from colour_collector.store import Database
 

@@ -1,7 +1,7 @@
 """The operator's live view of the game: whether it is on sale, how it is paying against the
 prize structure (payout and the frequency of each prize amount, with 99% control bands and an
-alert for each figure outside its band), what is left in the prize pool on sale, and the audit chain's
-last verification.
+alert for each figure outside its band), what is left in the prize pool on sale, and the audit
+chain's last verification.
 
 Prize frequencies are shown per prize amount (tiers with the same amount but different
 breakdowns are counted together), with the no-win outcome first. With about thirty bands at 99%

@@ -33,6 +33,7 @@ from colour_collector.service.models import (
     StoredAccount,
 )
 from colour_collector.service.play_models import StoredPlay, TryPlay
+from colour_collector.service.pool_models import Checkpoint, PoolId, StoredPool
 from colour_collector.service.protection_models import (
     AuditCheck,
     DepositLimit,
@@ -48,7 +49,6 @@ from colour_collector.service.protection_models import (
     StoredOperator,
 )
 from colour_collector.service.protection_models import Operator as OperatorAccount
-from colour_collector.service.pool_models import Checkpoint, PoolId, StoredPool
 
 
 class Accounts(Protocol):

@@ -18,9 +18,9 @@ from colour_collector.store.audit_log import SqlAuditLog
 from colour_collector.store.operators import SqlOperators
 from colour_collector.store.payments import SqlPayments
 from colour_collector.store.plays import SqlPlays, SqlTryPlays
+from colour_collector.store.pools import SqlPools
 from colour_collector.store.protection import SqlPlayerProtections
 from colour_collector.store.sales import SqlSalesFigures, SqlSalesSwitch
-from colour_collector.store.pools import SqlPools
 from colour_collector.store.wallets import SqlWallets
 
 
