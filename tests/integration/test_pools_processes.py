@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from colour_collector.service import pools
 from colour_collector.store import Database
 from colour_collector.store.tables import plays
 from pool_support import expected_outcomes, small_pool
-from support import PASSWORD, TEST_SECRET, free_port, fund, sign_up
+from support import PASSWORD, TEST_SECRET, browser_like_client, free_port, fund, sign_up
 
 COMMAND = [sys.executable, "-c", "from colour_collector.cli.app import main; main()"]
 BUYERS = 72
@@ -67,18 +68,26 @@ def start_server(database_url: str, tmp_path: Path, port: int) -> subprocess.Pop
 
 def purchase(port: int, email: str) -> int:
     """Log in on the server at ``port`` and buy one play; the HTTP status."""
-    with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
-        token = client.get("/api/csrf").json()["csrf_token"]
-        client.headers["X-CSRF-Token"] = token
+    client = browser_like_client(f"http://127.0.0.1:{port}", timeout=60)
+    try:
         assert client.post("/api/login", json={"email": email, "password": PASSWORD}).is_success
-        return client.post("/api/plays", json={"confirm": True}).status_code
+        return int(client.post("/api/plays", json={"confirm": True}).status_code)
+    finally:
+        client.close()
+
+
+@pytest.fixture
+def database(database_url: str) -> Iterator[Database]:
+    """The test's database, its connections closed even when the test fails."""
+    opened = Database(database_url)
+    yield opened
+    opened.dispose()
 
 
 @pytest.mark.slow
 def test_two_server_processes_deal_every_position_exactly_once(
-    database_url: str, tmp_path: Path
+    database: Database, database_url: str, tmp_path: Path
 ) -> None:
-    database = Database(database_url)
     first, second = (
         small_pool(40, {"£5": 7, "£10 (£10 Prize Game)": 2, "£1,000,000": 1}),
         small_pool(25, {"£7": 3, "£2,000": 1}),
@@ -126,4 +135,3 @@ def test_two_server_processes_deal_every_position_exactly_once(
             expected = play_at(pool.secret, row.pool_position, order[row.pool_position])
             assert row.record == codec.dumps(expected)
     assert [v.status.value for v in pools.newest(database)] == ["sold_out", "sold_out"]
-    database.dispose()
