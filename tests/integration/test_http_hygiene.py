@@ -69,3 +69,13 @@ def test_production_sends_hsts_and_hides_the_api_description(
         assert new_client(shown, https=True).get("/openapi.json").status_code == 200
     finally:
         shown.state.database.dispose()
+
+
+def test_the_client_and_the_operators_console_are_served_at_their_folders(player: Any) -> None:
+    page = player.get("/")
+    assert page.status_code == 200 and 'data-screen="account"' in page.text
+    console = player.get("/operator/")
+    assert console.status_code == 200 and "/operator/console.js" in console.text
+    assert player.get("/operator/console.css").status_code == 200
+    assert "style=" not in console.text  # under the same Content-Security-Policy
+    assert player.get("/operator/nope.js").status_code == 404

@@ -121,7 +121,8 @@ def create_app(settings: Settings, *, database: Database | None = None) -> FastA
 
 def serve_client(app: FastAPI, web_dir: Path) -> None:
     """Serve the browser client: its page at ``/`` (and ``/index.html``), each folder of
-    ``web_dir`` mounted at its own name. Not one mount at ``/``: that would also answer every
+    ``web_dir`` mounted at its own name (a folder's ``index.html`` at the folder: the operator's
+    console at ``/operator/``). Not one mount at ``/``: that would also answer every
     path of the API the router does not know, so a wrong method on an API path would get a 404
     from the static files instead of a 405 naming the methods allowed."""
     index = web_dir / "index.html"
@@ -132,7 +133,9 @@ def serve_client(app: FastAPI, web_dir: Path) -> None:
     for path in ("/", "/index.html"):
         app.add_route(path, page, methods=["GET"], include_in_schema=False)
     for folder in sorted(p for p in web_dir.iterdir() if p.is_dir()):
-        app.mount(f"/{folder.name}", StaticFiles(directory=folder), name=f"web-{folder.name}")
+        app.mount(
+            f"/{folder.name}", StaticFiles(directory=folder, html=True), name=f"web-{folder.name}"
+        )
 
 
 def frozen(app: FastAPI) -> FastAPI:

@@ -10,7 +10,7 @@ Two kinds, scraped differently:
   (prometheus-client's multiprocess mode).
 - **The game's**, read from the database at each scrape (``GameCollector``), the same whichever
   process answers: plays sold, plays in progress, prizes paid (count and pence), stakes and
-  prizes of the plays sold, payout so far, and the finite pool's remaining plays. Each scrape
+  prizes of the plays sold, payout so far, and the plays left in the prize pool on sale. Each scrape
   runs one aggregate query over the plays.
 """
 
@@ -129,7 +129,9 @@ class GameCollector(Collector):
             )
         if left is not None:
             yield _gauge(
-                "colour_collector_pool_remaining", "Plays left in the finite pool.", left.remaining
+                "colour_collector_pool_remaining",
+                "Plays left in the prize pool on sale.",
+                left.remaining,
             )
 
 

@@ -98,7 +98,7 @@ def me(runtime: RuntimeDep, token: OperatorToken = None) -> Response:
 @router.get("/game", response_model=GameStateResponse, responses=problem_responses(_AUTH))
 def game(runtime: RuntimeDep, token: OperatorToken = None) -> Response:
     """The game's state: the sales switch, live payout and prize frequencies against the prize
-    structure with 99% control bands and alerts, the finite pool's remaining plays, the audit
+    structure with 99% control bands and alerts, the plays left in the prize pool on sale, the audit
     chain's last verification. Any role."""
     found = monitoring.game_state(runtime.database, token, runtime.pool, runtime.plays.price_pence)
     return answer(GameStateResponse.of(found, runtime.settings.draw_mode.value))
