@@ -11,7 +11,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 from dataclasses import dataclass
+from email.parser import BytesParser
+from email.policy import default
+from pathlib import Path
 from typing import Any
 
 
@@ -127,3 +131,18 @@ class LeanClient:
         if close:
             await self.close()
         return Answer(int(parts[1]), body)
+
+
+_LINK = re.compile(r"#/confirm/([A-Za-z0-9_-]{43})")
+
+
+def confirmation_token(outbox: Path, email: str) -> str:
+    """The token of the newest confirmation link a test server wrote to its outbox directory
+    (``COLOUR_COLLECTOR_MAIL_OUTBOX_DIR``, default ``<data dir>/outbox``) for ``email``."""
+    for path in sorted(outbox.glob("*.eml"), reverse=True):
+        mail = BytesParser(policy=default).parsebytes(path.read_bytes())
+        if str(mail["To"]) == email:
+            found = _LINK.search(mail.get_body(preferencelist=("plain",)).get_content())
+            if found:
+                return found.group(1)
+    raise LookupError(f"no confirmation link for {email!r} in {outbox}")

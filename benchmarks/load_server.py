@@ -45,7 +45,7 @@ import uvloop
 
 from colour_collector.service import audit
 from colour_collector.store import Database
-from lean_client import Answer, ConnectionLostError, LeanClient
+from lean_client import Answer, ConnectionLostError, LeanClient, confirmation_token
 
 SECRET = "load-benchmark-secret-key-not-for-production-0123456789"
 PASSWORD = "load benchmark password"
@@ -201,15 +201,16 @@ def expect(answer: Answer, status: int, what: str) -> None:
         raise RuntimeError(f"{what}: {answer.status} {answer.text[:200]}")
 
 
-async def sign_up(base: str, n: int) -> Player:
+async def sign_up(base: str, n: int, outbox: Path) -> Player:
     host, port = base.removeprefix("http://").split(":")
     client = LeanClient(host, int(port))
     token = (await client.get("/api/csrf")).json()["csrf_token"]
     client.headers["X-CSRF-Token"] = token
     email = f"load-{uuid.uuid4().hex[:8]}-{n}@example.com"
     body = {"email": email, "password": PASSWORD, "date_of_birth": "1980-01-01"}
-    expect(await client.post("/api/register", body), 201, "register")
-    expect(await client.post("/api/login", {"email": email, "password": PASSWORD}), 200, "login")
+    expect(await client.post("/api/register", body), 202, "register")
+    token = confirmation_token(outbox, email)  # the mailed link: confirming logs in
+    expect(await client.post("/api/register/confirm", {"token": token}), 200, "confirm")
     client.headers["X-CSRF-Token"] = client.cookies["cc_csrf"]  # issued for the new session
     player = Player(client)
     await deposit(player)
@@ -295,7 +296,7 @@ def percentile(values: list[float], fraction: float) -> float:
 
 
 async def run_load(
-    base: str, players: int, duration: float, warmup: float, healthz_seconds: float
+    base: str, players: int, duration: float, warmup: float, healthz_seconds: float, *, outbox: Path
 ) -> dict[str, Any]:
     """Sign the players up, then play for ``warmup + duration`` seconds.
 
@@ -306,7 +307,7 @@ async def run_load(
     signed = []
     for batch in range(0, players, 10):  # Argon2 hashing: a few at a time
         signed += await asyncio.gather(
-            *(sign_up(base, n) for n in range(batch, min(players, batch + 10)))
+            *(sign_up(base, n, outbox) for n in range(batch, min(players, batch + 10)))
         )
     stats = Stats()
     cpu_before = time.process_time()
@@ -401,7 +402,14 @@ def bench(backend: str, args: argparse.Namespace) -> dict[str, Any]:
                 # uvloop (installed with the server) keeps the players' own CPU use down: they
                 # share the two cores with the server.
                 result = uvloop.run(
-                    run_load(base, args.players, args.duration, args.warmup, args.healthz_seconds)
+                    run_load(
+                        base,
+                        workdir / "outbox",
+                        args.players,
+                        args.duration,
+                        args.warmup,
+                        args.healthz_seconds,
+                    )
                 )
             result["audit"] = audit_ok(url)
     finally:

@@ -30,7 +30,7 @@ from colour_collector.server.app import create_app
 from colour_collector.server.settings import Settings
 from colour_collector.store import upgrade_to_head
 from pg_cluster import PgCluster, running_cluster
-from support import make_settings
+from support import make_settings, outbox_token
 
 PASSWORD = "correct horse battery"
 
@@ -150,13 +150,19 @@ class ApiClient(TestClient):
         """POST /api/login."""
         return self.post("/api/login", json={"email": email, "password": password})
 
+    def confirm(self, email: str) -> Any:
+        """POST /api/register/confirm with the newest link mailed to ``email`` (read from the
+        app's outbox directory)."""
+        token = outbox_token(self.app.state.runtime.settings.mail_outbox, email)  # type: ignore[attr-defined]
+        return self.post("/api/register/confirm", json={"token": token})
+
     def sign_up(self, email: str = "player@example.com", password: str = PASSWORD) -> int:
-        """Register and log in; return the account id."""
+        """Register and confirm by the mailed link, which logs in; return the account id."""
         registered = self.register(email, password)
-        assert registered.status_code == 201, registered.text
-        logged_in = self.login(email, password)
-        assert logged_in.status_code == 200, logged_in.text
-        account_id: int = logged_in.json()["id"]
+        assert registered.status_code == 202, registered.text
+        confirmed = self.confirm(email)
+        assert confirmed.status_code == 200, confirmed.text
+        account_id: int = confirmed.json()["id"]
         return account_id
 
 

@@ -31,6 +31,7 @@ from colour_collector.service.models import (
     AccountId,
     AuditEntry,
     ChainHead,
+    ConfirmationToken,
     LoginFailures,
     Movement,
     MovementKind,
@@ -66,6 +67,8 @@ class State:
     accounts: dict[AccountId, StoredAccount] = field(default_factory=dict)
     sessions: dict[str, Session] = field(default_factory=dict)
     failures: list[tuple[str, str, dt.datetime]] = field(default_factory=list)
+    confirmations: dict[str, ConfirmationToken] = field(default_factory=dict)
+    mail_requests: list[tuple[str, dt.datetime]] = field(default_factory=list)
     movements: list[Movement] = field(default_factory=list)
     movement_keys: dict[tuple[AccountId, str], int] = field(default_factory=dict)
     plays: dict[str, StoredPlay] = field(default_factory=dict)
@@ -111,6 +114,20 @@ class FakeAccounts:
 
     def by_email(self, email: str) -> StoredAccount | None:
         return next((a for a in self.state.accounts.values() if a.account.email == email), None)
+
+    def renew_registration(
+        self, account_id: AccountId, *, password_hash: str, date_of_birth: dt.date
+    ) -> None:
+        stored = self.state.accounts[account_id]
+        self.state.accounts[account_id] = replace(
+            stored,
+            account=replace(stored.account, date_of_birth=date_of_birth),
+            password_hash=password_hash,
+        )
+
+    def confirm_email(self, account_id: AccountId, at: dt.datetime) -> None:
+        stored = self.state.accounts[account_id]
+        self.state.accounts[account_id] = replace(stored, email_confirmed_at=at)
 
     def add_session(self, session: Session) -> None:
         self.state.sessions[session.token_hash] = session
@@ -160,6 +177,71 @@ class FakeLoginThrottle:
         gone = len(self.state.failures) - len(kept)
         self.state.failures = kept
         return gone
+
+
+class FakeConfirmationTokens:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def add(self, token: ConfirmationToken) -> None:
+        assert token.token_hash not in self.state.confirmations, "the store refuses a duplicate"
+        self.state.confirmations[token.token_hash] = token
+
+    def get(self, token_hash: str) -> ConfirmationToken | None:
+        return self.state.confirmations.get(token_hash)
+
+    def use_all(self, account_id: AccountId, at: dt.datetime) -> int:
+        unused = [
+            t
+            for t in self.state.confirmations.values()
+            if t.account_id == account_id and t.used_at is None
+        ]
+        for token in unused:
+            self.state.confirmations[token.token_hash] = replace(token, used_at=at)
+        return len(unused)
+
+
+class FakeMailThrottle:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def add(self, *, email: str, at: dt.datetime) -> None:
+        self.state.mail_requests.append((email, at))
+
+    def requests(self, *, email: str, after: dt.datetime) -> tuple[dt.datetime, ...]:
+        return tuple(sorted(at for e, at in self.state.mail_requests if e == email and at > after))
+
+    def forget_before(self, before: dt.datetime) -> int:
+        kept = [r for r in self.state.mail_requests if r[1] >= before]
+        gone = len(self.state.mail_requests) - len(kept)
+        self.state.mail_requests = kept
+        return gone
+
+
+@dataclass(frozen=True, slots=True)
+class SentMail:
+    """A mail the fake mailer was given."""
+
+    to: str
+    subject: str
+    text: str
+
+
+class FakeMailer:
+    """Keeps every mail it is given, in order; ``fail`` makes it refuse them (as a server down)."""
+
+    def __init__(self) -> None:
+        self.sent: list[SentMail] = []
+        self.fail = False
+
+    def send(self, to: str, subject: str, text: str) -> None:
+        if self.fail:
+            raise ConnectionRefusedError("the fake mail server is down")
+        self.sent.append(SentMail(to, subject, text))
+
+    def to(self, email: str) -> list[SentMail]:
+        """The mails sent to ``email``, oldest first."""
+        return [m for m in self.sent if m.to == email]
 
 
 class FakeWallets:
@@ -626,6 +708,8 @@ class FakeUnitOfWork:
         self.state = copy.deepcopy(self._database.state)
         self.accounts = FakeAccounts(self.state)
         self.login_throttle = FakeLoginThrottle(self.state)
+        self.confirmations = FakeConfirmationTokens(self.state)
+        self.mail_throttle = FakeMailThrottle(self.state)
         self.wallets = FakeWallets(self.state)
         self.plays = FakePlays(self.state)
         self.tries = FakeTryPlays(self.state)

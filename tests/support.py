@@ -3,14 +3,20 @@ two conftest modules exist, and which one ``import conftest`` finds depends on t
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 import socket
+from email.message import EmailMessage
+from email.parser import BytesParser
+from email.policy import default
 from pathlib import Path
 from typing import Any
 
 from colour_collector.server.settings import Settings
-from colour_collector.service import accounts
+from colour_collector.service import accounts, registration
 from colour_collector.service.accounts import AccountPolicy, Passwords
 from colour_collector.service.ports import UnitOfWorkFactory
+from colour_collector.service.registration import RegistrationPolicy
 
 TEST_SECRET = "test-secret-key-for-the-test-suite-only-0123456789"
 """The secret key of every test server."""
@@ -51,17 +57,90 @@ PASSWORD = "correct horse battery"
 """The password test players use."""
 
 
+CONFIRMATION_LINK = re.compile(r"#/confirm/([A-Za-z0-9_-]{43})")
+"""A confirmation link in a mail's text; its group is the token."""
+
+
+class RecordingMailer:
+    """A mailer that keeps the mails' texts by address (the use cases' tests use
+    ``fakes.FakeMailer``; this one serves the helpers below on real databases)."""
+
+    def __init__(self) -> None:
+        self.texts: dict[str, list[str]] = {}
+
+    def send(self, to: str, subject: str, text: str) -> None:
+        self.texts.setdefault(to, []).append(text)
+
+
+def link_token(text: str) -> str:
+    """The token of the confirmation link in a mail's ``text``."""
+    found = CONFIRMATION_LINK.search(text)
+    assert found, f"no confirmation link in the mail: {text!r}"
+    return found.group(1)
+
+
+def outbox_mails(outbox: Path, email: str) -> list[EmailMessage]:
+    """The mails written to the outbox directory for ``email``, oldest first."""
+    found = []
+    for path in sorted(outbox.glob("*.eml")) if outbox.is_dir() else []:
+        with path.open("rb") as raw:
+            mail = BytesParser(policy=default).parse(raw)
+        if str(mail["To"]) == email:
+            found.append(mail)
+    return found
+
+
+def outbox_token(outbox: Path, email: str) -> str:
+    """The token of the newest confirmation link written to the outbox for ``email``."""
+    mails = outbox_mails(outbox, email)
+    assert mails, f"no mail to {email!r} in {outbox}"
+    body = mails[-1].get_body(preferencelist=("plain",))
+    assert body is not None
+    return link_token(body.get_content())
+
+
+def register_and_confirm(
+    factory: UnitOfWorkFactory,
+    policy: AccountPolicy,
+    *,
+    email: str,
+    password: str = PASSWORD,
+    date_of_birth: dt.date = dt.date(1990, 5, 17),
+    now: dt.datetime | None = None,
+) -> accounts.Account:
+    """Register and confirm by the mailed link (as the old one-step registration did, for
+    tests of other rules); the account."""
+    mailer = RecordingMailer()
+    registration.register(
+        factory,
+        policy,
+        RegistrationPolicy(mailer, "http://test"),
+        email=email,
+        password=password,
+        date_of_birth=date_of_birth,
+        now=now,
+    )
+    token = link_token(mailer.texts[accounts.normalise_email(email)][-1])
+    return registration.confirm(factory, policy, token=token, client="test", now=now).account
+
+
 def sign_up(
     factory: UnitOfWorkFactory, email: str = "player@example.com"
 ) -> tuple[accounts.Account, str]:
-    """Register and log in through the use cases; the account and its session token."""
-    import datetime as dt
-
-    account = accounts.register(
-        factory, POLICY, email=email, password=PASSWORD, date_of_birth=dt.date(1990, 5, 17)
+    """Register, confirm by the mailed link (which logs in) through the use cases; the account
+    and its session token."""
+    mailer = RecordingMailer()
+    registration.register(
+        factory,
+        POLICY,
+        RegistrationPolicy(mailer, "http://test"),
+        email=email,
+        password=PASSWORD,
+        date_of_birth=dt.date(1990, 5, 17),
     )
-    logged_in = accounts.login(factory, POLICY, email=email, password=PASSWORD, client="test")
-    return account, logged_in.token
+    token = link_token(mailer.texts[email][-1])
+    logged_in = registration.confirm(factory, POLICY, token=token, client="test")
+    return logged_in.account, logged_in.token
 
 
 def fund(factory: UnitOfWorkFactory, token: str, pence: int) -> None:
@@ -87,3 +166,56 @@ def browser_like_client(base_url: str, **kwargs: Any) -> Any:
     client.event_hooks["request"].append(echo_csrf)
     client.get("/api/csrf").raise_for_status()
     return client
+
+
+class SmtpServer:
+    """A real SMTP server on 127.0.0.1 (aiosmtpd, in a thread of its own) that keeps what it is
+    sent: ``messages`` (parsed) and ``logins`` (user, password)."""
+
+    def __init__(self, **controller: Any) -> None:
+        from aiosmtpd.controller import Controller
+
+        self.messages: list[EmailMessage] = []
+        self.logins: list[tuple[str, str]] = []
+        self.port = free_port()
+        server = self
+
+        class Keep:
+            async def handle_DATA(self, _server: Any, _session: Any, envelope: Any) -> str:  # noqa: N802 (aiosmtpd calls it by this name)
+                server.messages.append(BytesParser(policy=default).parsebytes(envelope.content))
+                return "250 OK"
+
+        def authenticate(
+            _server: Any, _session: Any, _envelope: Any, _mechanism: str, auth: Any
+        ) -> Any:
+            from aiosmtpd.smtp import AuthResult
+
+            login = (auth.login.decode(), auth.password.decode())
+            server.logins.append(login)
+            return AuthResult(success=login == ("mailer", "s3cret-password"))
+
+        self.controller = Controller(
+            Keep(), hostname="127.0.0.1", port=self.port, authenticator=authenticate, **controller
+        )
+
+    def __enter__(self) -> SmtpServer:
+        self.controller.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.controller.stop()
+
+    def token(self, email: str) -> str:
+        """The token of the newest confirmation link sent to ``email``."""
+        sent = [m for m in self.messages if str(m["To"]) == email]
+        assert sent, f"no mail to {email!r}"
+        body = sent[-1].get_body(preferencelist=("plain",))
+        assert body is not None
+        return link_token(body.get_content())
+
+
+def production_mail(port: int) -> dict[str, Any]:
+    """Settings production requires for mail: an SMTP server (here a local one, without TLS)
+    and the game's public https address."""
+    return {"smtp_host": "127.0.0.1", "smtp_port": port, "smtp_starttls": False,
+            "public_url": "https://play.example.com"}  # fmt: skip

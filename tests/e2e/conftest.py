@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from e2e_support import OUTBOXES
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
@@ -123,6 +124,7 @@ def _start_server(
         "COLOUR_COLLECTOR_PASSWORD_HASH_TIME_COST": "1",
         "COLOUR_COLLECTOR_PASSWORD_HASH_MEMORY_KIB": "8",
         "COLOUR_COLLECTOR_PASSWORD_HASH_PARALLELISM": "1",
+        "COLOUR_COLLECTOR_PUBLIC_URL": f"http://127.0.0.1:{port}",
         **(extra_env or {}),
     }
     with log.open("wb") as sink:
@@ -142,6 +144,7 @@ def _start_server(
     else:
         process.terminate()
         raise RuntimeError(f"server did not answer in 30 s:\n{log.read_text()}")
+    OUTBOXES[base] = data / "outbox"
     return Server(base, data, script, process, log, tmp / "clock", env)
 
 

@@ -8,7 +8,10 @@ page's own cookies (``page.request``).
 from __future__ import annotations
 
 import json
+import re
 import secrets
+from email.parser import BytesParser
+from email.policy import default
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +23,9 @@ AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.m
 IDLE = "document.body.dataset.busy === 'false'"
 LETTERS = {"orange": "O", "red": "R", "yellow": "Y", "green": "G", "blue": "B", "purple": "P"}
 WIN_CUES = ("win", "big-win", "mega-win")
+
+OUTBOXES: dict[str, Path] = {}
+"""Each running test server's outbox directory (its mails), by its base URL."""
 
 Browser = Any  # conftest.Browser
 Server = Any  # conftest.Server
@@ -67,8 +73,32 @@ def register(page: Any, email: str | None = None) -> str:
     tid(page, "register-password").fill(PASSWORD)
     tid(page, "register-dob").fill("1990-04-01")
     tid(page, "register-submit").click()
+    wait_idle(page, "check-email")
+    confirm_by_mail(page, email)
     wait_idle(page, "lobby")
     return email
+
+
+def mailed_link(page: Any, email: str) -> str:
+    """The confirmation link in the newest mail the page's server wrote for ``email``."""
+    origin = "/".join(page.url.split("/")[:3])
+    for path in sorted(OUTBOXES[origin].glob("*.eml"), reverse=True):
+        mail = BytesParser(policy=default).parsebytes(path.read_bytes())
+        if str(mail["To"]) == email:
+            found = re.search(
+                r"https?://\S+/#/confirm/[A-Za-z0-9_-]{43}", mail.get_body().get_content()
+            )
+            assert found, mail.get_body().get_content()
+            return found.group(0)
+    raise AssertionError(f"no mail to {email!r}")
+
+
+def confirm_by_mail(page: Any, email: str) -> None:
+    """Open the mailed link as a player does: a fresh load of the game at that address."""
+    link = mailed_link(page, email)
+    assert link.startswith("/".join(page.url.split("/")[:3]) + "/#/confirm/")
+    page.goto("about:blank")
+    page.goto(link)
 
 
 def deposit(page: Any, pence: int) -> None:

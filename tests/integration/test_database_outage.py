@@ -24,7 +24,7 @@ import pytest
 from colour_collector.service import audit
 from colour_collector.store import Database, upgrade_to_head
 from pg_cluster import running_cluster
-from support import TEST_SECRET, browser_like_client, free_port
+from support import TEST_SECRET, browser_like_client, free_port, outbox_token
 
 pytestmark = pytest.mark.slow
 
@@ -64,13 +64,14 @@ def serve(url: str, workdir: Path) -> tuple[subprocess.Popen[str], str]:
 class Player:
     """One client: plays whole plays, retrying 503s as a client should."""
 
-    def __init__(self, base: str, n: int, statuses: Counter[int]) -> None:
+    def __init__(self, base: str, n: int, statuses: Counter[int], outbox: Path) -> None:
         self.http: httpx.Client = browser_like_client(base, timeout=30)
         self.statuses = statuses
         email = f"outage{n}@example.com"
         body = {"email": email, "password": PASSWORD, "date_of_birth": "1980-01-01"}
-        assert self.http.post("/api/register", json=body).status_code == 201
-        assert self.http.post("/api/login", json={"email": email, "password": PASSWORD}).is_success
+        assert self.http.post("/api/register", json=body).status_code == 202
+        token = outbox_token(outbox, email)
+        assert self.http.post("/api/register/confirm", json={"token": token}).is_success
         deposit = self.http.post("/api/wallet/test-deposit", json={"amount_pence": 100_000})
         assert deposit.status_code == 201
         self.plays: set[str] = set()
@@ -115,7 +116,7 @@ def test_a_postgresql_restart_under_load_answers_503_and_loses_nothing(tmp_path:
         statuses: Counter[int] = Counter()
         players: list[Player] = []
         try:
-            players += [Player(base, n, statuses) for n in range(8)]
+            players += [Player(base, n, statuses, tmp_path / "outbox") for n in range(8)]
             stop = threading.Event()
             errors: list[BaseException] = []
 

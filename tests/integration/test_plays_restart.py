@@ -26,7 +26,7 @@ from plays_fixtures import PRICE, SECRET, step_body
 
 from colour_collector.service import audit
 from colour_collector.store import Database
-from support import browser_like_client, free_port
+from support import browser_like_client, free_port, outbox_token
 
 pytestmark = pytest.mark.slow
 
@@ -224,9 +224,9 @@ def test_sigkill_mid_play_then_every_play_resumes(database_url: str, tmp_path: P
                 "password": "a long enough password",
                 "date_of_birth": "1980-01-01",
             }
-            assert client.post("/api/register", json=body).status_code == 201
-            login = {"email": email, "password": body["password"]}
-            assert client.post("/api/login", json=login).status_code == 200
+            assert client.post("/api/register", json=body).status_code == 202
+            token = outbox_token(tmp_path / "data" / "outbox", email)
+            assert client.post("/api/register/confirm", json={"token": token}).status_code == 200
             deposit = client.post("/api/wallet/test-deposit", json={"amount_pence": DEPOSIT})
             assert deposit.status_code == 201
             players.append(Player(client, email))

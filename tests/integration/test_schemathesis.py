@@ -19,6 +19,8 @@ OPERATIONS = [
     ("GET", "/healthz"),
     ("GET", "/api/csrf"),
     ("POST", "/api/register"),
+    ("POST", "/api/register/confirm"),
+    ("POST", "/api/register/resend"),
     ("POST", "/api/login"),
     ("POST", "/api/logout"),
     ("GET", "/api/me"),

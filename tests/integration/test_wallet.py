@@ -22,7 +22,7 @@ from colour_collector.service.errors import (
 )
 from colour_collector.service.models import AuditKind, MovementKind, Session
 from colour_collector.store import Database, tables
-from support import sign_up
+from support import SmtpServer, production_mail, sign_up
 
 
 def ledger_amounts(database: Database, account_id: int) -> list[int]:
@@ -82,19 +82,25 @@ def test_movements_of_another_player_are_not_found(player: Any, app: Any, new_cl
 def test_test_deposits_disabled_in_production(
     database_url: str, tmp_path: Path, new_client: Any
 ) -> None:
-    production = Settings(
-        environment="production",
-        secret_key="a-real-production-secret-of-enough-length-0123456789",
-        database_url=database_url,
-        data_dir=tmp_path / "data",
-        web_dir=tmp_path / "no-web",
-    )
-    assert production.test_deposits is False
-    assert production.cookies_secure is True
-    application = create_app(production)
-    try:
+    with SmtpServer() as smtp:
+        production = Settings(
+            environment="production",
+            secret_key="a-real-production-secret-of-enough-length-0123456789",
+            database_url=database_url,
+            data_dir=tmp_path / "data",
+            web_dir=tmp_path / "no-web",
+            **production_mail(smtp.port),
+        )
+        assert production.test_deposits is False
+        assert production.cookies_secure is True
+        application = create_app(production)
         client = new_client(application, https=True)
-        account_id = client.sign_up("prod@example.com")
+        assert client.register("prod@example.com").status_code == 202
+        token = smtp.token("prod@example.com")
+    try:
+        confirmed = client.post("/api/register/confirm", json={"token": token})
+        account_id = confirmed.json()["id"]
+        assert "secure" in confirmed.headers["set-cookie"].lower()
         assert "secure" in client.login("prod@example.com").headers["set-cookie"].lower()
         response = client.post("/api/wallet/test-deposit", json={"amount_pence": 100})
         assert response.status_code == 403, response.text
@@ -116,6 +122,17 @@ def test_production_refuses_unsafe_settings(tmp_path: Path) -> None:
             test_deposits_enabled=True,
             data_dir=tmp_path,
         )
+    secret = "a-real-production-secret-of-enough-length-0123456789"
+    with pytest.raises(ValidationError, match="SMTP_HOST"):
+        Settings(environment="production", secret_key=secret, data_dir=tmp_path)
+    mail = production_mail(25)
+    with pytest.raises(ValidationError, match="PUBLIC_URL"):
+        Settings(**{**mail, "public_url": "http://play.example.com"},
+                 environment="production", secret_key=secret, data_dir=tmp_path)  # fmt: skip
+    with pytest.raises(ValidationError, match="SMTP_STARTTLS"):
+        Settings(**mail, smtp_user="mailer", environment="production", secret_key=secret,
+                 data_dir=tmp_path)  # fmt: skip
+    assert Settings(**mail, environment="production", secret_key=secret, data_dir=tmp_path)
     # Development may use the default secret.
     assert Settings(environment="development", data_dir=tmp_path).test_deposits is True
 

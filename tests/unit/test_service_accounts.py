@@ -12,7 +12,6 @@ from colour_collector.service import accounts, audit, wallet
 from colour_collector.service.accounts import AccountPolicy, Passwords
 from colour_collector.service.errors import (
     AuditChainBrokenError,
-    EmailTakenError,
     InvalidCredentialsError,
     InvalidInputError,
     NotAuthenticatedError,
@@ -23,6 +22,7 @@ from colour_collector.service.errors import (
 )
 from colour_collector.service.models import AuditKind
 from fakes import FakeDatabase
+from support import register_and_confirm
 
 T0 = dt.datetime(2026, 12, 3, 12, 0, tzinfo=dt.UTC)
 POLICY = AccountPolicy(
@@ -43,7 +43,7 @@ def register(db: FakeDatabase, email: str = "Player@Example.com", **kwargs: obje
         "now": T0,
         **kwargs,
     }
-    return accounts.register(db, POLICY, **values).id  # type: ignore[arg-type]
+    return register_and_confirm(db, POLICY, **values).id  # type: ignore[arg-type]
 
 
 def login(
@@ -66,10 +66,8 @@ def test_registration_normalises_the_email_and_is_audited() -> None:
     assert stored.password_hash != PASSWORD and POLICY.passwords.verify(
         stored.password_hash, PASSWORD
     )
-    assert kinds(db) == ["register"]
-    with pytest.raises(EmailTakenError):
-        register(db, " PLAYER@example.com ")
-    assert kinds(db) == ["register"]  # nothing written by the refusal
+    assert stored.email_confirmed_at == T0
+    assert kinds(db) == ["register", "email_confirmed", "login"]
 
 
 @pytest.mark.parametrize(
@@ -110,7 +108,7 @@ def test_login_opens_a_session_that_ends_at_its_lifetime() -> None:
     for token in (None, "", "forged"):
         with pytest.raises(NotAuthenticatedError):
             accounts.current_account(db, token, now=T0)
-    assert kinds(db) == ["register", "login"]
+    assert kinds(db) == ["register", "email_confirmed", "login", "login"]
 
 
 def test_failed_logins_are_throttled_per_email_until_the_window_passes() -> None:
@@ -162,7 +160,7 @@ def test_logout_ends_the_session_once() -> None:
     assert accounts.logout(db, None) is False
     with pytest.raises(NotAuthenticatedError):
         accounts.current_account(db, token, now=T0)
-    assert kinds(db) == ["register", "login", "logout"]
+    assert kinds(db) == ["register", "email_confirmed", "login", "login", "logout"]
 
 
 def test_the_session_summary_counts_only_this_sessions_money() -> None:
@@ -224,12 +222,12 @@ def test_the_audit_chain_verifies_and_names_what_was_changed() -> None:
             audit.append(uow, AuditKind.DEPOSIT, None, {"n": n}, now=T0)
             uow.commit()
     report = audit.verify_chain(db, batch=2)
-    assert report.entries == 5 and report.last_hash == db.state.head.hash
+    assert report.entries == 7 and report.last_hash == db.state.head.hash
 
-    db.state.audit[2] = replace(db.state.audit[2], payload='{"n":99}')
+    db.state.audit[4] = replace(db.state.audit[4], payload='{"n":99}')
     with pytest.raises(AuditChainBrokenError) as broken:
         audit.verify_chain(db)
-    assert broken.value.seq == 3 and "altered" in broken.value.reason
+    assert broken.value.seq == 5 and "altered" in broken.value.reason
 
 
 def test_the_audit_chain_notices_removed_and_added_entries() -> None:

@@ -35,6 +35,7 @@ from colour_collector.service.outcomes import IndependentSource, ScriptedSource
 from colour_collector.service.play_models import PlayStatus
 from colour_collector.service.purchase import PlayPolicy
 from fakes import FakeDatabase
+from support import register_and_confirm
 
 T0 = dt.datetime(2026, 12, 3, 12, 0, tzinfo=dt.UTC)
 PRICE = 500
@@ -49,7 +50,7 @@ def policy(outcomes: Iterable[str | None] = ()) -> PlayPolicy:
 
 def player(db: FakeDatabase, email: str = "p@example.com", pence: int = 5000) -> str:
     """A registered, logged-in player with ``pence`` of test funds; their session token."""
-    accounts.register(
+    register_and_confirm(
         db, PASSWORDS, email=email, password="correct horse battery",
         date_of_birth=dt.date(1990, 1, 1), now=T0,
     )  # fmt: skip

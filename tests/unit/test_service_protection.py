@@ -49,6 +49,7 @@ from colour_collector.service.protection_models import (
     LimitPeriod,
 )
 from fakes import FakeDatabase, FakePaymentProvider
+from support import register_and_confirm
 
 T0 = dt.datetime(2026, 12, 3, 12, 0, tzinfo=dt.UTC)
 HOUR = dt.timedelta(hours=1)
@@ -73,7 +74,7 @@ def player(
     if db.state.accounts == {} or not any(
         a.account.email == email for a in db.state.accounts.values()
     ):
-        accounts.register(
+        register_and_confirm(
             db, POLICY, email=email, password="correct horse battery",
             date_of_birth=dt.date(1990, 1, 1), now=at,
         )  # fmt: skip

@@ -50,7 +50,10 @@ NOT_AUTHENTICATED = ProblemKind(401, "not_authenticated", "Not logged in")
 INVALID_CREDENTIALS = ProblemKind(401, "invalid_credentials", "Wrong e-mail or password")
 TOO_MANY_ATTEMPTS = ProblemKind(429, "too_many_attempts", "Too many failed logins")
 UNDERAGE = ProblemKind(422, "underage", "Players must be 18 or over")
-EMAIL_TAKEN = ProblemKind(409, "email_taken", "E-mail already registered")
+INVALID_TOKEN = ProblemKind(400, "invalid_token", "The confirmation link is unknown or expired")
+ALREADY_CONFIRMED = ProblemKind(409, "already_confirmed", "The account is confirmed already")
+EMAIL_NOT_CONFIRMED = ProblemKind(403, "email_not_confirmed", "The account is not confirmed yet")
+TOO_MANY_EMAILS = ProblemKind(429, "too_many_emails", "Too many e-mails asked for this address")
 NOT_FOUND = ProblemKind(404, "not_found", "Not found")
 METHOD_NOT_ALLOWED = ProblemKind(405, "method_not_allowed", "Method not allowed")
 INSUFFICIENT_FUNDS = ProblemKind(409, "insufficient_funds", "Not enough money in the wallet")
@@ -122,7 +125,10 @@ SERVICE_ERRORS: Sequence[tuple[type[errors.ServiceError], ProblemKind]] = (
     (errors.OperatorForbiddenError, OPERATOR_FORBIDDEN),
     (errors.OperatorNameTakenError, OPERATOR_NAME_TAKEN),
     (errors.InvalidInputError, INVALID_REQUEST),
-    (errors.EmailTakenError, EMAIL_TAKEN),
+    (errors.InvalidTokenError, INVALID_TOKEN),
+    (errors.AlreadyConfirmedError, ALREADY_CONFIRMED),
+    (errors.EmailNotConfirmedError, EMAIL_NOT_CONFIRMED),
+    (errors.TooManyMailsError, TOO_MANY_EMAILS),
     (errors.InvalidCredentialsError, INVALID_CREDENTIALS),
     (errors.TooManyAttemptsError, TOO_MANY_ATTEMPTS),
     (errors.NotAuthenticatedError, NOT_AUTHENTICATED),
@@ -195,7 +201,10 @@ def problem_from_service_error(error: errors.ServiceError) -> ProblemError:
             extra: dict[str, Any] = {}
             if isinstance(error, errors.InvalidInputError) and error.problems:
                 extra["errors"] = [{"field": f, "message": m} for f, m in error.problems]
-            if isinstance(error, errors.TooManyAttemptsError | errors.TooManyTriesError):
+            if isinstance(
+                error,
+                errors.TooManyAttemptsError | errors.TooManyTriesError | errors.TooManyMailsError,
+            ):
                 headers["Retry-After"] = str(error.retry_after_seconds)
             if isinstance(error, errors.StepOutOfOrderError | errors.PlayNotOverError):
                 extra["expected"] = error.expected

@@ -15,6 +15,7 @@ from colour_collector.game.draw import secure_rng
 from colour_collector.game.generator import prepare
 from colour_collector.game.pool import PrizePool, load_pool
 from colour_collector.game.versions import current_versions
+from colour_collector.mail import OutboxMailer, SmtpMailer
 from colour_collector.server.metrics import registry_for
 from colour_collector.server.settings import DrawMode, PaymentProviderKind, Settings
 from colour_collector.service.accounts import AccountPolicy, Passwords
@@ -28,8 +29,9 @@ from colour_collector.service.outcomes import (
 )
 from colour_collector.service.payments import SimulatedPaymentProvider
 from colour_collector.service.pools import seal_key
-from colour_collector.service.ports import PaymentProvider
+from colour_collector.service.ports import Mailer, PaymentProvider
 from colour_collector.service.purchase import PlayPolicy
+from colour_collector.service.registration import RegistrationPolicy
 from colour_collector.store import Database
 
 
@@ -43,6 +45,8 @@ class Runtime:
     """The database: ``database()`` opens a unit of work."""
     accounts: AccountPolicy
     """Password hashing, login throttling and session lifetime."""
+    registration: RegistrationPolicy
+    """The mailer, the links' address and lifetime, and the mail throttle."""
     plays: PlayPolicy
     """Price, auto-finish delay and the purchase outcome source."""
     try_outcomes: OutcomeSource
@@ -72,6 +76,33 @@ def account_policy(settings: Settings) -> AccountPolicy:
         window=settings.login_failure_window,
         session_lifetime=settings.session_lifetime,
         idle_timeout=settings.session_idle_timeout,
+    )
+
+
+def mailer(settings: Settings) -> Mailer:
+    """SMTP when a host is set (production must), else the file outbox."""
+    if settings.smtp_host is None:
+        return OutboxMailer(settings.mail_outbox, sender=settings.mail_from)
+    return SmtpMailer(
+        host=settings.smtp_host,
+        port=settings.smtp_port,
+        sender=settings.mail_from,
+        user=settings.smtp_user,
+        password=None
+        if settings.smtp_password is None
+        else settings.smtp_password.get_secret_value(),
+        starttls=settings.smtp_starttls,
+    )
+
+
+def registration_policy(settings: Settings) -> RegistrationPolicy:
+    """Registration mails, from the settings."""
+    return RegistrationPolicy(
+        mailer=mailer(settings),
+        public_url=settings.public_url,
+        link_lifetime=settings.confirmation_link_lifetime,
+        max_mails_per_email=settings.registration_mails_per_email,
+        mail_window=settings.registration_mail_window,
     )
 
 
@@ -114,6 +145,7 @@ def build_runtime(settings: Settings, database: Database) -> Runtime:
         settings=settings,
         database=database,
         accounts=accounts,
+        registration=registration_policy(settings),
         plays=PlayPolicy(load_config().price, settings.auto_finish_delay, purchase),
         try_outcomes=try_outcomes,
         rng=secure_rng(),

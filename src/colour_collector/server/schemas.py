@@ -108,6 +108,26 @@ class LoginRequest(Request):
     password: Password = Field(description="Password.", min_length=1)
 
 
+CONFIRMATION_TOKEN_PATTERN = r"^[A-Za-z0-9_-]{43}$"
+"""A confirmation link's token: 32 random bytes in URL-safe base64, unpadded."""
+
+
+class ConfirmRequest(Request):
+    """``POST /api/register/confirm``."""
+
+    token: str = Field(
+        pattern=CONFIRMATION_TOKEN_PATTERN,
+        description="The token at the end of the link mailed to confirm the account"
+        " (``.../#/confirm/<token>``).",
+    )
+
+
+class ResendRequest(Request):
+    """``POST /api/register/resend``."""
+
+    email: Email = Field(description="The address registered.")
+
+
 class TestDepositRequest(Request):
     """``POST /api/wallet/test-deposit``."""
 
@@ -133,6 +153,21 @@ class AccountResponse(Response):
             date_of_birth=account.date_of_birth,
             created_at=account.created_at,
         )
+
+
+CHECK_YOUR_EMAIL = (
+    "If this address can be used to register, we have sent an e-mail to it. Open the link in"
+    " that e-mail to go on."
+)
+
+
+class RegistrationResponse(Response):
+    """``POST /api/register`` and ``/api/register/resend``: the same whatever the address."""
+
+    status: Literal["check_your_email"] = Field(
+        default="check_your_email", description="Always this: the next step is in the mail."
+    )
+    message: str = Field(default=CHECK_YOUR_EMAIL, description="What to tell the player.")
 
 
 class SessionResponse(Response):

@@ -1,7 +1,7 @@
 """Server settings, read from ``COLOUR_COLLECTOR_*`` environment variables.
 
 Refuses to start outside development with the default secret key, and in production with test
-deposits turned on.
+deposits turned on or without an SMTP server and a public address for the mails.
 """
 
 from __future__ import annotations
@@ -129,6 +129,28 @@ class Settings(BaseSettings):
     """Deposits' and withdrawals' provider (default: simulated outside production, none in it)."""
     metrics_token: SecretStr | None = None
     """When set, ``/metrics`` answers only ``Authorization: Bearer <token>``."""
+    public_url: str = "http://127.0.0.1:8000"
+    """The address players open the game at, for the links in mails (required in production)."""
+    mail_from: str = "Colour Collector <no-reply@localhost>"
+    """The From address of the mails."""
+    mail_outbox_dir: Path | None = None
+    """Without an SMTP host: where mails are written as files (default ``<data_dir>/outbox``)."""
+    smtp_host: str | None = None
+    """The SMTP server mails are sent through (required in production)."""
+    smtp_port: int = Field(default=587, ge=1, le=65535)
+    """Its port."""
+    smtp_user: str | None = None
+    """The SMTP login, if the server wants one."""
+    smtp_password: SecretStr | None = None
+    """The SMTP login's password."""
+    smtp_starttls: bool = True
+    """Upgrade the SMTP connection to TLS (certificate checked) before sending anything."""
+    confirmation_link_lifetime: Duration = dt.timedelta(hours=24)
+    """How long a link mailed to confirm an account works."""
+    registration_mails_per_email: int = Field(default=5, ge=1)
+    """Mails (registrations and resends) one address may be sent within the window."""
+    registration_mail_window: Duration = dt.timedelta(hours=1)
+    """How far back the mails asked for an address count."""
 
     @model_validator(mode="after")
     def _refuse_unsafe(self) -> Self:
@@ -186,7 +208,33 @@ class Settings(BaseSettings):
             raise ValueError("COLOUR_COLLECTOR_SESSION_LIFETIME must be positive")
         if self.login_failure_window <= dt.timedelta(0):
             raise ValueError("COLOUR_COLLECTOR_LOGIN_FAILURE_WINDOW must be positive")
+        self._refuse_unsafe_mail(production)
         return self
+
+    def _refuse_unsafe_mail(self, production: bool) -> None:
+        if not self.public_url.startswith(("https://", "http://")):
+            raise ValueError(
+                f"COLOUR_COLLECTOR_PUBLIC_URL must be an http(s) address, not {self.public_url!r}"
+            )
+        if production and self.smtp_host is None:
+            raise ValueError(
+                "COLOUR_COLLECTOR_SMTP_HOST must be set in production: accounts are confirmed by"
+                " e-mail (and the file outbox is for development and tests)"
+            )
+        if production and not self.public_url.startswith("https://"):
+            raise ValueError(
+                "COLOUR_COLLECTOR_PUBLIC_URL must be set to the game's https:// address in"
+                " production (the links in the mails point there)"
+            )
+        if self.smtp_user and not self.smtp_starttls and production:
+            raise ValueError(
+                "COLOUR_COLLECTOR_SMTP_STARTTLS must be on when COLOUR_COLLECTOR_SMTP_USER is set"
+                " in production (the password would cross the network in clear)"
+            )
+        if self.confirmation_link_lifetime <= dt.timedelta(0):
+            raise ValueError("COLOUR_COLLECTOR_CONFIRMATION_LINK_LIFETIME must be positive")
+        if self.registration_mail_window <= dt.timedelta(0):
+            raise ValueError("COLOUR_COLLECTOR_REGISTRATION_MAIL_WINDOW must be positive")
 
     @property
     def test_deposits(self) -> bool:
@@ -219,6 +267,11 @@ class Settings(BaseSettings):
         if self.secure_cookies is None:
             return self.environment is Environment.PRODUCTION
         return self.secure_cookies
+
+    @property
+    def mail_outbox(self) -> Path:
+        """Where mails are written when no SMTP host is set."""
+        return self.mail_outbox_dir or self.data_dir / "outbox"
 
     @property
     def resolved_database_url(self) -> str:

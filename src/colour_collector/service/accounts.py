@@ -1,4 +1,5 @@
-"""Accounts and sessions: register, log in (throttled), log out, who is logged in.
+"""Accounts and sessions: the checks of a registration, log in (throttled), log out, who is
+logged in. Registering and confirming an account by e-mail: ``service.registration``.
 
 Sessions are opaque random tokens; only their SHA-256 is stored, so a copy of the database does
 not let anyone log in. A login attempt is counted as a failure *before* its password is checked
@@ -21,6 +22,7 @@ from email_validator import EmailNotValidError, validate_email
 from colour_collector.service import audit
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import (
+    EmailNotConfirmedError,
     InvalidCredentialsError,
     InvalidInputError,
     NotAuthenticatedError,
@@ -141,18 +143,12 @@ def age_on(date_of_birth: dt.date, today: dt.date) -> int:
     return years
 
 
-def register(
-    factory: UnitOfWorkFactory,
-    policy: AccountPolicy,
-    *,
-    email: str,
-    password: str,
-    date_of_birth: dt.date,
-    now: dt.datetime | None = None,
-) -> Account:
-    """Create an account; refuses under-18s, weak passwords and taken e-mails."""
-    at = now or utcnow()
+def check_registration(email: str, password: str, date_of_birth: dt.date, today: dt.date) -> str:
+    """The normalised e-mail of a registration whose every field is acceptable; otherwise an
+    :class:`InvalidInputError` naming every field found wrong (an under-18 player is told that
+    first, with its own error, :class:`UnderageError`)."""
     found: list[InvalidInputError] = []
+    normalised = ""
     try:
         normalised = normalise_email(email)
     except InvalidInputError as bad:
@@ -165,14 +161,14 @@ def register(
                 field="date_of_birth",
             )
         )
-    elif date_of_birth > at.date():
+    elif date_of_birth > today:
         found.append(
             InvalidInputError(
                 f"date of birth {date_of_birth.isoformat()!r} is in the future",
                 field="date_of_birth",
             )
         )
-    elif age_on(date_of_birth, at.date()) < MINIMUM_AGE:
+    elif age_on(date_of_birth, today) < MINIMUM_AGE:
         found.append(
             UnderageError(
                 f"you must be {MINIMUM_AGE} or over to play; date of birth"
@@ -188,21 +184,10 @@ def register(
             )
         )
     if found:
-        # Every field at once; an under-18 player is told that first (its own problem code).
         found.sort(key=lambda bad: not isinstance(bad, UnderageError))
         first = found[0]
         raise type(first)(str(first), field=first.field, also=tuple(found[1:]))
-    password_hash = policy.passwords.hash(password)  # slow: before the transaction
-    with factory() as uow:
-        account = uow.accounts.add(
-            email=normalised,
-            password_hash=password_hash,
-            date_of_birth=date_of_birth,
-            created_at=at,
-        )
-        audit.append(uow, AuditKind.REGISTER, account.id, {"email": normalised}, now=at)
-        uow.commit()
-    return account
+    return normalised
 
 
 def _retry_after(failures: tuple[dt.datetime, ...], window: dt.timedelta, now: dt.datetime) -> int:
@@ -222,7 +207,9 @@ def login(
 
     Raises :class:`TooManyAttemptsError` without checking the password when the e-mail or the
     client has too many recent failures, :class:`InvalidCredentialsError` on a wrong e-mail or
-    password (the attempt stays counted).
+    password (the attempt stays counted), :class:`EmailNotConfirmedError` when the password is
+    right but the account is not confirmed yet (only then: it tells nothing to someone without
+    the password; the attempt is forgiven).
     """
     at = now or utcnow()
     try:
@@ -249,15 +236,32 @@ def login(
     matches = policy.passwords.verify(None if stored is None else stored.password_hash, password)
     if stored is None or not matches:
         raise InvalidCredentialsError("wrong e-mail or password")
-    token = secrets.token_urlsafe(32)
-    expires = policy.session_end(at, at)
+    if stored.email_confirmed_at is None:
+        with factory() as uow:
+            uow.login_throttle.clear(normalised)
+            uow.commit()
+        raise EmailNotConfirmedError(
+            "this account is not confirmed yet: open the link we e-mailed to it, or ask for a"
+            " new one (POST /api/register/resend)"
+        )
     with factory() as uow:
         uow.login_throttle.clear(normalised)
-        uow.accounts.remove_expired_sessions(at)
-        uow.accounts.add_session(Session(hash_token(token), stored.account.id, at, expires))
+        logged_in = start_session(uow, policy, stored.account, now=at)
         audit.append(uow, AuditKind.LOGIN, stored.account.id, {"client": client}, now=at)
         uow.commit()
-    return LoggedIn(account=stored.account, token=token, expires_at=expires)
+    return logged_in
+
+
+def start_session(
+    uow: UnitOfWork, policy: AccountPolicy, account: Account, *, now: dt.datetime
+) -> LoggedIn:
+    """Open a session for ``account`` inside ``uow``, sweeping expired ones on the way; the
+    caller audits the login (the audit entry is the last write) and commits."""
+    token = secrets.token_urlsafe(32)
+    expires = policy.session_end(now, now)
+    uow.accounts.remove_expired_sessions(now)
+    uow.accounts.add_session(Session(hash_token(token), account.id, now, expires))
+    return LoggedIn(account=account, token=token, expires_at=expires)
 
 
 def logout(factory: UnitOfWorkFactory, token: str | None) -> bool:

@@ -38,7 +38,29 @@ class UnderageError(InvalidInputError):
 
 
 class EmailTakenError(ServiceError):
-    """An account with this e-mail exists."""
+    """An account with this e-mail exists (the store's refusal of a second one; registration
+    answers the same either way, so this never reaches a client)."""
+
+
+class InvalidTokenError(ServiceError):
+    """A confirmation link's token is unknown or expired."""
+
+
+class AlreadyConfirmedError(ServiceError):
+    """The account of a confirmation link is confirmed already (the link was used)."""
+
+
+class EmailNotConfirmedError(ServiceError):
+    """The password was right but the account's e-mail address is not confirmed yet."""
+
+
+class TooManyMailsError(ServiceError):
+    """Too many e-mails were asked for one address recently (registrations and resends)."""
+
+    def __init__(self, message: str, *, retry_after_seconds: int) -> None:
+        super().__init__(message)
+        self.retry_after_seconds = retry_after_seconds
+        """Seconds until the oldest counted request leaves the window."""
 
 
 class InvalidCredentialsError(ServiceError):

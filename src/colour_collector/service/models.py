@@ -37,7 +37,9 @@ class AuditKind(StrEnum):
     """What an audit log entry records."""
 
     REGISTER = "register"
-    """An account was created."""
+    """An account was created (unconfirmed), or an unconfirmed one registered again."""
+    EMAIL_CONFIRMED = "email_confirmed"
+    """A player confirmed their account by the link mailed to its address."""
     LOGIN = "login"
     """A player logged in."""
     LOGOUT = "logout"
@@ -110,6 +112,9 @@ class StoredAccount:
     """The public part."""
     password_hash: str
     """Argon2 hash of the password."""
+    email_confirmed_at: dt.datetime | None = None
+    """When the player confirmed the address by the mailed link (None: not yet; such an
+    account cannot log in)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +129,22 @@ class Session:
     """When the player logged in (UTC)."""
     expires_at: dt.datetime
     """When it ends (UTC)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmationToken:
+    """A link mailed to confirm an account. Only the SHA-256 of its token is stored."""
+
+    token_hash: str
+    """SHA-256 (hex) of the token in the link."""
+    account_id: AccountId
+    """The account it confirms."""
+    created_at: dt.datetime
+    """When it was mailed (UTC)."""
+    expires_at: dt.datetime
+    """When it stops working (UTC)."""
+    used_at: dt.datetime | None = None
+    """When the account was confirmed (by this link or another one of the account's)."""
 
 
 @dataclass(frozen=True, slots=True)

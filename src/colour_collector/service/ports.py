@@ -24,6 +24,7 @@ from colour_collector.service.models import (
     AccountId,
     AuditEntry,
     ChainHead,
+    ConfirmationToken,
     LoginFailures,
     Movement,
     MovementKind,
@@ -72,6 +73,16 @@ class Accounts(Protocol):
         """The account registered with this normalised e-mail, with its password hash."""
         ...
 
+    def renew_registration(
+        self, account_id: AccountId, *, password_hash: str, date_of_birth: dt.date
+    ) -> None:
+        """Replace the password and date of birth of an account (not yet confirmed)."""
+        ...
+
+    def confirm_email(self, account_id: AccountId, at: dt.datetime) -> None:
+        """Record that the account's e-mail address was confirmed at ``at``."""
+        ...
+
     def add_session(self, session: Session) -> None:
         """Store a new login session."""
         ...
@@ -114,6 +125,48 @@ class LoginThrottle(Protocol):
 
     def forget_before(self, before: dt.datetime) -> int:
         """Forget failures older than ``before``; how many."""
+        ...
+
+
+class ConfirmationTokens(Protocol):
+    """The links mailed to confirm accounts (their tokens' SHA-256)."""
+
+    def add(self, token: ConfirmationToken) -> None:
+        """Store a new link's token."""
+        ...
+
+    def get(self, token_hash: str) -> ConfirmationToken | None:
+        """The token with this hash, if any (used and expired ones too)."""
+        ...
+
+    def use_all(self, account_id: AccountId, at: dt.datetime) -> int:
+        """Mark every unused token of the account used at ``at``; how many."""
+        ...
+
+
+class MailThrottle(Protocol):
+    """E-mails asked for (registrations and resends), counted per address whether or not it
+    has an account, shared by every server process."""
+
+    def add(self, *, email: str, at: dt.datetime) -> None:
+        """Record one request for a mail to ``email``."""
+        ...
+
+    def requests(self, *, email: str, after: dt.datetime) -> tuple[dt.datetime, ...]:
+        """Requests for ``email`` later than ``after``, oldest first."""
+        ...
+
+    def forget_before(self, before: dt.datetime) -> int:
+        """Forget requests older than ``before``; how many."""
+        ...
+
+
+class Mailer(Protocol):
+    """Sends e-mail to players (outside any unit of work: a mail cannot be rolled back)."""
+
+    def send(self, to: str, subject: str, text: str) -> None:
+        """Send a plain-text mail; raise ``OSError`` (or ``smtplib.SMTPException``, an
+        ``OSError``) when it cannot be handed over."""
         ...
 
 
@@ -506,6 +559,16 @@ class UnitOfWork(Protocol):
     @property
     def login_throttle(self) -> LoginThrottle:
         """Failed logins."""
+        ...
+
+    @property
+    def confirmations(self) -> ConfirmationTokens:
+        """Confirmation links' tokens."""
+        ...
+
+    @property
+    def mail_throttle(self) -> MailThrottle:
+        """E-mails asked for, per address."""
         ...
 
     @property

@@ -85,7 +85,25 @@ class SqlAccounts:
         row = self.connection.execute(_BY_EMAIL, {"email": email}).first()
         if row is None:
             return None
-        return StoredAccount(account=_account(row), password_hash=row.password_hash)
+        return StoredAccount(
+            account=_account(row),
+            password_hash=row.password_hash,
+            email_confirmed_at=row.email_confirmed_at,
+        )
+
+    def renew_registration(
+        self, account_id: AccountId, *, password_hash: str, date_of_birth: dt.date
+    ) -> None:
+        self.connection.execute(
+            update(accounts)
+            .where(accounts.c.id == account_id)
+            .values(password_hash=password_hash, date_of_birth=date_of_birth)
+        )
+
+    def confirm_email(self, account_id: AccountId, at: dt.datetime) -> None:
+        self.connection.execute(
+            update(accounts).where(accounts.c.id == account_id).values(email_confirmed_at=at)
+        )
 
     def add_session(self, session: Session) -> None:
         self.connection.execute(

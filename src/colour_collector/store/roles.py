@@ -16,6 +16,8 @@ from colour_collector.store.tables import metadata
 
 PRIVILEGES: dict[str, str] = {
     "accounts": "SELECT, INSERT, UPDATE",
+    "confirmation_tokens": "SELECT, INSERT, UPDATE",
+    "mail_requests": "SELECT, INSERT, DELETE",
     "sessions": "SELECT, INSERT, DELETE",
     "login_failures": "SELECT, INSERT, DELETE",
     "ledger": "SELECT, INSERT",

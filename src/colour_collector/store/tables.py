@@ -69,7 +69,30 @@ accounts = Table(
     Column("password_hash", String(255), nullable=False),
     Column("date_of_birth", Date, nullable=False),
     Column("created_at", UtcDateTime, nullable=False),
+    Column("email_confirmed_at", UtcDateTime, nullable=True),
 )
+"""Players' accounts; one with no ``email_confirmed_at`` cannot log in yet."""
+
+confirmation_tokens = Table(
+    "confirmation_tokens",
+    metadata,
+    Column("token_hash", String(64), primary_key=True),
+    Column("account_id", Integer, ForeignKey("accounts.id"), nullable=False, index=True),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("expires_at", UtcDateTime, nullable=False),
+    Column("used_at", UtcDateTime, nullable=True),
+)
+"""The links mailed to confirm accounts: the SHA-256 of each token, never the token."""
+
+mail_requests = Table(
+    "mail_requests",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("email", String(254), nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+    Index("ix_mail_requests_email_created_at", "email", "created_at"),
+)
+"""Mails asked for (registrations and resends) per address, for the throttle."""
 
 sessions = Table(
     "sessions",

@@ -20,6 +20,7 @@ from colour_collector.store.payments import SqlPayments
 from colour_collector.store.plays import SqlPlays, SqlTryPlays
 from colour_collector.store.pools import SqlPools
 from colour_collector.store.protection import SqlPlayerProtections
+from colour_collector.store.registration import SqlConfirmationTokens, SqlMailThrottle
 from colour_collector.store.sales import SqlSalesFigures, SqlSalesSwitch
 from colour_collector.store.wallets import SqlWallets
 
@@ -33,6 +34,8 @@ class SqlUnitOfWork:
 
     accounts: SqlAccounts
     login_throttle: SqlLoginThrottle
+    confirmations: SqlConfirmationTokens
+    mail_throttle: SqlMailThrottle
     wallets: SqlWallets
     plays: SqlPlays
     tries: SqlTryPlays
@@ -58,6 +61,8 @@ class SqlUnitOfWork:
         self.connection: Connection = connection
         self.accounts = SqlAccounts(connection)
         self.login_throttle = SqlLoginThrottle(connection)
+        self.confirmations = SqlConfirmationTokens(connection)
+        self.mail_throttle = SqlMailThrottle(connection)
         self.wallets = SqlWallets(connection)
         self.plays = SqlPlays(connection)
         self.tries = SqlTryPlays(connection)

@@ -1,4 +1,5 @@
-"""Accounts and sessions: register, log in, log out, who am I, this session, CSRF token."""
+"""Accounts and sessions: register (confirmed by e-mail), log in, log out, who am I, this
+session, CSRF token."""
 
 from __future__ import annotations
 
@@ -8,17 +9,21 @@ from starlette.responses import Response
 from colour_collector.server.dependencies import ClientAddress, RuntimeDep, SessionToken
 from colour_collector.server.middleware import CSRF_HEADER, SESSION_COOKIE
 from colour_collector.server.responses import answer
+from colour_collector.server.runtime import Runtime
 from colour_collector.server.schemas import (
     BAD_PARAMETERS,
     BODY_PROBLEMS,
     AccountResponse,
+    ConfirmRequest,
     CsrfResponse,
     LoginRequest,
     RegisterRequest,
+    RegistrationResponse,
+    ResendRequest,
     SessionResponse,
     problem_responses,
 )
-from colour_collector.service import accounts
+from colour_collector.service import accounts, registration
 
 router = APIRouter(prefix="/api", tags=["accounts"], responses=BAD_PARAMETERS)
 
@@ -33,26 +38,69 @@ def csrf(request: Request) -> Response:
 
 @router.post(
     "/register",
-    status_code=status.HTTP_201_CREATED,
-    response_model=AccountResponse,
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=RegistrationResponse,
     responses=problem_responses(
         {
             **BODY_PROBLEMS,
-            409: "E-mail already registered (`email_taken`).",
-            422: "Invalid field (`invalid_request`), or under 18 (`underage`).",
+            422: "Invalid fields, each listed in `errors` (`invalid_request`), or under 18"
+            " (`underage`).",
+            429: "Too many e-mails asked for this address (`too_many_emails`); see Retry-After.",
         }
     ),
 )
 def register(body: RegisterRequest, runtime: RuntimeDep) -> Response:
-    """Create an account. Under-18s are refused (422 ``underage``). Does not log in."""
-    account = accounts.register(
+    """Register: the answer is the same whether or not the address has an account (the next
+    step is in a mail: a link to confirm a new account, or a notice to the owner of an existing
+    one). Under-18s are refused (422 ``underage``). Does not log in."""
+    registration.register(
         runtime.database,
         runtime.accounts,
+        runtime.registration,
         email=body.email,
         password=body.password,
         date_of_birth=body.date_of_birth,
     )
-    return answer(AccountResponse.of(account), status.HTTP_201_CREATED)
+    return answer(RegistrationResponse(), status.HTTP_202_ACCEPTED)
+
+
+@router.post(
+    "/register/confirm",
+    response_model=AccountResponse,
+    responses=problem_responses(
+        {
+            **BODY_PROBLEMS,
+            400: "Malformed JSON (`invalid_request`), or a link unknown or expired"
+            " (`invalid_token`).",
+            409: "The account is confirmed already (`already_confirmed`): log in.",
+        }
+    ),
+)
+def confirm(body: ConfirmRequest, runtime: RuntimeDep, client: ClientAddress) -> Response:
+    """Confirm an account with the token of the mailed link, and log in (sets the HttpOnly
+    ``cc_session`` cookie, and a new ``cc_csrf``)."""
+    logged_in = registration.confirm(
+        runtime.database, runtime.accounts, token=body.token, client=client
+    )
+    return _logged_in(runtime, logged_in)
+
+
+@router.post(
+    "/register/resend",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=RegistrationResponse,
+    responses=problem_responses(
+        {
+            **BODY_PROBLEMS,
+            429: "Too many e-mails asked for this address (`too_many_emails`); see Retry-After.",
+        }
+    ),
+)
+def resend(body: ResendRequest, runtime: RuntimeDep) -> Response:
+    """Mail a new confirmation link if the address has an account not confirmed yet; the
+    answer is the same whatever the address."""
+    registration.resend(runtime.database, runtime.registration, email=body.email)
+    return answer(RegistrationResponse(), status.HTTP_202_ACCEPTED)
 
 
 @router.post(
@@ -62,21 +110,26 @@ def register(body: RegisterRequest, runtime: RuntimeDep) -> Response:
         {
             **BODY_PROBLEMS,
             401: "Wrong e-mail or password (`invalid_credentials`).",
+            403: "CSRF check failed (`csrf_failed`), or the password is right but the account"
+            " is not confirmed yet (`email_not_confirmed`).",
             429: "Too many failed logins (`too_many_attempts`); see Retry-After.",
         }
     ),
 )
 def login(body: LoginRequest, runtime: RuntimeDep, client: ClientAddress) -> Response:
     """Log in; sets the HttpOnly ``cc_session`` cookie."""
-    policy = runtime.accounts
     logged_in = accounts.login(
-        runtime.database, policy, email=body.email, password=body.password, client=client
+        runtime.database, runtime.accounts, email=body.email, password=body.password, client=client
     )
+    return _logged_in(runtime, logged_in)
+
+
+def _logged_in(runtime: Runtime, logged_in: accounts.LoggedIn) -> Response:
     response = answer(AccountResponse.of(logged_in.account))
     response.set_cookie(
         SESSION_COOKIE,
         logged_in.token,
-        max_age=int(policy.session_lifetime.total_seconds()),
+        max_age=int(runtime.accounts.session_lifetime.total_seconds()),
         path="/",
         httponly=True,
         samesite="lax",

@@ -1,8 +1,8 @@
-// The account: log in, register, log out, test money, the top bar (balance, net position and
+// The account: log in, register (then the mailed link confirms it), log out, test money, the top bar (balance, net position and
 // time of this login session, from GET /api/session: the same in every tab) and the purchase
 // confirmation.
 
-import { get, post } from "./api.js";
+import { get, post, ApiError } from "./api.js";
 import { byTestId } from "./dom.js";
 import { money, signedMoney, clock } from "./format.js";
 import { prefs } from "./storage.js";
@@ -61,32 +61,51 @@ const values = (form) => Object.fromEntries(new FormData(form).entries());
  * Wire the account forms. ``loggedIn()`` runs after a login (the app picks the screen);
  * ``loggedOut()`` after a logout; ``guard(fn)`` runs an action with the busy flag and alerts.
  */
-export function initAccount({ loggedIn, loggedOut, guard }) {
-  const submit = (form, action) => form.addEventListener("submit", (event) => {
+export function initAccount({ loggedIn, loggedOut, registered, guard }) {
+  const submit = (form, action, after) => form.addEventListener("submit", (event) => {
     event.preventDefault();
     const entered = values(form);
     guard(async () => {
       clearErrors(form);
+      q("login-resend").hidden = true;
       try {
         await action(entered);
       } catch (error) {
         showErrors(form, explain(error, form.dataset.form, entered));
+        // The password was right: offer the confirmation e-mail again.
+        if (error instanceof ApiError && error.code === "email_not_confirmed") {
+          S.pendingEmail = entered.email;
+          q("login-resend").hidden = false;
+        }
         return;
       }
-      await loggedIn();
+      await after(entered);
     });
   });
   const login = async ({ email, password }) => {
     S.me = await post("/api/login", { email, password });
-    sessionRenewed();
-    prefs.maybeLoggedIn = true;
+    loggedInAs(S.me);
     await refreshAccount();
   };
-  submit(q("login-form"), login);
+  submit(q("login-form"), login, loggedIn);
+  // The answer is the same whether or not the address has an account: the next step is in
+  // the mail (a link to confirm, or a notice to the owner of the address).
   submit(q("register-form"), async (entered) => {
     await post("/api/register", { email: entered.email, password: entered.password, date_of_birth: entered.date_of_birth });
-    await login(entered);
-  });
+    S.pendingEmail = entered.email;
+    q("register-form").reset();
+  }, registered);
+  q("login-resend").addEventListener("click", () => guard(async () => {
+    await resend();
+    q("login-resend").hidden = true;
+    await registered();
+  }));
+  q("check-email-resend").addEventListener("click", () => guard(async () => {
+    await resend();
+    const status = q("check-email-status");
+    status.textContent = "";
+    setTimeout(() => { status.textContent = `We have sent the e-mail to ${S.pendingEmail} again.`; }, 30);
+  }));
   q("logout").addEventListener("click", () => guard(async () => {
     await post("/api/logout", {});
     forget();
@@ -103,6 +122,24 @@ export function initAccount({ loggedIn, loggedOut, guard }) {
       announce(`Test money added: ${money(amount)}. Balance ${money(S.balance)}.`);
     });
   });
+}
+
+/** Ask for the confirmation e-mail again, for the address last registered or refused. */
+async function resend() {
+  await post("/api/register/resend", { email: S.pendingEmail || "" });
+}
+
+/** The player of ``account`` is logged in (a login, or a confirmed link). */
+export function loggedInAs(account) {
+  S.me = account;
+  sessionRenewed();
+  prefs.maybeLoggedIn = true;
+}
+
+/** Confirm the account of a mailed link's ``token``; it logs in. */
+export async function confirmAccount(token) {
+  loggedInAs(await post("/api/register/confirm", { token }));
+  await refreshAccount();
 }
 
 /** Forget the account (logged out, or the session ended). */

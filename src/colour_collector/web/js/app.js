@@ -7,6 +7,8 @@
 //   #/try            a Try play (no money)                #/info                prizes, odds, procedures
 //   #/money          deposit, withdraw, history           #/protection          limits, checks, breaks
 //   #/reality        the reality check before the next purchase
+//   #/check-email    after registering: the link is in the mail (Resend)
+//   #/confirm/TOKEN  the mailed link: confirms the account, logs in, on to the lobby
 //   #/check[?pool=&position=&play=]                   check a play of a closed pool
 
 import { get, post, ApiError } from "./api.js";
@@ -75,6 +77,35 @@ route("account", async () => {
   leaveGame();
   showScreen("account");
   return undefined;
+});
+
+route("check-email", async () => {
+  if (S.me) return redirect("lobby");
+  if (!S.pendingEmail) return redirect("account");
+  leaveGame();
+  q("check-email-address").textContent = S.pendingEmail;
+  q("check-email-status").textContent = "";
+  showScreen("check-email");
+  return undefined;
+});
+
+// The link mailed to confirm an account: confirming logs in, then on to the lobby.
+route("confirm", async ({ token = "" }) => {
+  leaveGame();
+  const message = q("confirm-message");
+  const toLogin = q("confirm-login");
+  try {
+    await account.confirmAccount(token);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status >= 500) throw error;
+    message.textContent = sayProblem(error.code === "invalid_request"
+      ? new ApiError(400, { code: "invalid_token" }) : error);
+    toLogin.hidden = false;
+    showScreen("confirm");
+    return { name: "confirm", params: {} };
+  }
+  announce("Your account is confirmed. Welcome to Colour Collector.");
+  return redirect("lobby");
 });
 
 route("lobby", async () => {
@@ -195,6 +226,8 @@ function wire() {
   q("mg-lobby").addEventListener("click", () => guard(() => open("lobby")));
   q("purchase-cancel").addEventListener("click", () => guard(() => open("lobby")));
   q("info-open").addEventListener("click", () => guard(() => open("info")));
+  q("check-email-login").addEventListener("click", () => guard(() => open("account")));
+  q("confirm-login").addEventListener("click", () => guard(() => open("account", {}, { replace: true })));
   q("lobby-info").addEventListener("click", () => guard(() => open("info")));
   q("info-back").addEventListener("click", () => guard(() => open(S.me ? "lobby" : "account")));
   q("lobby-money").addEventListener("click", () => guard(() => open("money")));
@@ -267,6 +300,7 @@ async function boot() {
       await go(quote.unfinished ? "play" : "lobby", {}, { replace: true });
     },
     loggedOut: () => go("account", {}, { replace: true }),
+    registered: () => go("check-email", {}, { replace: true }),
     guard,
   });
   initMyGames({ open, guard });

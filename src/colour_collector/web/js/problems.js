@@ -54,8 +54,8 @@ export function explain(error, form, values = {}) {
         : "You must be 18 or over to play.";
       break;
     }
-    case "email_taken":
-      fields.email = "An account with this e-mail address already exists. Log in instead.";
+    case "email_not_confirmed":
+      whole = "Your account is not confirmed yet. Open the link we e-mailed you, or send the e-mail again.";
       break;
     case "invalid_credentials":
       whole = "The e-mail address or password is not right. Check them and try again.";
@@ -89,6 +89,9 @@ export function sayProblem(error) {
     case "not_authenticated": return "You are logged out. Log in again to go on.";
     case "csrf_failed": return "This page is out of date. Reload it and try again.";
     case "insufficient_funds": return "Your balance is too low for this play. Add test money first.";
+    case "too_many_emails": return `We have sent several e-mails to this address already. Wait ${minutes(error.retryAfter)} and try again.`;
+    case "invalid_token": return "This confirmation link has expired or is not valid. Log in to ask for a new one.";
+    case "already_confirmed": return "Your account is already confirmed. Log in to play.";
     case "too_many_tries": return `Too many free tries from here in the last hour. Try again in ${minutes(error.retryAfter)}.`;
     case "sold_out": return "Colour Collector has sold out: no plays are left until the next prize pool opens.";
     case "pool_unavailable": return "No plays can be sold just now. Try again later.";

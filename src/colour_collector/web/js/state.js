@@ -4,6 +4,7 @@ export const S = {
   me: null,          // the logged-in account, or null
   balance: null,     // pence, as the server last said
   session: null,     // GET /api/session: {started_at, net_pence, ...} of this login
+  pendingEmail: null, // the address last registered (the check-your-e-mail screen, Resend)
   myGamesPage: 1,
   recall: null,      // { data, frames, index } while a past play is shown
 };

@@ -1,0 +1,269 @@
+"""Registration confirmed by e-mail: register, confirm the mailed link, ask for it again.
+
+Registration answers the same whether or not the address has an account, so it cannot be used to
+find out who plays: a new address gets an unconfirmed account and a link to confirm it; an
+address with a confirmed account gets a mail saying someone tried to register with it (and how
+to log in); an address whose account is not confirmed yet takes the new password and date of
+birth and gets a new link. Both paths hash the password (Argon2id is most of the time taken) and
+send one mail, after the commit (decision record 0007). Mails asked for one address are counted
+whether or not it has an account, and refused past a limit with the same answer for every
+address.
+
+A link holds a random token; only its SHA-256 is stored, with an expiry. Confirming marks every
+link of the account used, confirms the address and logs the player in.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import math
+import secrets
+from dataclasses import dataclass
+
+from colour_collector.service import audit
+from colour_collector.service.accounts import (
+    AccountPolicy,
+    LoggedIn,
+    check_registration,
+    hash_token,
+    normalise_email,
+    start_session,
+)
+from colour_collector.service.clock import utcnow
+from colour_collector.service.errors import (
+    AlreadyConfirmedError,
+    EmailTakenError,
+    InvalidTokenError,
+    TooManyMailsError,
+)
+from colour_collector.service.models import AccountId, AuditKind, ConfirmationToken
+from colour_collector.service.ports import Mailer, UnitOfWork, UnitOfWorkFactory
+
+log = logging.getLogger(__name__)
+
+CONFIRM_ROUTE = "/#/confirm/"
+"""Where a confirmation link points, after the public address: the client's confirm screen."""
+
+
+@dataclass(frozen=True, slots=True)
+class RegistrationPolicy:
+    """How registrations are mailed and their links timed."""
+
+    mailer: Mailer
+    """Sends the mails."""
+    public_url: str
+    """The address players open the game at (``https://play.example.com``), for the links."""
+    link_lifetime: dt.timedelta = dt.timedelta(hours=24)
+    """How long a confirmation link works."""
+    max_mails_per_email: int = 5
+    """Mails (registrations and resends) one address may be sent within ``mail_window``."""
+    mail_window: dt.timedelta = dt.timedelta(hours=1)
+    """How far back mails asked for count."""
+
+    def link(self, token: str) -> str:
+        """The confirmation link for ``token``."""
+        return self.public_url.rstrip("/") + CONFIRM_ROUTE + token
+
+
+@dataclass(frozen=True, slots=True)
+class Mail:
+    """A mail to send once the unit of work that asked for it has committed."""
+
+    to: str
+    """The normalised address."""
+    subject: str
+    """Its subject line."""
+    text: str
+    """Its plain-text body."""
+
+
+def register(
+    factory: UnitOfWorkFactory,
+    accounts: AccountPolicy,
+    policy: RegistrationPolicy,
+    *,
+    email: str,
+    password: str,
+    date_of_birth: dt.date,
+    now: dt.datetime | None = None,
+) -> None:
+    """Register ``email``, answering the same whether or not it has an account.
+
+    Raises :class:`InvalidInputError` naming every bad field (:class:`UnderageError` first) and
+    :class:`TooManyMailsError` past the per-address limit, both before anything is written.
+    """
+    at = now or utcnow()
+    normalised = check_registration(email, password, date_of_birth, at.date())
+    password_hash = accounts.passwords.hash(password)  # slow, on every path: before the transaction
+    try:
+        mail = _register(
+            factory,
+            policy,
+            email=normalised,
+            password_hash=password_hash,
+            date_of_birth=date_of_birth,
+            at=at,
+        )
+    except EmailTakenError:  # registered meanwhile by a concurrent request: now it is taken
+        mail = _register(
+            factory,
+            policy,
+            email=normalised,
+            password_hash=password_hash,
+            date_of_birth=date_of_birth,
+            at=at,
+        )
+    _send(policy.mailer, mail)
+
+
+def _register(
+    factory: UnitOfWorkFactory,
+    policy: RegistrationPolicy,
+    *,
+    email: str,
+    password_hash: str,
+    date_of_birth: dt.date,
+    at: dt.datetime,
+) -> Mail:
+    with factory() as uow:
+        _count_mail(uow, policy, email, at)
+        stored = uow.accounts.by_email(email)
+        if stored is None:
+            account = uow.accounts.add(
+                email=email, password_hash=password_hash, date_of_birth=date_of_birth, created_at=at
+            )
+            mail = _new_link(uow, policy, account.id, email, at)
+            audit.append(uow, AuditKind.REGISTER, account.id, {"email": email}, now=at)
+        elif stored.email_confirmed_at is None:
+            account_id = stored.account.id
+            uow.accounts.renew_registration(
+                account_id, password_hash=password_hash, date_of_birth=date_of_birth
+            )
+            mail = _new_link(uow, policy, account_id, email, at)
+            audit.append(
+                uow, AuditKind.REGISTER, account_id, {"email": email, "again": True}, now=at
+            )
+        else:
+            mail = _someone_tried(policy, email)
+        uow.commit()
+    return mail
+
+
+def confirm(
+    factory: UnitOfWorkFactory,
+    accounts: AccountPolicy,
+    *,
+    token: str,
+    client: str,
+    now: dt.datetime | None = None,
+) -> LoggedIn:
+    """Confirm the account of a mailed link and log its player in.
+
+    Raises :class:`InvalidTokenError` for an unknown or expired link and
+    :class:`AlreadyConfirmedError` for a link of an account confirmed already (a second click:
+    it does not log in again); neither writes anything.
+    """
+    at = now or utcnow()
+    token_hash = hash_token(token)
+    with factory() as uow:
+        found = uow.confirmations.get(token_hash)
+        if found is None or (found.used_at is None and found.expires_at <= at):
+            raise InvalidTokenError(
+                "this confirmation link is unknown or has expired; ask for a new one"
+            )
+        account = uow.accounts.get_for_update(found.account_id)
+        found = uow.confirmations.get(token_hash)  # again, under the account's lock
+        if account is None or found is None:  # tokens reference accounts: a broken database
+            raise InvalidTokenError("this confirmation link is unknown")
+        if found.used_at is not None:
+            raise AlreadyConfirmedError("this account is confirmed already: log in")
+        uow.confirmations.use_all(account.id, at)
+        uow.accounts.confirm_email(account.id, at)
+        logged_in = start_session(uow, accounts, account, now=at)
+        audit.append(uow, AuditKind.EMAIL_CONFIRMED, account.id, {}, now=at)
+        audit.append(uow, AuditKind.LOGIN, account.id, {"client": client}, now=at)
+        uow.commit()
+    return logged_in
+
+
+def resend(
+    factory: UnitOfWorkFactory,
+    policy: RegistrationPolicy,
+    *,
+    email: str,
+    now: dt.datetime | None = None,
+) -> None:
+    """Mail a new confirmation link if ``email`` has an account not confirmed yet; nothing
+    otherwise, with the same answer. :class:`TooManyMailsError` past the per-address limit."""
+    at = now or utcnow()
+    normalised = normalise_email(email)
+    mail = None
+    with factory() as uow:
+        _count_mail(uow, policy, normalised, at)
+        stored = uow.accounts.by_email(normalised)
+        if stored is not None and stored.email_confirmed_at is None:
+            mail = _new_link(uow, policy, stored.account.id, normalised, at)
+        uow.commit()
+    if mail is not None:
+        _send(policy.mailer, mail)
+
+
+def _count_mail(uow: UnitOfWork, policy: RegistrationPolicy, email: str, at: dt.datetime) -> None:
+    recent = uow.mail_throttle.requests(email=email, after=at - policy.mail_window)
+    if len(recent) >= policy.max_mails_per_email:
+        wait = max(1, math.ceil((recent[0] + policy.mail_window - at).total_seconds()))
+        raise TooManyMailsError(
+            "too many e-mails asked for this address recently; try again later",
+            retry_after_seconds=wait,
+        )
+    uow.mail_throttle.add(email=email, at=at)
+    uow.mail_throttle.forget_before(at - policy.mail_window * 4)
+
+
+def _new_link(
+    uow: UnitOfWork, policy: RegistrationPolicy, account_id: AccountId, email: str, at: dt.datetime
+) -> Mail:
+    token = secrets.token_urlsafe(32)
+    expires = at + policy.link_lifetime
+    uow.confirmations.add(ConfirmationToken(hash_token(token), account_id, at, expires))
+    hours = round(policy.link_lifetime.total_seconds() / 3600)
+    return Mail(
+        to=email,
+        subject="Confirm your Colour Collector account",
+        text=(
+            "Hello,\n\n"
+            "To finish registering for Colour Collector, open this link:\n\n"
+            f"{policy.link(token)}\n\n"
+            f"The link works once, for {hours} hours. If it has expired, ask for a new one from"
+            " the log-in page.\n\n"
+            "If you did not register, ignore this e-mail: without the link no account is"
+            " opened.\n"
+        ),
+    )
+
+
+def _someone_tried(policy: RegistrationPolicy, email: str) -> Mail:
+    home = policy.public_url.rstrip("/") + "/"
+    return Mail(
+        to=email,
+        subject="Someone tried to register with your e-mail address",
+        text=(
+            "Hello,\n\n"
+            "Someone tried to register for Colour Collector with this e-mail address, which"
+            " already has an account. No account was changed.\n\n"
+            f"If it was you, log in at {home} with the password you chose when you first"
+            " registered.\n\n"
+            "If it was not you, you can ignore this e-mail.\n"
+        ),
+    )
+
+
+def _send(mailer: Mailer, mail: Mail) -> None:
+    # After the commit, outside any transaction: a mail cannot be rolled back. A failure is
+    # logged, not shown: the answer must not depend on the address, and the player can ask for
+    # the link again (resend).
+    try:
+        mailer.send(mail.to, mail.subject, mail.text)
+    except OSError:
+        log.exception("could not send the mail %r", mail.subject)

@@ -1,0 +1,87 @@
+"""The links mailed to confirm accounts, and the mails asked for per address."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import Connection, bindparam, delete, insert, select, update
+
+from colour_collector.service.models import AccountId, ConfirmationToken
+from colour_collector.store.tables import confirmation_tokens, mail_requests
+
+_TOKEN = select(confirmation_tokens).where(
+    confirmation_tokens.c.token_hash == bindparam("token_hash")
+)
+_ADD_TOKEN = insert(confirmation_tokens)
+_ADD_REQUEST = insert(mail_requests)
+_REQUESTS = (
+    select(mail_requests.c.created_at)
+    .where(
+        mail_requests.c.email == bindparam("email"), mail_requests.c.created_at > bindparam("after")
+    )
+    .order_by(mail_requests.c.created_at)
+)
+
+
+def _token(row: Any) -> ConfirmationToken:
+    return ConfirmationToken(
+        token_hash=row.token_hash,
+        account_id=row.account_id,
+        created_at=row.created_at,
+        expires_at=row.expires_at,
+        used_at=row.used_at,
+    )
+
+
+class SqlConfirmationTokens:
+    """Implements ``service.ports.ConfirmationTokens``."""
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    def add(self, token: ConfirmationToken) -> None:
+        self.connection.execute(
+            _ADD_TOKEN,
+            {
+                "token_hash": token.token_hash,
+                "account_id": token.account_id,
+                "created_at": token.created_at,
+                "expires_at": token.expires_at,
+                "used_at": token.used_at,
+            },
+        )
+
+    def get(self, token_hash: str) -> ConfirmationToken | None:
+        row = self.connection.execute(_TOKEN, {"token_hash": token_hash}).first()
+        return None if row is None else _token(row)
+
+    def use_all(self, account_id: AccountId, at: dt.datetime) -> int:
+        done = self.connection.execute(
+            update(confirmation_tokens)
+            .where(
+                confirmation_tokens.c.account_id == account_id,
+                confirmation_tokens.c.used_at.is_(None),
+            )
+            .values(used_at=at)
+        )
+        return done.rowcount
+
+
+class SqlMailThrottle:
+    """Implements ``service.ports.MailThrottle``."""
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    def add(self, *, email: str, at: dt.datetime) -> None:
+        self.connection.execute(_ADD_REQUEST, {"email": email, "created_at": at})
+
+    def requests(self, *, email: str, after: dt.datetime) -> tuple[dt.datetime, ...]:
+        return tuple(self.connection.execute(_REQUESTS, {"email": email, "after": after}).scalars())
+
+    def forget_before(self, before: dt.datetime) -> int:
+        done = self.connection.execute(
+            delete(mail_requests).where(mail_requests.c.created_at < before)
+        )
+        return done.rowcount

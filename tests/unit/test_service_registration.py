@@ -1,0 +1,255 @@
+"""Registration confirmed by e-mail, on the fakes: the same answer whether or not an address has
+an account, the link, its expiry, resending, and login refused until confirmed."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from colour_collector.service import accounts, registration
+from colour_collector.service.accounts import AccountPolicy, Passwords
+from colour_collector.service.errors import (
+    AlreadyConfirmedError,
+    EmailNotConfirmedError,
+    InvalidCredentialsError,
+    InvalidInputError,
+    InvalidTokenError,
+    TooManyMailsError,
+    UnderageError,
+)
+from colour_collector.service.registration import RegistrationPolicy
+from fakes import FakeDatabase, FakeMailer
+from support import link_token
+
+T0 = dt.datetime(2026, 12, 3, 12, 0, tzinfo=dt.UTC)
+ACCOUNTS = AccountPolicy(passwords=Passwords(time_cost=1, memory_kib=8, parallelism=1))
+PASSWORD = "correct horse battery"
+EMAIL = "player@example.com"
+
+
+@pytest.fixture
+def mailer() -> FakeMailer:
+    return FakeMailer()
+
+
+@pytest.fixture
+def policy(mailer: FakeMailer) -> RegistrationPolicy:
+    return RegistrationPolicy(mailer, "https://play.example.com", max_mails_per_email=3)
+
+
+def register(
+    db: FakeDatabase,
+    policy: RegistrationPolicy,
+    email: str = "Player@Example.com",
+    *,
+    password: str = PASSWORD,
+    date_of_birth: dt.date = dt.date(1990, 5, 17),
+    now: dt.datetime = T0,
+) -> None:
+    registration.register(
+        db,
+        ACCOUNTS,
+        policy,
+        email=email,
+        password=password,
+        date_of_birth=date_of_birth,
+        now=now,
+    )
+
+
+def confirm(db: FakeDatabase, token: str, now: dt.datetime = T0) -> accounts.LoggedIn:
+    return registration.confirm(db, ACCOUNTS, token=token, client="c1", now=now)
+
+
+def login(db: FakeDatabase, password: str = PASSWORD) -> accounts.LoggedIn:
+    return accounts.login(db, ACCOUNTS, email=EMAIL, password=password, client="c1", now=T0)
+
+
+def kinds(db: FakeDatabase) -> list[str]:
+    return [entry.kind for entry in db.state.audit]
+
+
+def test_a_new_address_gets_an_unconfirmed_account_and_a_link(
+    mailer: FakeMailer, policy: RegistrationPolicy
+) -> None:
+    db = FakeDatabase()
+    assert register(db, policy) is None  # nothing to tell the caller: the mail says it
+    (stored,) = db.state.accounts.values()
+    assert stored.account.email == EMAIL and stored.email_confirmed_at is None
+    (mail,) = mailer.to(EMAIL)
+    assert mail.subject == "Confirm your Colour Collector account"
+    assert "https://play.example.com/#/confirm/" in mail.text
+    token = link_token(mail.text)
+    (kept,) = db.state.confirmations.values()
+    assert kept.token_hash == accounts.hash_token(token) and token not in str(db.state)
+    assert kept.expires_at == T0 + dt.timedelta(hours=24)
+    assert kinds(db) == ["register"]
+
+
+def test_a_taken_address_changes_nothing_and_is_told_someone_tried(
+    mailer: FakeMailer, policy: RegistrationPolicy
+) -> None:
+    db = FakeDatabase()
+    register(db, policy)
+    confirm(db, link_token(mailer.to(EMAIL)[0].text))
+    before = db.state.accounts.copy(), dict(db.state.confirmations), list(db.state.audit)
+    register(db, policy, " PLAYER@example.com ", password="another password entirely")
+    assert (db.state.accounts, db.state.confirmations, db.state.audit) == before
+    notice = mailer.to(EMAIL)[-1]
+    assert notice.subject == "Someone tried to register with your e-mail address"
+    assert "log in at https://play.example.com/" in notice.text
+    assert "#/confirm/" not in notice.text  # no link, no token
+    assert login(db).account.email == EMAIL  # the first password still works
+
+
+def test_both_answers_are_the_same_and_both_hash_the_password(
+    policy: RegistrationPolicy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = FakeDatabase()
+    hashed: list[str] = []
+    real = Passwords.hash
+    monkeypatch.setattr(Passwords, "hash", lambda self, pw: hashed.append(pw) or real(self, pw))
+    fresh = register(db, policy, "new@example.com")
+    taken = register(db, policy, "new@example.com")
+    assert fresh is taken is None
+    assert hashed == [PASSWORD, PASSWORD]
+
+
+def test_confirming_logs_in_once_and_a_second_click_is_told_it_is_done(
+    mailer: FakeMailer, policy: RegistrationPolicy
+) -> None:
+    db = FakeDatabase()
+    register(db, policy)
+    token = link_token(mailer.to(EMAIL)[0].text)
+    done = confirm(db, token, now=T0 + dt.timedelta(hours=1))
+    assert done.account.email == EMAIL
+    assert accounts.current_account(db, done.token, now=T0 + dt.timedelta(hours=1)).id
+    (stored,) = db.state.accounts.values()
+    assert stored.email_confirmed_at == T0 + dt.timedelta(hours=1)
+    assert kinds(db) == ["register", "email_confirmed", "login"]
+    commits = db.commits
+    with pytest.raises(AlreadyConfirmedError):
+        confirm(db, token, now=T0 + dt.timedelta(hours=2))
+    assert db.commits == commits and len(db.state.sessions) == 1
+
+
+def test_an_expired_or_unknown_link_confirms_nothing(
+    mailer: FakeMailer, policy: RegistrationPolicy
+) -> None:
+    db = FakeDatabase()
+    register(db, policy)
+    token = link_token(mailer.to(EMAIL)[0].text)
+    commits = db.commits
+    with pytest.raises(InvalidTokenError):
+        confirm(db, token, now=T0 + dt.timedelta(hours=24))
+    with pytest.raises(InvalidTokenError):
+        confirm(db, "A" * 43)
+    assert db.commits == commits
+    (stored,) = db.state.accounts.values()
+    assert stored.email_confirmed_at is None
+    just_in_time = T0 + dt.timedelta(hours=24) - dt.timedelta(microseconds=1)
+    assert confirm(db, token, now=just_in_time).account.email == EMAIL
+
+
+def test_login_is_refused_until_confirmed_but_only_with_the_right_password(
+    mailer: FakeMailer, policy: RegistrationPolicy
+) -> None:
+    db = FakeDatabase()
+    register(db, policy)
+    with pytest.raises(InvalidCredentialsError):
+        login(db, "wrong password here")
+    with pytest.raises(EmailNotConfirmedError):
+        login(db)
+    assert db.state.sessions == {}
+    assert [f[0] for f in db.state.failures] == []  # the right password is forgiven
+    confirm(db, link_token(mailer.to(EMAIL)[0].text))
+    assert login(db).account.email == EMAIL
+
+
+def test_resend_mails_only_an_unconfirmed_account_and_answers_the_same(
+    mailer: FakeMailer, policy: RegistrationPolicy
+) -> None:
+    db = FakeDatabase()
+    assert registration.resend(db, policy, email="nobody@example.com", now=T0) is None
+    assert mailer.sent == []
+    register(db, policy)
+    assert registration.resend(db, policy, email=EMAIL, now=T0) is None
+    first, second = (link_token(m.text) for m in mailer.to(EMAIL))
+    assert first != second
+    confirm(db, second)
+    with pytest.raises(AlreadyConfirmedError):  # every link of the account is used
+        confirm(db, first)
+    sent = len(mailer.sent)
+    assert registration.resend(db, policy, email=EMAIL, now=T0) is None
+    assert len(mailer.sent) == sent  # confirmed: nothing more
+
+
+def test_mails_per_address_are_limited_whether_or_not_it_has_an_account(
+    mailer: FakeMailer, policy: RegistrationPolicy
+) -> None:
+    db = FakeDatabase()
+    register(db, policy)  # one mail asked for EMAIL
+    for address, asked in (("nobody@example.com", 0), (EMAIL, 1)):
+        for _ in range(3 - asked):
+            registration.resend(db, policy, email=address, now=T0)
+        commits = db.commits
+        with pytest.raises(TooManyMailsError) as refused:
+            registration.resend(db, policy, email=address, now=T0 + dt.timedelta(minutes=10))
+        assert refused.value.retry_after_seconds == 50 * 60
+        with pytest.raises(TooManyMailsError):
+            register(db, policy, address, now=T0 + dt.timedelta(minutes=10))
+        assert db.commits == commits
+    assert len(mailer.to(EMAIL)) == 3 and mailer.to("nobody@example.com") == []
+    later = T0 + dt.timedelta(hours=1, seconds=1)
+    registration.resend(db, policy, email=EMAIL, now=later)  # the window has passed
+    assert len(mailer.to(EMAIL)) == 4
+
+
+def test_registering_again_before_confirming_takes_the_new_password(
+    mailer: FakeMailer, policy: RegistrationPolicy
+) -> None:
+    db = FakeDatabase()
+    register(db, policy)
+    register(db, policy, password="a newer password", date_of_birth=dt.date(1980, 1, 2))
+    (stored,) = db.state.accounts.values()
+    assert stored.account.date_of_birth == dt.date(1980, 1, 2)
+    old, new = (link_token(m.text) for m in mailer.to(EMAIL))
+    confirm(db, old)  # either link confirms the account
+    assert login(db, "a newer password").account.email == EMAIL
+    with pytest.raises(AlreadyConfirmedError):
+        confirm(db, new)
+
+
+@pytest.mark.parametrize(
+    ("values", "error", "fields"),
+    [
+        ({"date_of_birth": dt.date(2008, 12, 4)}, UnderageError, ["date_of_birth"]),
+        ({"email": "no-at-sign", "password": "short"}, InvalidInputError, ["email", "password"]),
+    ],
+)
+def test_bad_fields_are_refused_before_anything_is_written_or_mailed(
+    mailer: FakeMailer,
+    policy: RegistrationPolicy,
+    values: dict[str, object],
+    error: type[Exception],
+    fields: list[str],
+) -> None:
+    db = FakeDatabase()
+    with pytest.raises(error) as refused:
+        register(db, policy, **values)  # type: ignore[arg-type]
+    assert isinstance(refused.value, InvalidInputError)
+    assert [field for field, _ in refused.value.problems] == fields
+    assert db.commits == 0 and mailer.sent == []
+
+
+def test_a_mail_server_down_answers_the_same_and_keeps_the_account(
+    mailer: FakeMailer, policy: RegistrationPolicy
+) -> None:
+    db = FakeDatabase()
+    mailer.fail = True
+    assert register(db, policy) is None
+    assert len(db.state.accounts) == 1 and mailer.sent == []
+    mailer.fail = False
+    registration.resend(db, policy, email=EMAIL, now=T0)
+    confirm(db, link_token(mailer.to(EMAIL)[0].text))
