@@ -1,33 +1,38 @@
-"""Natural Main Games conditioned on the level their Bonus Games leave, sampled exactly.
+"""Natural Main Games conditioned on their Bonus Games (the level they leave, whether they add
+Symbols), sampled exactly.
 
 The level a Main Game ends on depends only on its *skeleton*: how many Bonus symbols each spin
 collects, and how many levels and extra spins each Bonus Game awards. The skeleton is a small
-Markov chain (spins left, Bonus Game Box, boosts, whether a Bonus Game has been played):
+Markov chain (spins left, Bonus Game Box, boosts, whether a Bonus Game has been played and
+whether one has won a Symbols prize):
 
 - a spin collects ``Binomial(20, 15/486)`` Bonus symbols (each square is collected with chance
   1/6 and holds a Bonus symbol with chance 15/81, independently);
-- a full box starts a Bonus Game, which awards ``D`` levels and ``X`` extra spins with the
-  chances ``bonus_effects`` works out exactly from the natural Bonus Game.
+- a full box starts a Bonus Game, which awards ``d`` levels and ``x`` extra spins and wins a
+  SYMBOLS or MORE SYMBOLS prize or not, with chances worked out exactly from the natural Bonus
+  Game (``effect_chances``).
 
-``LevelOdds`` holds, for every skeleton state, the chance ``h`` that the play ends on a wanted
-level (a ``LevelWanted``). Drawing every step of the skeleton with its natural chance times ``h``
-of where it leads, over ``h`` of where it is (the Doob transform), draws the skeleton exactly as
-natural play conditioned on the level; each Bonus Game is then drawn exactly as a natural Bonus
-Game conditioned on awarding the ``D`` and ``X`` chosen. Everything else in the play (the other
-items collected, added Symbols, Prize Game symbols) does not touch the skeleton and is drawn
-naturally, so the whole Main Game is natural play conditioned on the level.
+``LevelOdds`` holds, for every skeleton state, the chance ``h`` that the play ends as wanted (a
+``LevelWanted``). Drawing every step of the skeleton with its natural chance times ``h`` of where
+it leads, over ``h`` of where it is (the Doob transform), draws the skeleton exactly as natural
+play conditioned on ending as wanted; each Bonus Game is then drawn exactly as a natural Bonus
+Game conditioned on its effect. The other items the play collects do not touch the skeleton and
+are drawn naturally (or left to draw, ``other_items``), so the whole Main Game is natural play
+conditioned on ending as wanted.
 
-The chances are computed in double precision by value iteration until nothing changes; spins
-beyond ``SPINS_KNOWN`` and more than ``EXTRA_WINS_KNOWN`` EXTRA SPINS wins in one Bonus Game are
-not told apart (natural play reaches either far less than once in 10**15 plays).
+The chances are computed in double precision by Gauss-Seidel sweeps until nothing changes by
+more than ``SETTLED``; chances below ``NEGLIGIBLE``, spins beyond ``SPINS_KNOWN`` and more than
+``EXTRA_WINS_KNOWN`` EXTRA SPINS wins in a Bonus Game are left out (each far less likely than
+once in 10**12 plays).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import accumulate
 from math import comb
 
 from colour_collector.game.config import COUNTED_KINDS, SYMBOL_KINDS, BonusKind, GameConfig
@@ -37,41 +42,67 @@ from colour_collector.game.natural import (
     MainHaul,
     SpinHaul,
     place_uniformly,
+    won_prizes,
 )
 from colour_collector.game.record import BonusPrize, BonusRound, Item
-from colour_collector.game.sampling import choose, choose_scanning, picker_for
+from colour_collector.game.sampling import (
+    choose,
+    choose_cumulative,
+    choose_scanning,
+    picker_for,
+)
 
-SPINS_KNOWN = 30
+SPINS_KNOWN = 20
 """Spins left beyond this many are looked up as this many."""
-EXTRA_WINS_KNOWN = 24
+EXTRA_WINS_KNOWN = 12
 """EXTRA SPINS wins in one Bonus Game beyond this many are not told apart."""
 BOOSTS_KNOWN = 4
 """Boosts are counted up to this many (4: more than the top level)."""
 SETTLED = 1e-15
-"""Value iteration stops when no chance changes by more than this."""
-NEGLIGIBLE = 1e-16
+"""The sweeps stop when no chance changes by more than this."""
+NEGLIGIBLE = 1e-13
 """Chances below this (of a spin's Bonus symbols, of a Bonus Game's effect) are left out."""
+EXTRA_SPINS_AHEAD = 40
+"""Look-ups up to this many spins past SPINS_KNOWN need no clamping."""
+BOOSTERS = frozenset(
+    {BonusKind.PRIZE_BOOSTER, BonusKind.SUPER_PRIZE_BOOSTER, BonusKind.MEGA_PRIZE_BOOSTER}
+)
+"""Bonus Prize kinds that raise the level."""
+
+Lean = Callable[[int, int], float]
+"""For a row and its filled boxes (counting Symbols already placed), how much more often than
+naturally an added Symbol goes there: 0 for never."""
 
 
 @dataclass(frozen=True, slots=True)
 class LevelWanted:
-    """Which ends of the skeleton count: the boosts won and whether a Bonus Game was played."""
+    """Which ends of the skeleton count."""
 
     boosts: frozenset[int]
     """Wanted boost totals, each counted up to ``BOOSTS_KNOWN``."""
     played: bool
-    """Whether at least one Bonus Game must be played (always true when boosts are wanted)."""
+    """Whether at least one Bonus Game must be played."""
+    placed: bool | None = None
+    """Whether a Bonus Game must win a SYMBOLS or MORE SYMBOLS prize (True), must not (False),
+    or either (None)."""
 
     @staticmethod
-    def level(level: int, config: GameConfig) -> LevelWanted:
-        """The Prize Table ends on ``level`` (level 0: with at least one Bonus Game)."""
+    def level(level: int, config: GameConfig, placed: bool | None = None) -> LevelWanted:
+        """The Prize Table ends on ``level`` after at least one Bonus Game."""
         top = config.max_level
         boosts = frozenset(range(top, BOOSTS_KNOWN + 1)) if level >= top else frozenset({level})
-        return LevelWanted(boosts, True)
+        return LevelWanted(boosts, True, placed)
 
-    def accepts(self, boosts: int, played: bool) -> bool:
-        """Whether a skeleton that ends with ``boosts`` and ``played`` counts."""
-        return min(boosts, BOOSTS_KNOWN) in self.boosts and (played or not self.played)
+    @staticmethod
+    def any_level(placed: bool | None = None) -> LevelWanted:
+        """Any level, after at least one Bonus Game."""
+        return LevelWanted(frozenset(range(BOOSTS_KNOWN + 1)), True, placed)
+
+    def accepts(self, boosts: int, played: bool, placed: bool) -> bool:
+        """Whether a skeleton that ends this way counts."""
+        if min(boosts, BOOSTS_KNOWN) not in self.boosts or (self.played and not played):
+            return False
+        return self.placed is None or self.placed == placed
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,30 +116,34 @@ class PanelKind:
     """Spins the EXTRA SPINS prize carries."""
 
 
-def _effect_steps(config: GameConfig, omitted: BonusKind) -> list[tuple[int, int]]:
-    """For each kind on a panel leaving out ``omitted``: (levels, EXTRA SPINS wins) one win adds."""
-    steps = []
-    for kind in KINDS:
-        if kind is omitted:
-            continue
-        extra = 1 if kind is BonusKind.EXTRA_SPINS else 0
-        steps.append((config.bonus_prizes[kind].boost, extra))
-    return steps
+Effect = tuple[int, int, int]
+"""What one Bonus Game does to the skeleton: (levels, extra spins or EXTRA SPINS wins, whether
+a Symbols prize was won)."""
 
 
-def effect_chances(config: GameConfig, omitted: BonusKind) -> dict[tuple[int, int], float]:
-    """For a panel leaving out ``omitted``: the chance a natural Bonus Game wins ``d`` levels
-    (up to BOOSTS_KNOWN) and ``n`` EXTRA SPINS rounds (up to EXTRA_WINS_KNOWN)."""
-    steps = _effect_steps(config, omitted)
+def _step(config: GameConfig, kind: BonusKind) -> Effect:
+    """What winning one prize of ``kind`` adds: (levels, EXTRA SPINS wins, Symbols won)."""
+    return (
+        config.bonus_prizes[kind].boost,
+        int(kind is BonusKind.EXTRA_SPINS),
+        int(kind in SYMBOL_KINDS),
+    )
+
+
+def effect_chances(config: GameConfig, omitted: BonusKind) -> dict[Effect, float]:
+    """For a panel leaving out ``omitted``: the chance a natural Bonus Game wins ``d`` levels (up
+    to BOOSTS_KNOWN), ``n`` EXTRA SPINS rounds (up to EXTRA_WINS_KNOWN) and a Symbols prize or
+    not."""
+    steps = [_step(config, k) for k in KINDS if k is not omitted]
     share = 1 / (2 * len(steps))  # a round is won (1/2) and highlights this prize (1/7)
-    dist = {(0, 0): 1.0}
-    ended: dict[tuple[int, int], float] = {}
-    while sum(dist.values()) > NEGLIGIBLE:  # the mass still playing halves each round
-        grown: dict[tuple[int, int], float] = {}
-        for (d, n), chance in dist.items():
-            ended[(d, n)] = ended.get((d, n), 0.0) + chance / 2
-            for boost, extra in steps:
-                key = (min(BOOSTS_KNOWN, d + boost), min(EXTRA_WINS_KNOWN, n + extra))
+    dist: dict[Effect, float] = {(0, 0, 0): 1.0}
+    ended: dict[Effect, float] = {}
+    while sum(dist.values()) > NEGLIGIBLE * NEGLIGIBLE:  # the mass still playing halves
+        grown: dict[Effect, float] = {}
+        for (d, n, s), chance in dist.items():
+            ended[(d, n, s)] = ended.get((d, n, s), 0.0) + chance / 2
+            for boost, extra, sym in steps:
+                key = (min(BOOSTS_KNOWN, d + boost), min(EXTRA_WINS_KNOWN, n + extra), s | sym)
                 grown[key] = grown.get(key, 0.0) + chance * share
         dist = grown
     return ended
@@ -122,24 +157,31 @@ class LevelOdds:
         self.cfg = config
         self.wanted = wanted
         total = sum(config.item_weights)
-        bonus_share = Fraction(config.item_weights[config.bonus_item], total)
+        per_square = Fraction(config.item_weights[config.bonus_item], total) / 6
         squares = config.grid_size
-        per_square = bonus_share / 6
-        self.bonus_count = [
-            float(comb(squares, k) * per_square**k * (1 - per_square) ** (squares - k))
+        self.box = config.bonus_box
+        self.boxes = [row.boxes for row in config.prize_table]
+        self.counts = [
+            (k, c)
             for k in range(squares + 1)
+            if (c := float(comb(squares, k) * per_square**k * (1 - per_square) ** (squares - k)))
+            > NEGLIGIBLE
         ]
-        """Chance that a spin collects each number of Bonus symbols."""
-        # Given the Bonus symbols, each other square is collected holding a non-Bonus item
-        # with chance (66/486) / (1 - 15/486).
+        """Each number of Bonus symbols a spin can collect, with its chance."""
+        # Given the Bonus symbols, each other square is collected holding another item with
+        # chance (66/486) / (1 - 15/486).
         other = (Fraction(1, 6) - per_square) / (1 - per_square)
-        self.other_count = [
-            [float(comb(n, k) * other**k * (1 - other) ** (n - k)) for k in range(n + 1)]
+        self.other_counts = [
+            list(
+                accumulate(
+                    float(comb(n, k) * other**k * (1 - other) ** (n - k)) for k in range(n + 1)
+                )
+            )
             for n in range(squares + 1)
         ]
-        """``other_count[n][k]``: chance that ``k`` of ``n`` squares not holding a collected
-        Bonus symbol are collected (holding something else)."""
-        self.panels: list[tuple[float, PanelKind, dict[tuple[int, int], float]]] = []
+        """``other_counts[n]``: running chances that ``k`` of ``n`` squares not holding a
+        collected Bonus symbol are collected."""
+        self.panels: list[tuple[float, PanelKind, dict[Effect, float]]] = []
         """Each kind of panel: its chance, what it is, and its effect chances."""
         extra = config.bonus_prizes[BonusKind.EXTRA_SPINS]
         spins_values = range(extra.minimum, extra.maximum + 1)
@@ -151,77 +193,108 @@ class LevelOdds:
             for value in spins_values:
                 chance = 1 / len(KINDS) / len(spins_values)
                 self.panels.append((chance, PanelKind(omitted, value), effects))
-        summed: dict[tuple[int, int], float] = {}
+        summed: dict[Effect, float] = {}
         for chance, panel, effects in self.panels:
-            for (d, n), c in effects.items():
-                key = (d, n * panel.extra)
+            for (d, n, s), c in effects.items():
+                key = (d, n * panel.extra, s)
                 summed[key] = summed.get(key, 0.0) + chance * c
-        self.effects = sorted(summed.items())
-        """``((levels, extra spins), chance)`` of one natural Bonus Game."""
-        self.box = config.bonus_box
+        self.effects = sorted(
+            ((e, c) for e, c in summed.items() if c > NEGLIGIBLE), key=lambda e: -e[1]
+        )
+        """``((levels, extra spins, Symbols won), chance)`` of one natural Bonus Game, likeliest
+        first."""
+        self._steps = {kind: _step(config, kind) for kind in KINDS}
+        wanted_boosts = wanted.boosts
+        if wanted_boosts == frozenset(range(BOOSTS_KNOWN + 1)):
+            self.top = 0
+        elif min(wanted_boosts) == max(wanted_boosts) or max(wanted_boosts) < BOOSTS_KNOWN:
+            self.top = min(BOOSTS_KNOWN, max(wanted_boosts) + 1)
+        else:  # wanted: everything from some level up
+            self.top = min(wanted_boosts)
+        """Boosts are counted up to this many in the tables: more do not change whether an end
+        counts."""
+        self._panel_leans: dict[Effect, list[float]] = {}
+        self._reaches: dict[tuple[BonusKind, Effect], dict[Effect, float]] = {}
         self._solve()
 
     # -- the chances ---------------------------------------------------------------------------
 
     def _solve(self) -> None:
-        """``after[played][boosts][box][spins]`` is ``h`` just after a spin's collection (a box of
-        six or more: its Bonus Games still to play). Worked out by Gauss-Seidel sweeps, spins
-        upwards, until no value changes by more than SETTLED: within a sweep every value is
-        final but for those reached through extra spins, which the next sweep corrects."""
+        """``after[plane][boosts][spins][box]``: ``h`` just after a spin's collection (a box of
+        six or more: its Bonus Games still to play), ``plane = 2 * played + placed``."""
         wanted = self.wanted
         size = self.box
-        top = max(wanted.boosts) + 1 if max(wanted.boosts) < BOOSTS_KNOWN else BOOSTS_KNOWN
-        self.top = top
-        """Boosts are counted up to this many (more do not change whether the end counts)."""
-        self.counts = [(k, c) for k, c in enumerate(self.bonus_count) if c > NEGLIGIBLE]
-        """The numbers of Bonus symbols a spin can collect (chance above NEGLIGIBLE)."""
-        self.effects = sorted(
-            (((d, x), c) for (d, x), c in self.effects if c > NEGLIGIBLE), key=lambda e: -e[1]
-        )
-        effects = [(d, x, c) for (d, x), c in self.effects]
+        # Boosts past the largest wanted (or any boosts, if all count) are told apart no further.
+        top = self.top
         top_box = size - 1 + self.counts[-1][0]
         spins = SPINS_KNOWN + 1
-        # Whether a Bonus Game was played matters only when no boost is wanted.
-        planes = 2 if wanted.played and 0 in wanted.boosts else 1
-        ends = [[1.0 if wanted.accepts(b, p == planes - 1) else 0.0 for b in range(top + 1)] for p in range(planes)]
-        after = [[[[ends[p][b]] * spins for _ in range(top_box + 1)] for b in range(top + 1)] for p in range(planes)]
-        played_plane = planes - 1
-        for _ in range(200):
+        planes = 4  # plane 1 (no Bonus Game played, yet a Symbols prize won) is never reached
+        ends = [
+            [1.0 if wanted.accepts(b, p >= 2, p % 2 == 1) else 0.0 for b in range(top + 1)]
+            for p in range(planes)
+        ]
+        after = [
+            [[[ends[p][b]] * (top_box + 1) for _ in range(spins)] for b in range(top + 1)]
+            for p in range(planes)
+        ]
+        counts = self.counts
+        effects = [(d, x, sym, c) for (d, x, sym), c in self.effects]
+        for _ in range(100):
             change = 0.0
             for s in range(spins):
-                for p in range(planes):
-                    for b in range(top + 1):
-                        lines = after[p][b]
-                        if s:
+                if s:
+                    for p in (0, 2, 3):
+                        for b in range(top + 1):
+                            line = after[p][b][s]
+                            below = after[p][b][s - 1]
                             for box in range(size):
-                                value = sum(c * lines[box + k][s - 1] for k, c in self.counts)
-                                change = max(change, abs(value - lines[box][s]))
-                                lines[box][s] = value
-                for p in range(planes):
-                    for b in range(top + 1):
-                        lines = after[p][b]
-                        for box in range(size, top_box + 1):
-                            below = box - size
-                            value = 0.0
-                            for d, x, c in effects:
-                                value += c * after[played_plane][min(top, b + d)][below][min(SPINS_KNOWN, s + x)]
-                            change = max(change, abs(value - lines[box][s]))
-                            lines[box][s] = value
+                                value = sum(c * below[box + k] for k, c in counts)
+                                change = max(change, abs(value - line[box]))
+                                line[box] = value
+                # A full box: its Bonus Game's effects come first. Values reached through
+                # extra spins (more spins left) are one sweep behind and settle by sweeping.
+                change = max(change, self._bonus_boxes(after, s, effects, top, top_box))
+            self.sweeps = _ + 1
             if change <= SETTLED:
                 break
-        if planes == 1:
-            after = [after[0], after[0]]
-        self.after = after
-        """``after[played][boosts][box][spins]``."""
+        reach = SPINS_KNOWN + EXTRA_SPINS_AHEAD
+        self.after = [
+            [lines + [lines[-1]] * (reach - SPINS_KNOWN) for lines in plane] for plane in after
+        ]
+        """``after[plane][boosts][spins][box]`` (spins past SPINS_KNOWN read the last entry)."""
 
-    def after_spin(self, spins: int, box: int, boosts: int, played: int) -> float:
+    def _bonus_boxes(
+        self,
+        after: list[list[list[list[float]]]],
+        s: int,
+        effects: list[tuple[int, int, int, float]],
+        top: int,
+        top_box: int,
+    ) -> float:
+        """Recompute the entries of ``s`` spins left with a Bonus Game due; the largest change."""
+        size = self.box
+        change = 0.0
+        for p in (0, 2, 3):
+            played_plane = 2 + (p % 2)
+            for b in range(top + 1):
+                line = after[p][b][s]
+                values = [0.0] * (top_box + 1 - size)
+                for d, x, sym, c in effects:
+                    source = after[played_plane | sym][min(top, b + d)][min(SPINS_KNOWN, s + x)]
+                    values = [v + c * w for v, w in zip(values, source, strict=False)]
+                for i, value in enumerate(values):
+                    change = max(change, abs(value - line[size + i]))
+                    line[size + i] = value
+        return change
+
+    def after_spin(self, spins: int, box: int, boosts: int, plane: int) -> float:
         """``h`` just after a spin's collection, its Bonus Games still to play."""
-        return self.after[played][min(boosts, self.top)][box][min(spins, SPINS_KNOWN)]
+        return self.after[plane][min(boosts, self.top)][min(spins, SPINS_KNOWN)][box]
 
     @property
     def chance(self) -> float:
         """The chance that a natural Main Game ends as wanted."""
-        return self.after_spin(self.cfg.starting_spins, 0, 0, 0)
+        return self.after[0][0][self.cfg.starting_spins][0]
 
     # -- the sampler ---------------------------------------------------------------------------
 
@@ -230,91 +303,92 @@ class LevelOdds:
     ) -> MainHaul | None:
         """A natural Main Game conditioned on ending as wanted, or None as soon as
         ``give_up(filled, unlocked)`` (a condition that can only get worse) says it is of no use."""
+        skeleton = self.draw(rng, give_up)
+        return None if skeleton is None else skeleton.haul(self.cfg)
+
+    def draw(
+        self,
+        rng: random.Random,
+        give_up: Callable[[list[int], bool], bool] | None = None,
+        lean: Lean | None = None,
+        defer: bool = False,
+    ) -> Skeleton | None:
+        """A natural skeleton conditioned on ending as wanted, with its other items drawn
+        naturally, or left to draw (``defer``) until a Bonus Game places Symbols, which needs
+        them. ``lean`` twists where added Symbols go (the skeleton's ``weight`` is then natural
+        over twisted chance); None as soon as ``give_up`` says the play is of no use, or if
+        ``lean`` rules out every box an added Symbol could go to."""
         cfg = self.cfg
-        shapes = cfg.shapes
-        boxes = [row.boxes for row in cfg.prize_table]
-        others = picker_for(tuple(cfg.item_weights[:shapes]) + (cfg.item_weights[cfg.prize_game_item],))
-        prize_item = cfg.prize_game_item
-        full = cfg.prize_game_box
-        filled = [0] * shapes
-        box = boosts = played = prize_box = 0
+        drawing = _Drawing(cfg, rng, defer)
+        after = self.after
+        top = self.top
+        box = boosts = levels = plane = 0
         spins_left = cfg.starting_spins
-        spins: list[SpinHaul] = []
         squares = cfg.grid_size
+        size = self.box
         while spins_left > 0:
             spins_left -= 1
-            before = self.after_spin(spins_left + 1, box, boosts, played)
-            bonus = choose_scanning(
-                rng,
-                before,
-                ((k, c * self.after_spin(spins_left, box + k, boosts, played)) for k, c in self.counts),
-            )
-            count = choose(rng, self.other_count[squares - bonus])
-            drawn = others.pick_many(rng, count)
-            items: list[Item] = [cfg.bonus_item] * bonus
-            for code in drawn:
-                item = code if code < shapes else prize_item
-                items.append(item)
-                if item < shapes:
-                    if filled[item] < boxes[item]:
-                        filled[item] += 1
-                elif prize_box < full:
-                    prize_box += 1
+            now = min(spins_left, SPINS_KNOWN)  # the tables read alike past SPINS_KNOWN
+            here = after[plane][boosts][now + 1][box]
+            line = after[plane][boosts][now]
+            bonus = choose_scanning(rng, here, ((k, c * line[box + k]) for k, c in self.counts))
+            drawing.spin(bonus, self.other_counts[squares - bonus])
             box += bonus
             games: list[BonusGamePlay] = []
-            while box >= self.box:
-                box -= self.box
-                due = self.after_spin(spins_left, box + self.box, boosts, played)
+            while box >= size:
+                now = min(spins_left, SPINS_KNOWN)
+                here = after[plane][boosts][now][box]
+                box -= size
+                played = 2 | (plane & 1)
                 pick = choose_scanning(
                     rng,
-                    due,
+                    here,
                     (
-                        (i, c * self.after_spin(spins_left + x, box, boosts + d, 1))
-                        for i, ((d, x), c) in enumerate(self.effects)
+                        (i, c * after[played | sym][min(top, boosts + d)][now + x][box])
+                        for i, ((d, x, sym), c) in enumerate(self.effects)
                     ),
                 )
-                (levels, extra), _ = self.effects[pick]
-                game = self._bonus_game(levels, extra, filled, rng)
+                effect, _ = self.effects[pick]
+                game = self._bonus_game(effect, drawing, lean, rng)
+                if game is None:
+                    return None
                 games.append(game)
-                played = 1
-                for round_ in game.rounds:
-                    if not round_.won:
-                        continue
-                    prize = game.panel[round_.prize]
-                    kind = prize.kind
-                    if kind is BonusKind.EXTRA_SPINS:
+                plane = played | effect[2]
+                for prize, _rows in won_prizes(game):
+                    if prize.kind is BonusKind.EXTRA_SPINS:
                         spins_left += prize.value
-                    elif kind in SYMBOL_KINDS:
-                        for row in round_.rows:
-                            filled[row] += 1
-                    elif kind is BonusKind.PRIZE_GAME_SYMBOLS:
-                        prize_box = min(full, prize_box + prize.value)
-                    elif kind is BonusKind.UNLOCK_PRIZE_GAME:
-                        prize_box = full
-                    else:
-                        boosts += cfg.bonus_prizes[kind].boost
-            spins.append(SpinHaul(tuple(items), tuple(games)))
-            if give_up is not None and give_up(filled, prize_box >= full):
-                return None
-        return MainHaul(tuple(spins), tuple(filled), boosts, prize_box >= full)
+                    elif prize.kind in BOOSTERS:
+                        levels += cfg.bonus_prizes[prize.kind].boost
+                boosts = min(top, levels)
+                drawing.bonus_game(game)
+            drawing.games.append(tuple(games))
+            if give_up is not None and drawing.filled is not None:
+                if give_up(drawing.filled, drawing.unlocked):
+                    return None
+        return drawing.skeleton(levels)
 
     def _bonus_game(
-        self, levels: int, extra: int, filled: list[int], rng: random.Random
-    ) -> BonusGamePlay:
-        """A natural Bonus Game conditioned on winning ``levels`` (counted up to BOOSTS_KNOWN) and
-        ``extra`` extra spins, its Symbols placed in ``filled``'s free boxes."""
+        self, effect: Effect, drawing: _Drawing, lean: Lean | None, rng: random.Random
+    ) -> BonusGamePlay | None:
+        """A natural Bonus Game conditioned on ``effect`` (levels, extra spins, Symbols won), its
+        Symbols placed in the free boxes (twisted by ``lean``); None if ``lean`` rules out every
+        free box."""
         cfg = self.cfg
+        levels, extra, placed = effect
         # The panel: which kind is left out and the EXTRA SPINS prize's number, in proportion
         # to their chance times the chance of this effect with them.
-        leans = []
-        for chance, panel, effects in self.panels:
-            if panel.extra:
-                wins, rest = divmod(extra, panel.extra)
-                c = effects.get((levels, wins), 0.0) if rest == 0 else 0.0
-            else:
-                c = effects.get((levels, 0), 0.0) if extra == 0 else 0.0
-            leans.append(chance * c)
-        _, panel_kind, _ = self.panels[choose(rng, leans)]
+        held = self._panel_leans.get(effect)
+        if held is None:
+            leans = []
+            for chance, panel_kind, effects in self.panels:
+                if panel_kind.extra:
+                    wins, rest = divmod(extra, panel_kind.extra)
+                    c = effects.get((levels, wins, placed), 0.0) if rest == 0 else 0.0
+                else:
+                    c = effects.get((levels, 0, placed), 0.0) if extra == 0 else 0.0
+                leans.append(chance * c)
+            held = self._panel_leans[effect] = list(accumulate(leans))
+        _, panel_kind, _ = self.panels[choose_cumulative(rng, held)]
         wins = extra // panel_kind.extra if panel_kind.extra else 0
         kinds = [k for k in KINDS if k is not panel_kind.omitted]
         rng.shuffle(kinds)
@@ -330,19 +404,19 @@ class LevelOdds:
             prizes.append(BonusPrize(kind, value))
         panel = tuple(prizes)
         # The rounds: each is lost with chance 1/2 or wins a prize with chance 1/14, weighted by
-        # the chance of ending on exactly (levels, wins) from where it leads.
-        reach = self._reach(panel, levels, wins)
+        # the chance of ending on exactly this effect from where it leads.
+        goal = (levels, wins, placed)
+        reach = self._reach(panel_kind.omitted, goal)
         size = len(panel)
-        boxes = [row.boxes for row in cfg.prize_table]
-        pending = list(filled)
+        steps = [self._steps[kind] for kind in kinds]
+        pending: list[int] | None = None
         rounds = []
-        d = n = 0
+        d = n = s = 0
+        share = 1 / (2 * size)
         while True:
-            options = [0.5 if (d, n) == (levels, wins) else 0.0]
-            for prize in panel:
-                nd = min(BOOSTS_KNOWN, d + cfg.bonus_prizes[prize.kind].boost)
-                nn = n + (prize.kind is BonusKind.EXTRA_SPINS)
-                options.append(reach.get((nd, nn), 0.0) / (2 * size))
+            options = [0.5 if (d, n, s) == goal else 0.0]
+            for boost, more, sym in steps:
+                options.append(reach.get((min(BOOSTS_KNOWN, d + boost), n + more, s | sym), 0.0) * share)
             pick = choose(rng, options)
             if pick == 0:
                 rounds.append(BonusRound(rng.randrange(size), False))
@@ -350,37 +424,190 @@ class LevelOdds:
             prize = panel[pick - 1]
             rows: tuple[int, ...] = ()
             if prize.kind in SYMBOL_KINDS:
-                rows = place_uniformly(prize.value, pending, boxes, rng)
+                if pending is None:
+                    pending = list(drawing.need_filled())
+                if lean is None:
+                    rows = place_uniformly(prize.value, pending, self.boxes, rng)
+                else:
+                    placed_rows = _place_leaning(prize.value, pending, self.boxes, lean, rng)
+                    if placed_rows is None:
+                        return None
+                    rows, factor = placed_rows
+                    drawing.weight *= factor
             rounds.append(BonusRound(pick - 1, True, rows=rows))
-            d = min(BOOSTS_KNOWN, d + cfg.bonus_prizes[prize.kind].boost)
-            n += prize.kind is BonusKind.EXTRA_SPINS
+            boost, more, sym = steps[pick - 1]
+            d, n, s = min(BOOSTS_KNOWN, d + boost), n + more, s | sym
 
-    def _reach(self, panel: tuple[BonusPrize, ...], levels: int, wins: int) -> dict[tuple[int, int], float]:
-        """For each (levels, EXTRA SPINS wins) so far, the chance that the rest of a natural Bonus
-        Game with ``panel`` ends on exactly (``levels``, ``wins``)."""
-        steps = [
-            (self.cfg.bonus_prizes[p.kind].boost, int(p.kind is BonusKind.EXTRA_SPINS)) for p in panel
-        ]
+    def _reach(self, omitted: BonusKind, goal: Effect) -> dict[Effect, float]:
+        """For each (levels, EXTRA SPINS wins, Symbols won) so far, the chance that the rest of a
+        natural Bonus Game whose panel leaves out ``omitted`` ends on exactly ``goal``."""
+        key = (omitted, goal)
+        held = self._reaches.get(key)
+        if held is not None:
+            return held
+        levels, wins, placed = goal
+        steps = [self._steps[k] for k in KINDS if k is not omitted]
         share = 1 / (2 * len(steps))
-        still = sum(share for boost, extra in steps if boost == 0 and extra == 0)
-        reach: dict[tuple[int, int], float] = {}
-        for n in range(wins, -1, -1):
-            for d in range(BOOSTS_KNOWN, -1, -1):
-                if d > levels:
-                    continue
-                total = 0.5 if (d, n) == (levels, wins) else 0.0
-                for boost, extra in steps:
-                    if boost == 0 and extra == 0:
-                        continue
-                    nd, nn = min(BOOSTS_KNOWN, d + boost), n + extra
-                    if (nd, nn) == (d, n):  # boosts past the cap change nothing
-                        continue
-                    total += share * reach.get((nd, nn), 0.0)
-                # Prizes that change neither (and boosts at the cap) keep the game where it is.
-                stay = still + sum(
-                    share
-                    for boost, extra in steps
-                    if (boost or extra) and (min(BOOSTS_KNOWN, d + boost), n + extra) == (d, n)
-                )
-                reach[(d, n)] = total / (1 - stay)
+        reach: dict[Effect, float] = {}
+        for s in range(placed, -1, -1):
+            for n in range(wins, -1, -1):
+                for d in range(min(levels, BOOSTS_KNOWN), -1, -1):
+                    total = 0.5 if (d, n, s) == goal else 0.0
+                    stay = 0.0
+                    for boost, extra, sym in steps:
+                        to = (min(BOOSTS_KNOWN, d + boost), n + extra, s | sym)
+                        if to == (d, n, s):  # nothing changes (or boosts past the cap)
+                            stay += share
+                        else:
+                            total += share * reach.get(to, 0.0)
+                    reach[(d, n, s)] = total / (1 - stay)
+        self._reaches[key] = reach
         return reach
+
+
+def _place_leaning(
+    count: int, pending: list[int], boxes: list[int], lean: Lean, rng: random.Random
+) -> tuple[tuple[int, ...], float] | None:
+    """Rows for ``count`` added Symbols, each free box taken in proportion to its row's lean,
+    and the natural over twisted chance of the choice; None if every free box has lean 0.
+    Updates ``pending``."""
+    rows = []
+    factor = 1.0
+    for _ in range(count):
+        free = [b - n for n, b in zip(pending, boxes, strict=True)]
+        spaces = sum(free)
+        if not spaces:
+            break
+        leans = [f * lean(r, pending[r]) if f else 0.0 for r, f in enumerate(free)]
+        total = sum(leans)
+        if not total > 0:
+            return None
+        row = choose(rng, leans)
+        factor *= free[row] * total / (spaces * leans[row])
+        pending[row] += 1
+        rows.append(row)
+    return tuple(rows), factor
+
+
+@dataclass(frozen=True, slots=True)
+class Skeleton:
+    """A Main Game's skeleton and, once drawn, its other items."""
+
+    bonus: tuple[int, ...]
+    """Bonus symbols each spin collected."""
+    games: tuple[tuple[BonusGamePlay, ...], ...]
+    """Each spin's Bonus Games."""
+    others: tuple[tuple[Item, ...], ...] | None
+    """Each spin's other collected items; None when not drawn yet (then no Bonus Game placed
+    Symbols)."""
+    boosts: int
+    """Levels won (counted up to BOOSTS_KNOWN)."""
+    prize_symbols: int
+    """Prize Game symbols from Bonus Prizes (up to the box), UNLOCK PRIZE GAME as a full box."""
+    weight: float
+    """Natural over proposed chance of the twisted Symbol placements (1 if none)."""
+
+    def haul(self, config: GameConfig) -> MainHaul:
+        """The Main Game (its other items must have been drawn)."""
+        if self.others is None:
+            raise ValueError("the skeleton's other items are not drawn yet")
+        return with_others(self, self.others, config)
+
+
+def with_others(
+    skeleton: Skeleton, others: Sequence[Sequence[Item]], config: GameConfig
+) -> MainHaul:
+    """The Main Game of ``skeleton`` with each spin's other items ``others``."""
+    shapes = config.shapes
+    boxes = [row.boxes for row in config.prize_table]
+    filled = [0] * shapes
+    prize_symbols = skeleton.prize_symbols
+    bonus_item = config.bonus_item
+    spins = []
+    for bonus, games, got in zip(skeleton.bonus, skeleton.games, others, strict=True):
+        for item in got:
+            if item < shapes:
+                filled[item] += 1
+            else:
+                prize_symbols += 1
+        for game in games:
+            for prize, rows in won_prizes(game):
+                if prize.kind in SYMBOL_KINDS:
+                    for row in rows:
+                        filled[row] += 1
+        spins.append(SpinHaul((bonus_item,) * bonus + tuple(got), games))
+    capped = tuple(min(n, b) for n, b in zip(filled, boxes, strict=True))
+    return MainHaul(tuple(spins), capped, skeleton.boosts, prize_symbols >= config.prize_game_box)
+
+
+class _Drawing:
+    """A skeleton being drawn, with its other items drawn as they are needed."""
+
+    def __init__(self, config: GameConfig, rng: random.Random, defer: bool) -> None:
+        self.cfg = config
+        self.rng = rng
+        self.shapes = config.shapes
+        self.boxes = [row.boxes for row in config.prize_table]
+        self.prize_item = config.prize_game_item
+        weights = (*config.item_weights[: self.shapes], config.item_weights[self.prize_item])
+        self.picker = picker_for(weights)
+        self.bonus: list[int] = []
+        self.count_chances: list[list[float]] = []
+        self.games: list[tuple[BonusGamePlay, ...]] = []
+        self.others: list[tuple[Item, ...]] | None = None if defer else []
+        self.filled: list[int] | None = None if defer else [0] * self.shapes
+        self.prize_items = 0
+        self.prize_symbols = 0
+        self.weight = 1.0
+
+    @property
+    def unlocked(self) -> bool:
+        return self.prize_items + self.prize_symbols >= self.cfg.prize_game_box
+
+    def _draw_others(self, running: list[float], filled: list[int]) -> tuple[Item, ...]:
+        shapes, prize_item = self.shapes, self.prize_item
+        count = choose_cumulative(self.rng, running)
+        got = tuple(c if c < shapes else prize_item for c in self.picker.pick_many(self.rng, count))
+        boxes = self.boxes
+        for item in got:
+            if item < shapes:
+                if filled[item] < boxes[item]:
+                    filled[item] += 1
+            else:
+                self.prize_items += 1
+        return got
+
+    def spin(self, bonus: int, running: list[float]) -> None:
+        """A spin that collected ``bonus`` Bonus symbols; its other items drawn unless deferred."""
+        self.bonus.append(bonus)
+        self.count_chances.append(running)
+        if self.others is not None and self.filled is not None:
+            self.others.append(self._draw_others(running, self.filled))
+
+    def need_filled(self) -> list[int]:
+        """The filled boxes now, drawing the other items so far if they were deferred."""
+        if self.others is None or self.filled is None:
+            self.others = []
+            self.filled = filled = [0] * self.shapes
+            for running in self.count_chances:
+                self.others.append(self._draw_others(running, filled))
+            # Bonus Games so far placed no Symbols (else the items would have been drawn).
+        return self.filled
+
+    def bonus_game(self, game: BonusGamePlay) -> None:
+        """Take a played Bonus Game's Symbols and Prize Game symbols into account."""
+        full = self.cfg.prize_game_box
+        for prize, rows in won_prizes(game):
+            if prize.kind is BonusKind.PRIZE_GAME_SYMBOLS:
+                self.prize_symbols = min(full, self.prize_symbols + prize.value)
+            elif prize.kind is BonusKind.UNLOCK_PRIZE_GAME:
+                self.prize_symbols = full
+            elif prize.kind in SYMBOL_KINDS and self.filled is not None:
+                for row in rows:
+                    self.filled[row] += 1
+
+    def skeleton(self, boosts: int) -> Skeleton:
+        others = None if self.others is None else tuple(self.others)
+        return Skeleton(
+            tuple(self.bonus), tuple(self.games), others, boosts, self.prize_symbols, self.weight
+        )

@@ -9,8 +9,8 @@ leaves the rest of the screen distributed like this, independently of the outcom
 - the wheel is a uniform colour, the collected squares have its colour and every other square a
   uniform colour among the other five;
 - the item a collected square holds is the one the haul says it collected (the haul's items of
-  a spin are exchangeable, so they are shuffled before they are dealt to the squares in square
-  order); an item never collected (on the starting grid, or refilled after a square's last
+  a spin are exchangeable, so they go to the chosen squares in a uniform order); an item never
+  collected (on the starting grid, or refilled after a square's last
   collection) is drawn from the natural weights.
 
 So a play laid out from a haul drawn as natural play conditioned on its outcome is itself
@@ -20,12 +20,13 @@ distributed as natural play conditioned on that outcome.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from colour_collector.game.config import GameConfig
 from colour_collector.game.natural import MainHaul
 from colour_collector.game.prize_game import PrizeHaul
 from colour_collector.game.record import WIN, WIN_X2, Colour, Item, MainSpin, PrizeSpin, Step
-from colour_collector.game.sampling import other_colours, picker_for
+from colour_collector.game.sampling import arrangement, other_colours, picker_for
 
 _UNSET = -99
 """Marks a grid or refill entry no collection has fixed yet."""
@@ -36,8 +37,13 @@ def lay_out_main(
 ) -> tuple[tuple[Item, ...], list[Step]]:
     """The starting grid and the steps (spins and bonus rounds) of ``haul``."""
     size = config.grid_size
-    collected = [sorted(rng.sample(range(size), len(spin.items))) for spin in haul.spins]
-    grid, refills = _deal(collected, [_shuffled(spin.items, rng) for spin in haul.spins], size)
+    collected = []
+    dealt = []
+    for spin in haul.spins:
+        squares, items = _scatter(spin.items, range(size), rng)
+        collected.append(squares)
+        dealt.append(items)
+    grid, refills = _deal(collected, dealt, size)
     _fill_unset(grid, refills, config.item_weights, None, rng)
     steps: list[Step] = []
     for spin, squares, refill in zip(haul.spins, collected, refills, strict=True):
@@ -56,9 +62,13 @@ def lay_out_prize(
     size = config.prize_grid_size
     win, win_x2 = rng.sample(range(size), 2)
     money = [s for s in range(size) if s not in (win, win_x2)]
-    picked = [rng.sample(range(len(money)), len(amounts)) for amounts in haul.spins]
-    collected = [sorted(money[i] for i in chosen) for chosen in picked]
-    grid, refills = _deal(collected, [_shuffled(a, rng) for a in haul.spins], size)
+    collected = []
+    dealt = []
+    for amounts in haul.spins:
+        squares, items = _scatter(amounts, money, rng)
+        collected.append(squares)
+        dealt.append(items)
+    grid, refills = _deal(collected, dealt, size)
     grid[win], grid[win_x2] = WIN, WIN_X2
     refills[-1] = []  # the last spin ends the Prize Game: nothing refills
     weights = config.prize_amount_weights
@@ -74,10 +84,18 @@ def lay_out_prize(
     return tuple(grid), steps
 
 
-def _shuffled(items: tuple[int, ...], rng: random.Random) -> list[int]:
-    out = list(items)
-    rng.shuffle(out)
-    return out
+def _scatter(
+    items: tuple[int, ...], squares: Sequence[int], rng: random.Random
+) -> tuple[list[int], list[int]]:
+    """Uniformly chosen distinct squares for ``items`` and the items in square order, each
+    arrangement equally likely: the first ``len(items)`` squares of a uniform permutation of
+    ``squares`` (drawn with one ``randrange``), sorted with their items."""
+    count = len(items)
+    if not count:
+        return [], []
+    order = arrangement(rng, len(squares), count)
+    placed = sorted((squares[i], item) for i, item in zip(order, items, strict=True))
+    return [square for square, _ in placed], [item for _, item in placed]
 
 
 def _deal(
@@ -120,6 +138,7 @@ def _fill_unset(
 def _colours(collected: list[int], size: int, rng: random.Random) -> tuple[Colour, tuple[int, ...]]:
     """A uniform wheel, its colour on the collected squares and another colour elsewhere."""
     wheel = rng.randrange(6)
-    others = other_colours(rng, wheel, size)
-    chosen = set(collected)
-    return wheel, tuple(wheel if s in chosen else c for s, c in enumerate(others))
+    colours = list(other_colours(rng, wheel, size))
+    for square in collected:
+        colours[square] = wheel
+    return wheel, tuple(colours)

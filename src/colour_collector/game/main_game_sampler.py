@@ -1,59 +1,73 @@
 """How a tier's Main Game is drawn: natural play conditioned on the tier's Main Game part.
 
-A tier's Main Game part is a union of disjoint ``MainTarget``s (``outcome.targets_for``). Three
-methods draw natural play conditioned on it; each tier uses the cheapest exact one whose expected
-cost is within ``EXACT_BUDGET``, and the independence chain otherwise:
+A tier's Main Game part is a union of disjoint ``MainTarget``s (``outcome.targets_for``). Natural
+play is cut into *cells* whose chances are known exactly and from which natural play can be
+drawn exactly:
+
+- ``no Bonus Game, T``: no Bonus Game and target T (``without_bonus``, already conditioned on T);
+- ``level L, no Symbols``: ending on level L after at least one Bonus Game, none of which wins a
+  SYMBOLS or MORE SYMBOLS prize (``booster_level``); the other items of such a play can be summed
+  out (``other_items``), so a draw is a skeleton whose chance of reaching the tier is known;
+- ``level L, Symbols``: the same with a Symbols prize won (its other items drawn naturally).
+
+Three methods draw natural play conditioned on the tier; each tier uses the cheapest exact one
+whose expected cost is within ``EXACT_BUDGET``, and the chain otherwise:
 
 - ``NATURAL``: natural Main Games until one comes to the tier (rejection; exact). A simulation
   stops as soon as it can no longer come to the tier.
-- ``CELLS``: rejection from natural play *restricted to cells* that cover the tier and whose
-  chances are known exactly: ``level L`` (L = 1, 2, 3: natural play conditioned on ending on
-  level L, ``booster_level``), ``level 0 with a Bonus Game`` (the same, conditioned on ending on
-  level 0 after at least one Bonus Game) and ``no Bonus Game, target T`` (``without_bonus``,
-  already conditioned on T). The cells are disjoint; a cell is drawn in proportion to its chance
-  and a Main Game from it, kept if it comes to the tier. Natural play restricted to the union of
-  the cells has density ``natural / (sum of the cells' chances)`` everywhere on the tier, so a
-  kept Main Game is exactly natural play conditioned on the tier.
-- ``CHAIN``: the independence Metropolis chain of ``conditioned.py`` (an approximation with the
-  natural law as its stationary law), for tiers too rare for both.
+- ``CELLS``: rejection from the cells covering the tier (exact). A cell is drawn with chance in
+  proportion to its chance times its *envelope* (the most a draw from it can be worth: 1, or for
+  a no-Symbols level cell the largest chance that other items bring the tier about), and a draw
+  is kept with chance its worth over the envelope: 1 for a no-Bonus-Game cell, whether it comes
+  to the tier for a Symbols cell, the chance its other items bring the tier about for a
+  no-Symbols cell (whose other items are then drawn conditioned on that). A kept Main Game is
+  exactly natural play conditioned on the tier: on the tier, the proposal's density is
+  ``natural x worth / (sum of chance x envelope)``.
+- ``CHAIN``: an independence Metropolis-Hastings chain over the same cells (``SkeletonChain``),
+  for tiers too rare for both: an approximation whose stationary law is natural play
+  conditioned on the tier.
 
-Which method a tier uses is decided once a process from fixed-seed estimates of its chance
-(``Calibration``), so ``generate`` stays a function of the tier and the random state.
+Which method a tier uses is decided once a process from fixed-seed estimates of the tier's
+chance in each cell (``Calibration``), so ``generate`` stays a function of the tier and the
+random state.
 """
 
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum, unique
 
-from colour_collector.game.booster_level import LevelOdds, LevelWanted
-from colour_collector.game.conditioned import ConditionedSampler
+from colour_collector.game.booster_level import LevelOdds, LevelWanted, Skeleton
 from colour_collector.game.config import GameConfig
 from colour_collector.game.errors import GameError
 from colour_collector.game.natural import GiveUp, MainHaul, simulate_haul_unless
+from colour_collector.game.other_items import OtherItems
 from colour_collector.game.outcome import MainTarget, targets_for
-from colour_collector.game.outlook import GamesOutlook, RowsOutlook
 from colour_collector.game.prize_table import Tier, load_tiers
-from colour_collector.game.sampling import choose_cumulative
+from colour_collector.game.sampling import choose, choose_cumulative
 from colour_collector.game.without_bonus import WithoutBonus
 
-EXACT_BUDGET = 6e-3
+EXACT_BUDGET = 5e-3
 """Expected seconds a play may take by an exact method before the chain is used instead."""
-TRIAL_COST = {"natural": 12e-6, "level": 25e-6, "quiet": 60e-6}
-"""Rough seconds one draw of each kind of cell takes (they set the expected cost of a method)."""
-CHAIN_HITS = 24
-"""Proposals that reach the target in a chain before its state is taken."""
+TRIAL_COST = {"natural": 15e-6, "quiet": 40e-6, "summed": 35e-6, "symbols": 90e-6}
+"""Rough seconds one draw takes from each kind of cell (they set a method's expected cost)."""
+CHAIN_PROPOSALS = 96
+"""Proposals a chain makes before its state is taken."""
+LEAN_ROW = 4.0
+"""How much more often than naturally a chain's proposals put an added Symbol in a row the
+tier wants (and never where it completes a row the tier does not want)."""
+SPARE_MIX = 0.05
+"""Each cell of a chain is proposed at least this share of the time."""
 NATURAL_PLAYS = 20_000
 """Natural Main Games simulated to estimate the common targets' chances."""
-LEVEL_PLAYS = 2_000
-"""Main Games drawn from each level cell to estimate the chances of the targets in it."""
+CELL_PLAYS = 2_000
+"""Draws from each level cell to estimate the targets' chances in it."""
 SEED = 20261203
 """Seed of the estimates, so every process makes the same choices."""
 MAX_TRIES = 10_000_000
-"""Draws after which a rejection gives up (a bug: every tier is reachable)."""
+"""Draws after which a sampler gives up (a bug: every tier is reachable)."""
 
 
 @unique
@@ -63,69 +77,109 @@ class Method(StrEnum):
     NATURAL = "natural"
     """Rejection from natural play (exact)."""
     CELLS = "cells"
-    """Rejection from natural play restricted to cells of known chance (exact)."""
+    """Rejection from cells of natural play of known chance (exact)."""
     CHAIN = "chain"
-    """Independence Metropolis-Hastings chain with twisted proposals (approximate)."""
+    """Independence Metropolis-Hastings chain over the cells (approximate)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Cell:
-    """A part of natural play with a known chance and an exact sampler."""
+    """A part of natural play of known chance, with the tier's targets in it."""
 
     name: str
-    """What the cell is, e.g. ``'level 1'`` or ``'no Bonus Game, circle at level 0'``."""
+    """What the cell is, e.g. ``'level 1, no Symbols'``."""
     chance: float
     """The chance that a natural Main Game is in the cell."""
-    draw: Callable[[random.Random, GiveUp | None], MainHaul | None]
-    """A natural Main Game conditioned on the cell (None if ``give_up`` stopped it)."""
-    cost: float
-    """Rough seconds a draw takes."""
+    kind: str
+    """``'quiet'`` (no Bonus Game, conditioned on its target), ``'summed'`` (a level cell with
+    no Symbols: other items summed out) or ``'symbols'`` (a level cell with Symbols)."""
+    quiet: WithoutBonus | None = None
+    """The sampler of a ``'quiet'`` cell."""
+    odds: LevelOdds | None = None
+    """The sampler of a level cell."""
+    others: tuple[OtherItems, ...] = ()
+    """For a ``'summed'`` cell: each target's other items given a skeleton."""
+    envelope: float = 1.0
+    """The most a draw from the cell can be worth (its chance of coming to the tier)."""
+    reaches: float = 0.0
+    """Estimated chance that a natural Main Game is in the cell and comes to the tier."""
 
 
+@dataclass
 class MainGameSampler:
     """Draws a tier's Main Game as natural play conditioned on the tier's Main Game part."""
 
-    def __init__(
-        self,
-        config: GameConfig,
-        targets: tuple[MainTarget, ...],
-        method: Method,
-        cells: Sequence[Cell] = (),
-        chain: ConditionedSampler | None = None,
-        acceptance: float = 1.0,
-    ) -> None:
-        self.cfg = config
-        self.targets = targets
-        """The tier's targets."""
-        self.method = method
-        """How the Main Game is drawn."""
-        self.cells = tuple(cells)
-        """The cells drawn from (``CELLS``)."""
-        self.chain = chain
-        """The chain (``CHAIN``)."""
-        self.acceptance = acceptance
-        """Estimated share of draws kept (rejection methods)."""
-        self._cumulative = []
+    config: GameConfig
+    """The configuration."""
+    targets: tuple[MainTarget, ...]
+    """The tier's targets."""
+    method: Method
+    """How the Main Game is drawn."""
+    cells: tuple[Cell, ...] = ()
+    """The cells drawn from (``CELLS`` and ``CHAIN``)."""
+    acceptance: float = 1.0
+    """Estimated share of draws kept (rejection methods)."""
+    _cumulative: list[float] = field(default_factory=list)
+    _give_up: GiveUp | None = None
+    _chain: SkeletonChain | None = None
+
+    def __post_init__(self) -> None:
         total = 0.0
         for cell in self.cells:
-            total += cell.chance
+            total += cell.chance * (cell.envelope if self.method is Method.CELLS else 1.0)
             self._cumulative.append(total)
-        self._give_up = _hopeless(config, targets)
+        self._give_up = _hopeless(self.config, self.targets)
+        if self.method is Method.CHAIN:
+            self._chain = SkeletonChain(self.config, self.targets, self.cells)
 
     def sample(self, rng: random.Random) -> MainHaul:
         """One Main Game of the tier."""
-        cfg, targets = self.cfg, self.targets
-        if self.chain is not None:
-            return self.chain.sample(rng, CHAIN_HITS)
+        if self._chain is not None:
+            return self._chain.sample(rng, CHAIN_PROPOSALS)
+        cfg, targets, give_up = self.config, self.targets, self._give_up
         for _ in range(MAX_TRIES):
             if self.method is Method.NATURAL:
-                haul = simulate_haul_unless(cfg, rng, self._give_up)
-            else:
-                cell = self.cells[choose_cumulative(rng, self._cumulative)]
-                haul = cell.draw(rng, self._give_up)
-            if haul is not None and any(t.reached_by(haul, cfg) for t in targets):
-                return haul
+                haul = simulate_haul_unless(cfg, rng, give_up)
+                if haul is not None and any(t.reached_by(haul, cfg) for t in targets):
+                    return haul
+                continue
+            cell = self.cells[choose_cumulative(rng, self._cumulative)]
+            kept = _draw_kept(cell, rng, targets, cfg, give_up)
+            if kept is not None:
+                return kept
         raise GameError(f"no Main Game came to {targets!r} in {MAX_TRIES} draws")
+
+
+def _draw_kept(
+    cell: Cell,
+    rng: random.Random,
+    targets: tuple[MainTarget, ...],
+    config: GameConfig,
+    give_up: GiveUp | None,
+) -> MainHaul | None:
+    """One draw from ``cell``, kept with chance its worth over the cell's envelope (None if not)."""
+    if cell.quiet is not None:
+        return cell.quiet.sample(rng)
+    odds = cell.odds
+    if odds is None:
+        raise GameError(f"cell {cell.name!r} has no sampler")
+    if cell.kind == "summed":
+        skeleton = odds.draw(rng, defer=True)
+        if skeleton is None:
+            return None
+        chances = [o.chance(skeleton) for o in cell.others]
+        if rng.random() * cell.envelope >= sum(chances):
+            return None
+        return cell.others[choose(rng, chances)].fill(skeleton, rng)
+    stop = None if give_up is None else _level_give_up(give_up)
+    haul = odds.sample(rng, stop)
+    if haul is not None and any(t.reached_by(haul, config) for t in targets):
+        return haul
+    return None
+
+
+def _level_give_up(give_up: GiveUp) -> Callable[[list[int], bool], bool]:
+    return lambda filled, unlocked: give_up(filled, 0, unlocked)
 
 
 def _hopeless(config: GameConfig, targets: Sequence[MainTarget]) -> GiveUp:
@@ -139,9 +193,7 @@ def _hopeless(config: GameConfig, targets: Sequence[MainTarget]) -> GiveUp:
     top = max((t.level or 0) for t in targets)
 
     def give_up(filled: list[int], boosts: int, unlocked: bool) -> bool:
-        if unlocked and not unlock_ok:
-            return True
-        if boosts > top and not capped:
+        if (unlocked and not unlock_ok) or (boosts > top and not capped):
             return True
         for row, full in watched:  # noqa: SIM110 - a plain loop is faster; runs every spin
             if filled[row] >= full:
@@ -151,52 +203,141 @@ def _hopeless(config: GameConfig, targets: Sequence[MainTarget]) -> GiveUp:
     return give_up
 
 
+class SkeletonChain:
+    """Natural Main Games conditioned on a tier, by an independence Metropolis-Hastings chain.
+
+    A proposal picks a cell (with chances near the tier's share in each, ``SPARE_MIX`` at least)
+    and draws from it: from a no-Bonus-Game cell, a Main Game conditioned on its target
+    (exact); from a no-Symbols level cell, a skeleton, weighted by the exact chance that its
+    other items bring the tier about (they are drawn, conditioned on that, only for the chain's
+    final state); from a Symbols level cell, a Main Game whose added Symbols lean to the tier's
+    rows (``LEAN_ROW``), weighted by natural over twisted chance if it comes to the tier. Each
+    weight is natural chance over proposed chance, so the chain's stationary law is natural play
+    conditioned on the tier, and after ``n`` proposals its state is within ``(1 - 1/W) ** n`` of
+    it in total variation when weights stay below ``W`` times their mean (Mengersen and Tweedie
+    1996).
+    """
+
+    def __init__(self, config: GameConfig, targets: Sequence[MainTarget], cells: Sequence[Cell]) -> None:
+        self.cfg = config
+        self.targets = tuple(targets)
+        self.cells = tuple(cells)
+        total = sum(c.reaches for c in cells) or 1.0
+        mix = [max(c.reaches / total, SPARE_MIX) for c in cells]
+        norm = sum(mix)
+        self.mix = [m / norm for m in mix]
+        """The chance each proposal picks each cell."""
+        self._cumulative = []
+        running = 0.0
+        for m in self.mix:
+            running += m
+            self._cumulative.append(running)
+        wanted = frozenset().union(*(t.rows for t in targets))
+        boxes = [row.boxes for row in config.prize_table]
+
+        def lean(row: int, filled: int) -> float:
+            if row in wanted:
+                return LEAN_ROW
+            return 0.0 if filled + 1 >= boxes[row] else 1.0
+
+        self.lean = lean
+
+    def proposal(self, rng: random.Random) -> tuple[object, float]:
+        """A proposed state (a Main Game, or a skeleton with its cell and targets' chances) and
+        its weight, natural over proposed chance (up to a constant)."""
+        pick = choose_cumulative(rng, self._cumulative)
+        cell = self.cells[pick]
+        share = self.mix[pick]
+        if cell.quiet is not None:
+            return cell.quiet.sample(rng), cell.chance / share
+        odds = cell.odds
+        if odds is None:
+            raise GameError(f"cell {cell.name!r} has no sampler")
+        if cell.kind == "summed":
+            skeleton = odds.draw(rng, defer=True)
+            if skeleton is None:
+                return None, 0.0
+            chances = [o.chance(skeleton) for o in cell.others]
+            return (skeleton, cell, chances), cell.chance * sum(chances) / share
+        drawn = odds.draw(rng, lean=self.lean)
+        if drawn is None:
+            return None, 0.0
+        haul = drawn.haul(self.cfg)
+        if not any(t.reached_by(haul, self.cfg) for t in self.targets):
+            return None, 0.0
+        return haul, cell.chance * drawn.weight / share
+
+    def sample(self, rng: random.Random, proposals: int) -> MainHaul:
+        """The chain's state after ``proposals`` proposals (more until one reaches the tier)."""
+        current: object = None
+        weight = 0.0
+        for made in range(MAX_TRIES):
+            state, w = self.proposal(rng)
+            if w > 0 and (current is None or rng.random() * weight < w):
+                current, weight = state, w
+            if made + 1 >= proposals and current is not None:
+                break
+        if current is None:
+            raise GameError(f"no proposal reached {self.targets!r}")
+        if isinstance(current, MainHaul):
+            return current
+        skeleton, cell, chances = current  # type: ignore[misc]
+        return cell.others[choose(rng, chances)].fill(skeleton, rng)
+
+
 class Calibration:
-    """Fixed-seed estimates of every target's natural chance, and the cells, for one config."""
+    """Fixed-seed estimates of the targets' chances and the cells, for one configuration."""
 
     def __init__(self, config: GameConfig) -> None:
         self.cfg = config
-        self._natural: Counter[MainTarget] | None = None
-        self._levels: dict[LevelWanted, tuple[LevelOdds, Counter[MainTarget]]] = {}
+        self._natural: dict[MainTarget, int] | None = None
+        self._odds: dict[LevelWanted, LevelOdds] = {}
+        self._draws: dict[LevelWanted, list[Skeleton | MainHaul]] = {}
         self._quiet: dict[MainTarget, WithoutBonus] = {}
-        self._outlooks: tuple[GamesOutlook, RowsOutlook] | None = None
-
-    def _all_targets(self) -> set[MainTarget]:
-        found = set(targets_for(None, self.cfg))
-        for tier in load_tiers():
-            found.update(targets_for(tier, self.cfg))
-        return found
-
-    def _tally(self, hauls: Sequence[MainHaul]) -> Counter[MainTarget]:
-        targets = self._all_targets()
-        counts: Counter[MainTarget] = Counter()
-        for haul in hauls:
-            for target in targets:
-                if target.reached_by(haul, self.cfg):
-                    counts[target] += 1
-        return counts
+        self._others: dict[MainTarget, OtherItems] = {}
 
     def natural_chance(self, target: MainTarget) -> float:
         """Estimated chance that a natural Main Game comes to ``target``."""
         if self._natural is None:
+            targets = set(targets_for(None, self.cfg))
+            for tier in load_tiers():
+                targets.update(targets_for(tier, self.cfg))
+            counts = dict.fromkeys(targets, 0)
             rng = random.Random(SEED)
-            hauls = []
             for _ in range(NATURAL_PLAYS):
                 haul = simulate_haul_unless(self.cfg, rng, None)
-                if haul is not None:
-                    hauls.append(haul)
-            self._natural = self._tally(hauls)
-        return self._natural[target] / NATURAL_PLAYS
+                if haul is None:
+                    continue
+                for t in targets:
+                    if t.reached_by(haul, self.cfg):
+                        counts[t] += 1
+            self._natural = counts
+        return self._natural.get(target, 0) / NATURAL_PLAYS
 
-    def level(self, wanted: LevelWanted) -> tuple[LevelOdds, Counter[MainTarget]]:
-        """The level cell ``wanted`` and how many of LEVEL_PLAYS draws from it came to each
-        target."""
-        held = self._levels.get(wanted)
+    def odds(self, wanted: LevelWanted) -> LevelOdds:
+        """The level cell ``wanted``."""
+        held = self._odds.get(wanted)
         if held is None:
-            odds = LevelOdds(self.cfg, wanted)
-            rng = random.Random(SEED)
-            hauls = [odds.sample(rng) for _ in range(LEVEL_PLAYS)]
-            held = self._levels[wanted] = (odds, self._tally([h for h in hauls if h]))
+            held = self._odds[wanted] = LevelOdds(self.cfg, wanted)
+        return held
+
+    def draws(self, wanted: LevelWanted) -> list[Skeleton | MainHaul]:
+        """CELL_PLAYS draws from the level cell ``wanted`` (skeletons if it has no Symbols)."""
+        held = self._draws.get(wanted)
+        if held is None:
+            odds = self.odds(wanted)
+            rng = random.Random(SEED + 1)
+            held = []
+            for _ in range(CELL_PLAYS):
+                if wanted.placed is False:
+                    skeleton = odds.draw(rng, defer=True)
+                    if skeleton is not None:
+                        held.append(skeleton)
+                else:
+                    haul = odds.sample(rng)
+                    if haul is not None:
+                        held.append(haul)
+            self._draws[wanted] = held
         return held
 
     def quiet(self, target: MainTarget) -> WithoutBonus:
@@ -206,95 +347,82 @@ class Calibration:
             held = self._quiet[target] = WithoutBonus(self.cfg, target)
         return held
 
-    def outlooks(self) -> tuple[GamesOutlook, RowsOutlook]:
-        """The outlook tables the chain twists with."""
-        if self._outlooks is None:
-            self._outlooks = (GamesOutlook(self.cfg), RowsOutlook(self.cfg))
-        return self._outlooks
+    def others(self, target: MainTarget) -> OtherItems:
+        """The other items of ``target``, given a skeleton."""
+        held = self._others.get(target)
+        if held is None:
+            held = self._others[target] = OtherItems(self.cfg, target)
+        return held
 
-    # -- choosing a method ---------------------------------------------------------------------
-
-    def cells_for(self, targets: Sequence[MainTarget]) -> tuple[list[Cell], float] | None:
-        """Disjoint cells covering ``targets``, and the estimated chance of the targets; None if
-        some target has no cells (no rows: any level; the top row: any level)."""
+    def chance_in(self, targets: Sequence[MainTarget], wanted: LevelWanted) -> float:
+        """Estimated chance that a draw from the level cell ``wanted`` comes to ``targets``."""
         cfg = self.cfg
-        cells: dict[str, Cell] = {}
-        reached = 0.0
+        draws = self.draws(wanted)
+        total = 0.0
+        for drawn in draws:
+            if isinstance(drawn, Skeleton):
+                total += sum(self.others(t).chance(drawn) for t in targets)
+            elif any(t.reached_by(drawn, cfg) for t in targets):
+                total += 1.0
+        return total / max(1, len(draws))
+
+    # -- the cells of a tier -------------------------------------------------------------------
+
+    def cells_for(self, targets: Sequence[MainTarget]) -> list[Cell] | None:
+        """Disjoint cells covering ``targets`` (None for targets without rows, which natural play
+        reaches often enough)."""
+        cfg = self.cfg
+        cells: list[Cell] = []
+        groups: dict[LevelWanted, list[MainTarget]] = {}
         for target in targets:
-            if target.level is None:
+            if not target.rows:
                 return None
-            if target.level >= 1:
-                wanted = LevelWanted.level(target.level, cfg)
-                odds, counts = self.level(wanted)
-                cells.setdefault(
-                    f"level {target.level}",
-                    Cell(f"level {target.level}", odds.chance, _draw_level(odds), TRIAL_COST["level"]),
-                )
-                reached += odds.chance * counts[target] / LEVEL_PLAYS
-            else:
+            if target.level is None or target.level == 0:
                 quiet = self.quiet(target)
-                name = f"no Bonus Game, {target.label(cfg)}"
                 if quiet.chance > 0:
-                    cells[name] = Cell(name, quiet.chance, _draw_quiet(quiet), TRIAL_COST["quiet"])
-                wanted = LevelWanted.level(0, cfg)
-                odds, counts = self.level(wanted)
-                cells.setdefault(
-                    "level 0 with a Bonus Game",
-                    Cell("level 0 with a Bonus Game", odds.chance, _draw_level(odds), TRIAL_COST["level"]),
-                )
-                reached += quiet.chance + odds.chance * counts[target] / LEVEL_PLAYS
-        return list(cells.values()), reached
+                    name = f"no Bonus Game, {target.label(cfg)}"
+                    cells.append(Cell(name, quiet.chance, "quiet", quiet=quiet, reaches=quiet.chance))
+            for placed in (False, True):
+                if target.level is None:
+                    wanted = LevelWanted.any_level(placed)
+                else:
+                    wanted = LevelWanted.level(target.level, cfg, placed)
+                groups.setdefault(wanted, []).append(target)
+        for wanted, group in groups.items():
+            odds = self.odds(wanted)
+            reaches = odds.chance * self.chance_in(group, wanted)
+            level = "any level" if wanted.boosts == LevelWanted.any_level().boosts else f"level {group[0].level}"
+            if wanted.placed is False:
+                others = tuple(self.others(t) for t in group)
+                envelope = min(1.0, sum(o.most for o in others))
+                name = f"{level} after a Bonus Game, no Symbols"
+                cells.append(Cell(name, odds.chance, "summed", odds=odds, others=others, envelope=envelope, reaches=reaches))
+            else:
+                name = f"{level} after a Bonus Game, Symbols"
+                cells.append(Cell(name, odds.chance, "symbols", odds=odds, reaches=reaches))
+        return cells
 
     def sampler(self, tier: Tier | None) -> MainGameSampler:
-        """The sampler of ``tier``'s Main Game (None: no win), with the cheapest exact method
-        within EXACT_BUDGET, or the chain."""
+        """The sampler of ``tier``'s Main Game (None: no win): the cheapest exact method within
+        EXACT_BUDGET, or the chain."""
         cfg = self.cfg
         targets = targets_for(tier, cfg)
         natural = sum(self.natural_chance(t) for t in targets)
-        best: tuple[float, MainGameSampler] | None = None
+        options: list[tuple[float, MainGameSampler]] = []
         if natural > 0:
             cost = TRIAL_COST["natural"] / natural
-            best = (cost, MainGameSampler(cfg, targets, Method.NATURAL, acceptance=natural))
-        if best is None or best[0] > EXACT_BUDGET / 10:
-            covered = self.cells_for(targets)
-            if covered is not None:
-                cells, reached = covered
-                mass = sum(c.chance for c in cells)
+            options.append((cost, MainGameSampler(cfg, targets, Method.NATURAL, acceptance=natural)))
+        if not options or options[0][0] > EXACT_BUDGET / 20:
+            cells = self.cells_for(targets)
+            if cells is not None:
+                reached = sum(c.reaches for c in cells)
+                mass = sum(c.chance * c.envelope for c in cells)
                 if reached > 0:
-                    trial = sum(c.chance * c.cost for c in cells) / mass
-                    cost = trial * mass / reached
-                    if best is None or cost < best[0]:
-                        sampler = MainGameSampler(cfg, targets, Method.CELLS, cells, acceptance=reached / mass)
-                        best = (cost, sampler)
-        if best is not None and best[0] <= EXACT_BUDGET:
-            return best[1]
-        return self._chain(targets)
-
-    def _chain(self, targets: tuple[MainTarget, ...]) -> MainGameSampler:
-        games, rows = self.outlooks()
-        mix = [max(self._estimate(t), 1e-9) for t in targets]
-        chain = ConditionedSampler(self.cfg, targets, mix, games, rows)
-        return MainGameSampler(self.cfg, targets, Method.CHAIN, chain=chain)
-
-    def _estimate(self, target: MainTarget) -> float:
-        """The best cheap estimate of a target's chance (for the chain's mix)."""
-        covered = self.cells_for((target,))
-        if covered is not None:
-            return covered[1]
-        return self.natural_chance(target)
-
-
-def _draw_level(odds: LevelOdds) -> Callable[[random.Random, GiveUp | None], MainHaul | None]:
-    def draw(rng: random.Random, give_up: GiveUp | None) -> MainHaul | None:
-        if give_up is None:
-            return odds.sample(rng)
-        return odds.sample(rng, lambda filled, unlocked: give_up(filled, 0, unlocked))
-
-    return draw
-
-
-def _draw_quiet(quiet: WithoutBonus) -> Callable[[random.Random, GiveUp | None], MainHaul | None]:
-    def draw(rng: random.Random, give_up: GiveUp | None) -> MainHaul | None:
-        return quiet.sample(rng)
-
-    return draw
+                    trial = sum(c.chance * c.envelope * TRIAL_COST[c.kind] for c in cells) / mass
+                    sampler = MainGameSampler(cfg, targets, Method.CELLS, tuple(cells), reached / mass)
+                    options.append((trial * mass / reached, sampler))
+                    if min(options, key=lambda o: o[0])[0] > EXACT_BUDGET:
+                        options.append((EXACT_BUDGET, MainGameSampler(cfg, targets, Method.CHAIN, tuple(cells))))
+        if not options:
+            raise GameError(f"no way to draw the Main Game of {tier!r}")
+        return min(options, key=lambda o: o[0])[1]

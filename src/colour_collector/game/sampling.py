@@ -160,3 +160,25 @@ def choose_cumulative(rng: random.Random, cumulative: Sequence[float]) -> int:
     the weights (non-decreasing, the last positive): one ``rng.random()`` and a bisection."""
     target = rng.random() * cumulative[-1]
     return min(bisect_right(cumulative, target), len(cumulative) - 1)
+
+
+@cache
+def _arrangements(n: int, k: int) -> int:
+    """The number of ordered choices of ``k`` of ``n`` things."""
+    out = 1
+    for i in range(k):
+        out *= n - i
+    return out
+
+
+def arrangement(rng: random.Random, n: int, k: int) -> list[int]:
+    """``k`` distinct values of ``range(n)`` in uniform random order (every ordered choice equally
+    likely), from one ``randrange`` over the number of ordered choices, read as mixed-radix
+    digits (exact: each rank gives a different choice)."""
+    rank = rng.randrange(_arrangements(n, k))
+    pool = list(range(n))
+    out = []
+    for base in range(n, n - k, -1):
+        rank, index = divmod(rank, base)
+        out.append(pool.pop(index))
+    return out
