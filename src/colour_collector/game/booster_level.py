@@ -69,9 +69,10 @@ BOOSTERS = frozenset(
 )
 """Bonus Prize kinds that raise the level."""
 
-Lean = Callable[[int, int], float]
-"""For a row and its filled boxes (counting Symbols already placed), how much more often than
-naturally an added Symbol goes there: 0 for never."""
+Lean = Callable[[list[int], int], list[float]]
+"""Given the filled boxes (counting Symbols already placed) and how many Symbols of the prize are
+still to place (this one included), for each row how much more often than naturally this Symbol
+goes there: 0 for never."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -473,12 +474,12 @@ def _place_leaning(
     Updates ``pending``."""
     rows = []
     factor = 1.0
-    for _ in range(count):
+    for left in range(count, 0, -1):
         free = [b - n for n, b in zip(pending, boxes, strict=True)]
         spaces = sum(free)
         if not spaces:
             break
-        leans = [f * lean(r, pending[r]) if f else 0.0 for r, f in enumerate(free)]
+        leans = [f * q if f else 0.0 for f, q in zip(free, lean(pending, left), strict=True)]
         total = sum(leans)
         if not total > 0:
             return None

@@ -38,6 +38,8 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum, unique
+from itertools import accumulate
+from math import comb
 
 from colour_collector.game.booster_level import LevelOdds, LevelWanted, Skeleton
 from colour_collector.game.config import GameConfig
@@ -55,11 +57,13 @@ TRIAL_COST = {"natural": 15e-6, "quiet": 40e-6, "summed": 35e-6, "symbols": 90e-
 """Rough seconds one draw takes from each kind of cell (they set a method's expected cost)."""
 CHAIN_PROPOSALS = 96
 """Proposals a chain makes before its state is taken."""
-LEAN_ROW = 4.0
-"""How much more often than naturally a chain's proposals put an added Symbol in a row the
-tier wants (and never where it completes a row the tier does not want)."""
+LEAN_FLOOR = 1e-3
+"""The smallest look-ahead chance a chain's Symbol placement twist uses (so no free box is ever
+ruled out by it)."""
 SPARE_MIX = 0.05
 """Each cell of a chain is proposed at least this share of the time."""
+CHAIN_CALIBRATION = 300
+"""Proposals drawn from each cell of a chain (at a fixed seed) to estimate its share."""
 NATURAL_PLAYS = 20_000
 """Natural Main Games simulated to estimate the common targets' chances."""
 CELL_PLAYS = 2_000
@@ -128,7 +132,7 @@ class MainGameSampler:
         for cell in self.cells:
             total += cell.chance * (cell.envelope if self.method is Method.CELLS else 1.0)
             self._cumulative.append(total)
-        self._give_up = _hopeless(self.config, self.targets)
+        self._give_up = hopeless(self.config, self.targets)
         if self.method is Method.CHAIN:
             self._chain = SkeletonChain(self.config, self.targets, self.cells)
 
@@ -182,7 +186,7 @@ def _level_give_up(give_up: GiveUp) -> Callable[[list[int], bool], bool]:
     return lambda filled, unlocked: give_up(filled, 0, unlocked)
 
 
-def _hopeless(config: GameConfig, targets: Sequence[MainTarget]) -> GiveUp:
+def hopeless(config: GameConfig, targets: Sequence[MainTarget]) -> GiveUp:
     """When a Main Game can no longer come to any of ``targets``: a row none of them has is
     complete, an unwanted Prize Game is unlocked, or more levels than any of them can use."""
     boxes = [row.boxes for row in config.prize_table]
@@ -201,6 +205,65 @@ def _hopeless(config: GameConfig, targets: Sequence[MainTarget]) -> GiveUp:
         return False
 
     return give_up
+
+
+class PlacementLean:
+    """Where a chain's proposals put added Symbols: in proportion to the natural chance times
+    the chance, had this Symbol gone there, that the rest of the prize's Symbols fill what the
+    tier's rows still lack, over that chance now (the exact look-ahead for a prize that must
+    complete the rows by itself, each row taken on its own, never below FLOOR); never in a box
+    that completes a row no target of the tier has."""
+
+    def __init__(self, config: GameConfig, targets: Sequence[MainTarget]) -> None:
+        self.boxes = [row.boxes for row in config.prize_table]
+        self.wanted = frozenset().union(*(t.rows for t in targets))
+        self._tails: dict[tuple[int, int, int, int], float] = {}
+        self._leans: dict[tuple[tuple[int, ...], int], list[float]] = {}
+
+    def _tail(self, spaces: int, free: int, left: int, lacking: int) -> float:
+        """Chance that ``left`` Symbols dealt over ``spaces`` free boxes put at least ``lacking``
+        in a row with ``free`` of them (at least LEAN_FLOOR)."""
+        key = (spaces, free, left, lacking)
+        held = self._tails.get(key)
+        if held is None:
+            if lacking <= 0:
+                held = 1.0
+            else:
+                drawn = min(left, spaces)
+                ways = comb(spaces, drawn)
+                held = sum(
+                    comb(free, y) * comb(spaces - free, drawn - y)
+                    for y in range(lacking, min(free, drawn) + 1)
+                ) / ways
+            held = self._tails[key] = max(held, LEAN_FLOOR)
+        return held
+
+    def __call__(self, pending: list[int], left: int) -> list[float]:
+        key = (tuple(pending), left)
+        held = self._leans.get(key)
+        if held is None:
+            held = self._leans[key] = self._leaning(pending, left)
+        return held
+
+    def _leaning(self, pending: list[int], left: int) -> list[float]:
+        boxes, wanted = self.boxes, self.wanted
+        free = [b - n for n, b in zip(pending, boxes, strict=True)]
+        spaces = sum(free)
+        leans = []
+        for row, room in enumerate(free):
+            if not room or (row not in wanted and room == 1):
+                leans.append(0.0)
+                continue
+            lean = 1.0
+            for other in wanted:
+                lacking = free[other]
+                now = self._tail(spaces, free[other], left, lacking)
+                if other == row:
+                    lean *= self._tail(spaces - 1, room - 1, left - 1, lacking - 1) / now
+                else:
+                    lean *= self._tail(spaces - 1, free[other], left - 1, lacking) / now
+            leans.append(lean)
+        return leans
 
 
 class SkeletonChain:
@@ -222,34 +285,27 @@ class SkeletonChain:
         self.cfg = config
         self.targets = tuple(targets)
         self.cells = tuple(cells)
-        total = sum(c.reaches for c in cells) or 1.0
-        mix = [max(c.reaches / total, SPARE_MIX) for c in cells]
+        self.lean = PlacementLean(config, targets)
+        # Each cell's share of the tier, estimated from its own proposals (their mean weight is
+        # an unbiased estimate of the chance of the tier within the cell).
+        rng = random.Random(SEED + 2)
+        reaches = []
+        for index in range(len(self.cells)):
+            total = sum(self.draw(index, rng)[1] for _ in range(CHAIN_CALIBRATION))
+            reaches.append(total / CHAIN_CALIBRATION)
+        whole = sum(reaches) or 1.0
+        mix = [max(r / whole, SPARE_MIX) for r in reaches]
         norm = sum(mix)
         self.mix = [m / norm for m in mix]
         """The chance each proposal picks each cell."""
-        self._cumulative = []
-        running = 0.0
-        for m in self.mix:
-            running += m
-            self._cumulative.append(running)
-        wanted = frozenset().union(*(t.rows for t in targets))
-        boxes = [row.boxes for row in config.prize_table]
+        self._cumulative = list(accumulate(self.mix))
 
-        def lean(row: int, filled: int) -> float:
-            if row in wanted:
-                return LEAN_ROW
-            return 0.0 if filled + 1 >= boxes[row] else 1.0
-
-        self.lean = lean
-
-    def proposal(self, rng: random.Random) -> tuple[object, float]:
-        """A proposed state (a Main Game, or a skeleton with its cell and targets' chances) and
-        its weight, natural over proposed chance (up to a constant)."""
-        pick = choose_cumulative(rng, self._cumulative)
-        cell = self.cells[pick]
-        share = self.mix[pick]
+    def draw(self, index: int, rng: random.Random) -> tuple[object, float]:
+        """A proposal from cell ``index`` and its worth: the cell's chance times natural over
+        proposed chance within it (0 if it misses the tier)."""
+        cell = self.cells[index]
         if cell.quiet is not None:
-            return cell.quiet.sample(rng), cell.chance / share
+            return cell.quiet.sample(rng), cell.chance
         odds = cell.odds
         if odds is None:
             raise GameError(f"cell {cell.name!r} has no sampler")
@@ -258,14 +314,21 @@ class SkeletonChain:
             if skeleton is None:
                 return None, 0.0
             chances = [o.chance(skeleton) for o in cell.others]
-            return (skeleton, cell, chances), cell.chance * sum(chances) / share
+            return (skeleton, cell, chances), cell.chance * sum(chances)
         drawn = odds.draw(rng, lean=self.lean)
         if drawn is None:
             return None, 0.0
         haul = drawn.haul(self.cfg)
         if not any(t.reached_by(haul, self.cfg) for t in self.targets):
             return None, 0.0
-        return haul, cell.chance * drawn.weight / share
+        return haul, cell.chance * drawn.weight
+
+    def proposal(self, rng: random.Random) -> tuple[object, float]:
+        """A proposed state (a Main Game, or a skeleton with its cell and targets' chances) and
+        its weight, natural over proposed chance (up to a constant)."""
+        pick = choose_cumulative(rng, self._cumulative)
+        state, worth = self.draw(pick, rng)
+        return state, worth / self.mix[pick]
 
     def sample(self, rng: random.Random, proposals: int) -> MainHaul:
         """The chain's state after ``proposals`` proposals (more until one reaches the tier)."""

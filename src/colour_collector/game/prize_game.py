@@ -29,6 +29,10 @@ from colour_collector.game.config import GameConfig, Pence
 from colour_collector.game.errors import GameError
 from colour_collector.game.sampling import binomial, choose, picker_for
 
+class PrizeGameAmountError(GameError, ValueError):
+    """No Prize Game pays the amount asked for (not a sum of the grid's amounts)."""
+
+
 ENDS = 11
 """Of the 36 colourings of WIN and WIN x2 against the wheel, the ones that end the game."""
 DOUBLES = 6
@@ -128,7 +132,7 @@ class PrizeGameOdds:
         """A natural Prize Game conditioned on paying exactly ``pays``."""
         on_win, on_x2 = self.doubled_chance(pays)
         if pays <= 0 or on_win + on_x2 <= 0:
-            raise GameError(f"no Prize Game pays {pays!r} pence")
+            raise PrizeGameAmountError(f"no Prize Game pays {pays!r} pence")
         doubled = choose(rng, (on_win, on_x2)) == 1
         left = (pays // 2 if doubled else pays) // self.unit
         within, spin = self.within, self.spin
