@@ -215,7 +215,7 @@ class LevelOdds:
         """Boosts are counted up to this many in the tables: more do not change whether an end
         counts."""
         self._panel_leans: dict[Effect, list[float]] = {}
-        self._reaches: dict[tuple[BonusKind, Effect], dict[Effect, float]] = {}
+        self._reaches: dict[tuple[BonusKind, Effect, float], dict[Effect, float]] = {}
         self._solve()
 
     # -- the chances ---------------------------------------------------------------------------
@@ -313,14 +313,19 @@ class LevelOdds:
         give_up: Callable[[list[int], bool], bool] | None = None,
         lean: Lean | None = None,
         defer: bool = False,
+        tilt: Sequence[int] | None = None,
+        favour: float = 1.0,
     ) -> Skeleton | None:
         """A natural skeleton conditioned on ending as wanted, with its other items drawn
         naturally, or left to draw (``defer``) until a Bonus Game places Symbols, which needs
         them. ``lean`` twists where added Symbols go (the skeleton's ``weight`` is then natural
-        over twisted chance); None as soon as ``give_up`` says the play is of no use, or if
-        ``lean`` rules out every box an added Symbol could go to."""
+        over twisted chance); ``tilt`` multiplies the natural weight of each other item (the
+        shapes, then the Prize Game symbol) when they are drawn, and ``favour`` the chance of
+        winning a Symbols prize in a Bonus Game (the weight again corrects both).
+        None as soon as ``give_up`` says the play is of no use, or if ``lean`` rules out every
+        box an added Symbol could go to."""
         cfg = self.cfg
-        drawing = _Drawing(cfg, rng, defer)
+        drawing = _Drawing(cfg, rng, defer, tilt)
         after = self.after
         top = self.top
         box = boosts = levels = plane = 0
@@ -350,7 +355,7 @@ class LevelOdds:
                     ),
                 )
                 effect, _ = self.effects[pick]
-                game = self._bonus_game(effect, drawing, lean, rng)
+                game = self._bonus_game(effect, drawing, lean, favour, rng)
                 if game is None:
                     return None
                 games.append(game)
@@ -369,7 +374,12 @@ class LevelOdds:
         return drawing.skeleton(levels)
 
     def _bonus_game(
-        self, effect: Effect, drawing: _Drawing, lean: Lean | None, rng: random.Random
+        self,
+        effect: Effect,
+        drawing: _Drawing,
+        lean: Lean | None,
+        favour: float,
+        rng: random.Random,
     ) -> BonusGamePlay | None:
         """A natural Bonus Game conditioned on ``effect`` (levels, extra spins, Symbols won), its
         Symbols placed in the free boxes (twisted by ``lean``); None if ``lean`` rules out every
@@ -407,48 +417,61 @@ class LevelOdds:
         # The rounds: each is lost with chance 1/2 or wins a prize with chance 1/14, weighted by
         # the chance of ending on exactly this effect from where it leads.
         goal = (levels, wins, placed)
-        reach = self._reach(panel_kind.omitted, goal)
+        reach = self._reach(panel_kind.omitted, goal, favour)
+        if favour != 1.0:
+            # Symbols prizes won ``favour`` times as often: natural over twisted chance is the
+            # ratio of the two reach chances at the start over favour per Symbols prize won.
+            drawing.weight *= reach[(0, 0, 0)] / self._reach(panel_kind.omitted, goal, 1.0)[(0, 0, 0)]
         size = len(panel)
         steps = [self._steps[kind] for kind in kinds]
-        pending: list[int] | None = None
-        rounds = []
+        picks: list[int] = []
         d = n = s = 0
         share = 1 / (2 * size)
+        shares = [share * (favour if sym else 1.0) for _, _, sym in steps]
         while True:
             options = [0.5 if (d, n, s) == goal else 0.0]
-            for boost, more, sym in steps:
-                options.append(reach.get((min(BOOSTS_KNOWN, d + boost), n + more, s | sym), 0.0) * share)
+            for (boost, more, sym), weight in zip(steps, shares, strict=True):
+                options.append(reach.get((min(BOOSTS_KNOWN, d + boost), n + more, s | sym), 0.0) * weight)
             pick = choose(rng, options)
             if pick == 0:
-                rounds.append(BonusRound(rng.randrange(size), False))
-                return BonusGamePlay(panel, tuple(rounds))
-            prize = panel[pick - 1]
-            rows: tuple[int, ...] = ()
-            if prize.kind in SYMBOL_KINDS:
-                if pending is None:
-                    pending = list(drawing.need_filled())
-                if lean is None:
-                    rows = place_uniformly(prize.value, pending, self.boxes, rng)
-                else:
-                    placed_rows = _place_leaning(prize.value, pending, self.boxes, lean, rng)
-                    if placed_rows is None:
-                        return None
-                    rows, factor = placed_rows
-                    drawing.weight *= factor
-            rounds.append(BonusRound(pick - 1, True, rows=rows))
+                break
+            picks.append(pick - 1)
             boost, more, sym = steps[pick - 1]
             d, n, s = min(BOOSTS_KNOWN, d + boost), n + more, s | sym
+        # The Symbols of all the Symbols prizes won go into free boxes one after another,
+        # uniformly (twisted by ``lean``): the same as placing each prize's in turn.
+        counts = [panel[i].value if panel[i].kind in SYMBOL_KINDS else 0 for i in picks]
+        placed: tuple[int, ...] = ()
+        if any(counts):
+            drawing.weight /= favour ** sum(1 for c in counts if c)
+            pending = list(drawing.need_filled())
+            if lean is None:
+                placed = place_uniformly(sum(counts), pending, self.boxes, rng)
+            else:
+                leaning = _place_leaning(sum(counts), pending, self.boxes, lean, rng)
+                if leaning is None:
+                    return None
+                placed, factor = leaning
+                drawing.weight *= factor
+        rounds = []
+        for index, count in zip(picks, counts, strict=True):
+            rows, placed = placed[:count], placed[count:]
+            rounds.append(BonusRound(index, True, rows=rows))
+        rounds.append(BonusRound(rng.randrange(size), False))
+        return BonusGamePlay(panel, tuple(rounds))
 
-    def _reach(self, omitted: BonusKind, goal: Effect) -> dict[Effect, float]:
+    def _reach(self, omitted: BonusKind, goal: Effect, favour: float) -> dict[Effect, float]:
         """For each (levels, EXTRA SPINS wins, Symbols won) so far, the chance that the rest of a
-        natural Bonus Game whose panel leaves out ``omitted`` ends on exactly ``goal``."""
-        key = (omitted, goal)
+        natural Bonus Game whose panel leaves out ``omitted`` ends on exactly ``goal`` (with
+        Symbols prizes' chances multiplied by ``favour``, below 6: a twisted, unnormalised
+        chance)."""
+        key = (omitted, goal, favour)
         held = self._reaches.get(key)
         if held is not None:
             return held
         levels, wins, placed = goal
         steps = [self._steps[k] for k in KINDS if k is not omitted]
-        share = 1 / (2 * len(steps))
+        base = 1 / (2 * len(steps))
         reach: dict[Effect, float] = {}
         for s in range(placed, -1, -1):
             for n in range(wins, -1, -1):
@@ -456,6 +479,7 @@ class LevelOdds:
                     total = 0.5 if (d, n, s) == goal else 0.0
                     stay = 0.0
                     for boost, extra, sym in steps:
+                        share = base * (favour if sym else 1.0)
                         to = (min(BOOSTS_KNOWN, d + boost), n + extra, s | sym)
                         if to == (d, n, s):  # nothing changes (or boosts past the cap)
                             stay += share
@@ -544,13 +568,21 @@ def with_others(
 class _Drawing:
     """A skeleton being drawn, with its other items drawn as they are needed."""
 
-    def __init__(self, config: GameConfig, rng: random.Random, defer: bool) -> None:
+    def __init__(
+        self, config: GameConfig, rng: random.Random, defer: bool, tilt: Sequence[int] | None
+    ) -> None:
         self.cfg = config
         self.rng = rng
         self.shapes = config.shapes
         self.boxes = [row.boxes for row in config.prize_table]
         self.prize_item = config.prize_game_item
         weights = (*config.item_weights[: self.shapes], config.item_weights[self.prize_item])
+        self.tilted: list[float] | None = None
+        if tilt is not None:
+            tilted = tuple(w * t for w, t in zip(weights, tilt, strict=True))
+            # An item of kind k drawn from the tilted weights: natural over tilted chance.
+            self.tilted = [sum(tilted) / (sum(weights) * t) for t in tilt]
+            weights = tilted
         self.picker = picker_for(weights)
         self.bonus: list[int] = []
         self.count_chances: list[list[float]] = []
@@ -568,7 +600,11 @@ class _Drawing:
     def _draw_others(self, running: list[float], filled: list[int]) -> tuple[Item, ...]:
         shapes, prize_item = self.shapes, self.prize_item
         count = choose_cumulative(self.rng, running)
-        got = tuple(c if c < shapes else prize_item for c in self.picker.pick_many(self.rng, count))
+        codes = self.picker.pick_many(self.rng, count)
+        if self.tilted is not None:
+            for code in codes:
+                self.weight *= self.tilted[code]
+        got = tuple(c if c < shapes else prize_item for c in codes)
         boxes = self.boxes
         for item in got:
             if item < shapes:

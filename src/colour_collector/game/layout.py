@@ -26,7 +26,7 @@ from colour_collector.game.config import GameConfig
 from colour_collector.game.natural import MainHaul
 from colour_collector.game.prize_game import PrizeHaul
 from colour_collector.game.record import WIN, WIN_X2, Colour, Item, MainSpin, PrizeSpin, Step
-from colour_collector.game.sampling import arrangement, other_colours, picker_for
+from colour_collector.game.sampling import arrangement_of, arrangements, picker_for, skipping_digits
 
 _UNSET = -99
 """Marks a grid or refill entry no collection has fixed yet."""
@@ -37,17 +37,10 @@ def lay_out_main(
 ) -> tuple[tuple[Item, ...], list[Step]]:
     """The starting grid and the steps (spins and bonus rounds) of ``haul``."""
     size = config.grid_size
-    collected = []
-    dealt = []
-    for spin in haul.spins:
-        squares, items = _scatter(spin.items, range(size), rng)
-        collected.append(squares)
-        dealt.append(items)
-    grid, refills = _deal(collected, dealt, size)
+    grid, refills, screens = _deal([s.items for s in haul.spins], range(size), size, rng)
     _fill_unset(grid, refills, config.item_weights, None, rng)
     steps: list[Step] = []
-    for spin, squares, refill in zip(haul.spins, collected, refills, strict=True):
-        wheel, colours = _colours(squares, size, rng)
+    for spin, (wheel, colours), refill in zip(haul.spins, screens, refills, strict=True):
         panels = tuple(game.panel for game in spin.bonus_games)
         steps.append(MainSpin(colours, wheel, tuple(refill), panels))
         for game in spin.bonus_games:
@@ -62,62 +55,63 @@ def lay_out_prize(
     size = config.prize_grid_size
     win, win_x2 = rng.sample(range(size), 2)
     money = [s for s in range(size) if s not in (win, win_x2)]
-    collected = []
-    dealt = []
-    for amounts in haul.spins:
-        squares, items = _scatter(amounts, money, rng)
-        collected.append(squares)
-        dealt.append(items)
-    grid, refills = _deal(collected, dealt, size)
+    last = len(haul.spins) - 1
+    ending = [s for s, hit in ((win, haul.win), (win_x2, haul.win_x2)) if hit]
+    grid, refills, screens = _deal(haul.spins, money, size, rng, {last: ending})
     grid[win], grid[win_x2] = WIN, WIN_X2
     refills[-1] = []  # the last spin ends the Prize Game: nothing refills
-    weights = config.prize_amount_weights
-    _fill_unset(grid, refills, weights, config.prize_amounts, rng)
-    steps = []
-    last = len(haul.spins) - 1
-    for number, (squares, refill) in enumerate(zip(collected, refills, strict=True)):
-        ending = []
-        if number == last:
-            ending = [s for s, hit in ((win, haul.win), (win_x2, haul.win_x2)) if hit]
-        wheel, colours = _colours(sorted(squares + ending), size, rng)
-        steps.append(PrizeSpin(colours, wheel, tuple(refill)))
-    return tuple(grid), steps
-
-
-def _scatter(
-    items: tuple[int, ...], squares: Sequence[int], rng: random.Random
-) -> tuple[list[int], list[int]]:
-    """Uniformly chosen distinct squares for ``items`` and the items in square order, each
-    arrangement equally likely: the first ``len(items)`` squares of a uniform permutation of
-    ``squares`` (drawn with one ``randrange``), sorted with their items."""
-    count = len(items)
-    if not count:
-        return [], []
-    order = arrangement(rng, len(squares), count)
-    placed = sorted((squares[i], item) for i, item in zip(order, items, strict=True))
-    return [square for square, _ in placed], [item for _, item in placed]
+    _fill_unset(grid, refills, config.prize_amount_weights, config.prize_amounts, rng)
+    return tuple(grid), [
+        PrizeSpin(colours, wheel, tuple(refill))
+        for (wheel, colours), refill in zip(screens, refills, strict=True)
+    ]
 
 
 def _deal(
-    collected: list[list[int]], items: list[list[int]], size: int
-) -> tuple[list[int], list[list[int]]]:
-    """The starting grid and each spin's refills, with every entry a later collection reads set
-    to what it collects and every other entry ``_UNSET``."""
+    spins: Sequence[Sequence[int]],
+    squares: Sequence[int],
+    size: int,
+    rng: random.Random,
+    also: dict[int, list[int]] | None = None,
+) -> tuple[list[int], list[list[int]], list[tuple[Colour, tuple[Colour, ...]]]]:
+    """Each spin's screen and where its items sit.
+
+    For each spin, with one ``randrange``: a uniform wheel colour, uniformly chosen distinct
+    squares of ``squares`` for its items (each arrangement equally likely: the first squares of
+    a uniform ordering) and a colour drawn uniformly from the other five for every other square
+    (``also[spin]`` lists further squares the spin collects, such as a WIN symbol's). Returns the
+    starting grid and each spin's refills, with every entry a later collection reads set to what
+    it collects and every other entry ``_UNSET``, and each spin's (wheel, colours)."""
     grid = [_UNSET] * size
+    holder: list[list[int]] = [grid] * size  # where each square's current item is written
+    place = list(range(size))
     refills: list[list[int]] = []
-    # Where each square's current item is written: (-1, square) for the starting grid,
-    # (spin, position) for a refill.
-    source = [(-1, square) for square in range(size)]
-    for spin, (squares, got) in enumerate(zip(collected, items, strict=True)):
-        refills.append([_UNSET] * len(squares))
-        for position, (square, item) in enumerate(zip(squares, got, strict=True)):
-            where, index = source[square]
-            if where < 0:
-                grid[index] = item
-            else:
-                refills[where][index] = item
-            source[square] = (spin, position)
-    return grid, refills
+    screens: list[tuple[Colour, tuple[Colour, ...]]] = []
+    choices = len(squares)
+    others = 5**size
+    for number, items in enumerate(spins):
+        count = len(items)
+        ways = arrangements(choices, count)
+        draw = rng.randrange(6 * ways * others)
+        draw, wheel = divmod(draw, 6)
+        draw, rank = divmod(draw, ways)
+        colours = list(skipping_digits(draw, 5, size, wheel))
+        refill = [_UNSET] * count
+        if count:
+            order = arrangement_of(rank, choices, count)
+            for position, (square, item) in enumerate(
+                sorted(zip([squares[i] for i in order], items, strict=True))
+            ):
+                holder[square][place[square]] = item
+                holder[square] = refill
+                place[square] = position
+                colours[square] = wheel
+        if also:
+            for square in also.get(number, ()):
+                colours[square] = wheel
+        refills.append(refill)
+        screens.append((wheel, tuple(colours)))
+    return grid, refills, screens
 
 
 def _fill_unset(
@@ -133,12 +127,3 @@ def _fill_unset(
     drawn = picker_for(weights).pick_many(rng, len(holes))
     for (lst, i), code in zip(holes, drawn, strict=True):
         lst[i] = code if values is None else values[code]
-
-
-def _colours(collected: list[int], size: int, rng: random.Random) -> tuple[Colour, tuple[int, ...]]:
-    """A uniform wheel, its colour on the collected squares and another colour elsewhere."""
-    wheel = rng.randrange(6)
-    colours = list(other_colours(rng, wheel, size))
-    for square in collected:
-        colours[square] = wheel
-    return wheel, tuple(colours)

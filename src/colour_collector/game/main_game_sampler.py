@@ -51,17 +51,27 @@ from colour_collector.game.prize_table import Tier, load_tiers
 from colour_collector.game.sampling import choose, choose_cumulative
 from colour_collector.game.without_bonus import WithoutBonus
 
-EXACT_BUDGET = 5e-3
+EXACT_BUDGET = 10e-3
 """Expected seconds a play may take by an exact method before the chain is used instead."""
-TRIAL_COST = {"natural": 15e-6, "quiet": 40e-6, "summed": 35e-6, "symbols": 90e-6}
-"""Rough seconds one draw takes from each kind of cell (they set a method's expected cost)."""
-CHAIN_PROPOSALS = 96
+TRIAL_COST = {"natural": 23e-6, "quiet": 30e-6, "summed": 50e-6, "symbols": 100e-6}
+"""Rough seconds one draw takes from each kind of cell (measured on the development machine);
+they set a method's expected cost."""
+CHAIN_COST = 12e-3
+"""Rough seconds a chain takes for a play (CHAIN_PROPOSALS proposals)."""
+CHAIN_PROPOSALS = 64
 """Proposals a chain makes before its state is taken."""
 LEAN_FLOOR = 1e-3
 """The smallest look-ahead chance a chain's Symbol placement twist uses (so no free box is ever
 ruled out by it)."""
 SPARE_MIX = 0.05
 """Each cell of a chain is proposed at least this share of the time."""
+BIG_ROW = 8
+"""Rows with this many boxes or more are big: a chain's Symbols proposals favour their shapes."""
+BIG_ROW_TILT = 2
+SYMBOLS_FAVOUR = 3.0
+"""How much more often than naturally a chain's Symbols proposals for a tier with a big row win
+Symbols prizes in a Bonus Game (below 6, where a Bonus Game would never end)."""
+"""How much more often than naturally those proposals collect a big row's shape the tier wants."""
 CHAIN_CALIBRATION = 300
 """Proposals drawn from each cell of a chain (at a fixed seed) to estimate its share."""
 NATURAL_PLAYS = 20_000
@@ -286,6 +296,16 @@ class SkeletonChain:
         self.targets = tuple(targets)
         self.cells = tuple(cells)
         self.lean = PlacementLean(config, targets)
+        wanted = frozenset().union(*(t.rows for t in targets))
+        big = any(config.prize_table[r].boxes >= BIG_ROW for r in wanted)
+        self.tilt = tuple(
+            BIG_ROW_TILT if r in wanted and row.boxes >= BIG_ROW else 1
+            for r, row in enumerate(config.prize_table)
+        ) + (1,)
+        self.favour = SYMBOLS_FAVOUR if big else 1.0
+        """How much more often than naturally a Symbols cell's proposals win Symbols prizes."""
+        """How much more often than naturally a Symbols cell's proposals collect each other item
+        (the shapes, then the Prize Game symbol): the tier's big rows are favoured."""
         # Each cell's share of the tier, estimated from its own proposals (their mean weight is
         # an unbiased estimate of the chance of the tier within the cell).
         rng = random.Random(SEED + 2)
@@ -315,7 +335,7 @@ class SkeletonChain:
                 return None, 0.0
             chances = [o.chance(skeleton) for o in cell.others]
             return (skeleton, cell, chances), cell.chance * sum(chances)
-        drawn = odds.draw(rng, lean=self.lean)
+        drawn = odds.draw(rng, lean=self.lean, tilt=self.tilt, favour=self.favour)
         if drawn is None:
             return None, 0.0
         haul = drawn.haul(self.cfg)
@@ -475,17 +495,21 @@ class Calibration:
         if natural > 0:
             cost = TRIAL_COST["natural"] / natural
             options.append((cost, MainGameSampler(cfg, targets, Method.NATURAL, acceptance=natural)))
+        cells = None
         if not options or options[0][0] > EXACT_BUDGET / 20:
             cells = self.cells_for(targets)
-            if cells is not None:
-                reached = sum(c.reaches for c in cells)
-                mass = sum(c.chance * c.envelope for c in cells)
-                if reached > 0:
-                    trial = sum(c.chance * c.envelope * TRIAL_COST[c.kind] for c in cells) / mass
-                    sampler = MainGameSampler(cfg, targets, Method.CELLS, tuple(cells), reached / mass)
-                    options.append((trial * mass / reached, sampler))
-                    if min(options, key=lambda o: o[0])[0] > EXACT_BUDGET:
-                        options.append((EXACT_BUDGET, MainGameSampler(cfg, targets, Method.CHAIN, tuple(cells))))
+        if cells is not None:
+            reached = sum(c.reaches for c in cells)
+            mass = sum(c.chance * c.envelope for c in cells)
+            if reached > 0:
+                trial = sum(c.chance * c.envelope * TRIAL_COST[c.kind] for c in cells) / mass
+                sampler = MainGameSampler(cfg, targets, Method.CELLS, tuple(cells), reached / mass)
+                options.append((trial * mass / reached, sampler))
+        exact = [o for o in options if o[0] <= EXACT_BUDGET]
+        if exact or cells is None:
+            options = exact or options
+        else:
+            options = [(CHAIN_COST, MainGameSampler(cfg, targets, Method.CHAIN, tuple(cells)))]
         if not options:
             raise GameError(f"no way to draw the Main Game of {tier!r}")
         return min(options, key=lambda o: o[0])[1]

@@ -122,10 +122,11 @@ def simulate_haul_unless(
     bonus = prize_symbols = boosts = 0
     unlocked = False
     spins_left = cfg.starting_spins
-    spins: list[SpinHaul] = []
+    spins: list[tuple[list[Item], list[BonusGamePlay]]] = []
+    pick_many = picker.pick_many
     while spins_left > 0:
         spins_left -= 1
-        items = picker.pick_many(rng, binomial(rng, squares, 1, 6))
+        items = pick_many(rng, binomial(rng, squares, 1, 6))
         for item in items:
             if item < shapes:
                 if filled[item] < boxes[item]:
@@ -154,10 +155,15 @@ def simulate_haul_unless(
                     unlocked = True
                 else:
                     boosts += cfg.bonus_prizes[kind].boost
-        spins.append(SpinHaul(tuple(items), tuple(games)))
+        spins.append((items, games))
         if give_up is not None and give_up(filled, boosts, unlocked):
             return None
-    return MainHaul(tuple(spins), tuple(filled), boosts, unlocked)
+    return MainHaul(
+        tuple(SpinHaul(tuple(items), tuple(games)) for items, games in spins),
+        tuple(filled),
+        boosts,
+        unlocked,
+    )
 
 
 def play_bonus_game(config: GameConfig, rng: random.Random, filled: list[int]) -> BonusGamePlay:

@@ -94,9 +94,33 @@ def other_colour(rng: random.Random, colour: int, colours: int = 6) -> int:
     return pick + 1 if pick >= colour else pick
 
 
+@cache
+def _skipping_table(base: int, width: int, skip: int) -> tuple[tuple[int, ...], ...]:
+    """``_digit_table(base, width)`` with every digit at or above ``skip`` moved up one."""
+    return tuple(tuple(d + (d >= skip) for d in digits) for digits in _digit_table(base, width))
+
+
 def other_colours(rng: random.Random, colour: int, count: int, colours: int = 6) -> tuple[int, ...]:
-    """``count`` colours, each drawn uniformly and independently from all but ``colour``."""
-    return tuple(d + (d >= colour) for d in uniform_digits(rng, colours - 1, count))
+    """``count`` colours, each drawn uniformly and independently from all but ``colour`` (the
+    digits of ``uniform_digits``, each at or above ``colour`` moved up one)."""
+    base = colours - 1
+    return skipping_digits(rng.randrange(base**count), base, count, colour)
+
+
+def skipping_digits(x: int, base: int, count: int, skip: int) -> tuple[int, ...]:
+    """The ``count`` base-``base`` digits of ``x`` (``0 <= x < base ** count``), each at or above
+    ``skip`` moved up one: uniform draws from ``range(base + 1)`` without ``skip`` when ``x``
+    is uniform."""
+    full, rest = divmod(count, _CHUNK)
+    table = _skipping_table(base, _CHUNK, skip)
+    size = len(table)
+    out: list[int] = []
+    for _ in range(full):
+        x, r = divmod(x, size)
+        out += table[r]
+    if rest:
+        out += _skipping_table(base, rest, skip)[x]
+    return tuple(out)
 
 
 def choose(rng: random.Random, weights: Sequence[float]) -> int:
@@ -163,7 +187,7 @@ def choose_cumulative(rng: random.Random, cumulative: Sequence[float]) -> int:
 
 
 @cache
-def _arrangements(n: int, k: int) -> int:
+def arrangements(n: int, k: int) -> int:
     """The number of ordered choices of ``k`` of ``n`` things."""
     out = 1
     for i in range(k):
@@ -175,7 +199,12 @@ def arrangement(rng: random.Random, n: int, k: int) -> list[int]:
     """``k`` distinct values of ``range(n)`` in uniform random order (every ordered choice equally
     likely), from one ``randrange`` over the number of ordered choices, read as mixed-radix
     digits (exact: each rank gives a different choice)."""
-    rank = rng.randrange(_arrangements(n, k))
+    return arrangement_of(rng.randrange(arrangements(n, k)), n, k)
+
+
+def arrangement_of(rank: int, n: int, k: int) -> list[int]:
+    """The ordered choice of ``k`` of ``range(n)`` with rank ``rank`` (``0 <= rank <
+    arrangements(n, k)``), read as mixed-radix digits."""
     pool = list(range(n))
     out = []
     for base in range(n, n - k, -1):
