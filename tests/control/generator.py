@@ -17,10 +17,12 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from control.build_main import MainBuilder, PlanMissedError
-from control.build_prize import build_prize_game
 from colour_collector.game.config import GameConfig, load_config
 from colour_collector.game.errors import GameError
+from colour_collector.game.prize_table import Tier, load_tiers, tier_for_breakdown
+from colour_collector.game.record import PlayRecord, Step
+from control.build_main import MainBuilder, PlanMissedError
+from control.build_prize import build_prize_game
 from control.natural import (
     GiveUp,
     NaturalMain,
@@ -28,8 +30,6 @@ from control.natural import (
     simulate_main_unless,
 )
 from control.plan import Plan, plan_for, realisations
-from colour_collector.game.prize_table import Tier, load_tiers, tier_for_breakdown
-from colour_collector.game.record import PlayRecord, Step
 
 NATURAL_TRIES = 100
 """Natural Main Games tried for a losing play before building one to a plan."""

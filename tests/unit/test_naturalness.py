@@ -81,9 +81,7 @@ def test_holm_adjusts_in_step_down_order() -> None:
 
 def test_the_tests_tell_apart_samples_that_differ() -> None:
     # Two natural samples of different tiers: the battery's tests must see the difference.
-    five = naturalness.run_class(
-        next(c for c in CLASSES if c.name == "£5"), 150, 7
-    )
+    five = naturalness.run_class(next(c for c in CLASSES if c.name == "£5"), 150, 7)
     no_win = naturalness.natural_plays(
         next(c for c in CLASSES if c.name == "no win"), 150, random.Random(8)
     )

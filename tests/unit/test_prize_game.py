@@ -1,4 +1,4 @@
-"""The Prize Game drawn exactly given what it pays, against natural Prize Games kept when they pay it.
+"""The Prize Game drawn exactly given what it pays, against natural Prize Games that pay it.
 
 ``prize_game.PrizeGameOdds`` claims two things, both checked here against a plain simulation of
 natural Prize Games (``simulate_prize_game``): its chance that a Prize Game pays an amount is the

@@ -52,15 +52,15 @@ from colour_collector.game.sampling import (
     picker_for,
 )
 
-SPINS_KNOWN = 20
+SPINS_KNOWN = 16
 """Spins left beyond this many are looked up as this many."""
 EXTRA_WINS_KNOWN = 12
 """EXTRA SPINS wins in one Bonus Game beyond this many are not told apart."""
 BOOSTS_KNOWN = 4
 """Boosts are counted up to this many (4: more than the top level)."""
-SETTLED = 1e-15
+SETTLED = 1e-14
 """The sweeps stop when no chance changes by more than this."""
-NEGLIGIBLE = 1e-13
+NEGLIGIBLE = 1e-12
 """Chances below this (of a spin's Bonus symbols, of a Bonus Game's effect) are left out."""
 EXTRA_SPINS_AHEAD = 40
 """Look-ups up to this many spins past SPINS_KNOWN need no clamping."""
@@ -69,7 +69,7 @@ BOOSTERS = frozenset(
 )
 """Bonus Prize kinds that raise the level."""
 
-Lean = Callable[[list[int], int], list[float]]
+Lean = Callable[[list[int], int], Sequence[float]]
 """Given the filled boxes (counting Symbols already placed) and how many Symbols of the prize are
 still to place (this one included), for each row how much more often than naturally this Symbol
 goes there: 0 for never."""
@@ -131,7 +131,18 @@ def _step(config: GameConfig, kind: BonusKind) -> Effect:
     )
 
 
+_effects: dict[tuple[int, BonusKind], tuple[GameConfig, dict[Effect, float]]] = {}
+
+
 def effect_chances(config: GameConfig, omitted: BonusKind) -> dict[Effect, float]:
+    """``_effect_chances``, worked out once a process for each configuration and panel."""
+    held = _effects.get((id(config), omitted))
+    if held is None or held[0] is not config:  # the entry keeps its config alive: ids stay true
+        held = _effects[(id(config), omitted)] = (config, _effect_chances(config, omitted))
+    return held[1]
+
+
+def _effect_chances(config: GameConfig, omitted: BonusKind) -> dict[Effect, float]:
     """For a panel leaving out ``omitted``: the chance a natural Bonus Game wins ``d`` levels (up
     to BOOSTS_KNOWN), ``n`` EXTRA SPINS rounds (up to EXTRA_WINS_KNOWN) and a Symbols prize or
     not."""
@@ -172,14 +183,14 @@ class LevelOdds:
         # Given the Bonus symbols, each other square is collected holding another item with
         # chance (66/486) / (1 - 15/486).
         other = (Fraction(1, 6) - per_square) / (1 - per_square)
-        self.other_counts = [
-            list(
+        self.other_counts = tuple(
+            tuple(
                 accumulate(
                     float(comb(n, k) * other**k * (1 - other) ** (n - k)) for k in range(n + 1)
                 )
             )
             for n in range(squares + 1)
-        ]
+        )
         """``other_counts[n]``: running chances that ``k`` of ``n`` squares not holding a
         collected Bonus symbol are collected."""
         self.panels: list[tuple[float, PanelKind, dict[Effect, float]]] = []
@@ -214,7 +225,7 @@ class LevelOdds:
             self.top = min(wanted_boosts)
         """Boosts are counted up to this many in the tables: more do not change whether an end
         counts."""
-        self._panel_leans: dict[Effect, list[float]] = {}
+        self._panel_leans: dict[Effect, tuple[float, ...]] = {}
         self._reaches: dict[tuple[BonusKind, Effect, float], dict[Effect, float]] = {}
         self._solve()
 
@@ -240,11 +251,17 @@ class LevelOdds:
         ]
         counts = self.counts
         effects = [(d, x, sym, c) for (d, x, sym), c in self.effects]
+        # Plane 1 (no Bonus Game played, yet a Symbols prize won) is never reached, and a plane
+        # from which every reachable end is unwanted stays 0 (Bonus Games lead from plane 0 to
+        # planes 2 and 3, from plane 2 to plane 3, and from plane 3 nowhere).
+        live_3 = any(ends[3])
+        live_2 = live_3 or any(ends[2])
+        self.planes = [0] + [2] * live_2 + [3] * live_3
         for _ in range(100):
             change = 0.0
             for s in range(spins):
                 if s:
-                    for p in (0, 2, 3):
+                    for p in self.planes:
                         for b in range(top + 1):
                             line = after[p][b][s]
                             below = after[p][b][s - 1]
@@ -259,9 +276,14 @@ class LevelOdds:
             if change <= SETTLED:
                 break
         reach = SPINS_KNOWN + EXTRA_SPINS_AHEAD
-        self.after = [
-            [lines + [lines[-1]] * (reach - SPINS_KNOWN) for lines in plane] for plane in after
-        ]
+        # Tuples all the way down: the garbage collector stops scanning them.
+        self.after = tuple(
+            tuple(
+                tuple(tuple(line) for line in lines) + (tuple(lines[-1]),) * (reach - SPINS_KNOWN)
+                for lines in plane
+            )
+            for plane in after
+        )
         """``after[plane][boosts][spins][box]`` (spins past SPINS_KNOWN read the last entry)."""
 
     def _bonus_boxes(
@@ -275,12 +297,15 @@ class LevelOdds:
         """Recompute the entries of ``s`` spins left with a Bonus Game due; the largest change."""
         size = self.box
         change = 0.0
-        for p in (0, 2, 3):
+        live = set(self.planes)
+        for p in self.planes:
             played_plane = 2 + (p % 2)
             for b in range(top + 1):
                 line = after[p][b][s]
                 values = [0.0] * (top_box + 1 - size)
                 for d, x, sym, c in effects:
+                    if played_plane | sym not in live:
+                        continue
                     source = after[played_plane | sym][min(top, b + d)][min(SPINS_KNOWN, s + x)]
                     values = [v + c * w for v, w in zip(values, source, strict=False)]
                 for i, value in enumerate(values):
@@ -311,6 +336,7 @@ class LevelOdds:
         self,
         rng: random.Random,
         give_up: Callable[[list[int], bool], bool] | None = None,
+        *,
         lean: Lean | None = None,
         defer: bool = False,
         tilt: Sequence[int] | None = None,
@@ -368,9 +394,9 @@ class LevelOdds:
                 boosts = min(top, levels)
                 drawing.bonus_game(game)
             drawing.games.append(tuple(games))
-            if give_up is not None and drawing.filled is not None:
-                if give_up(drawing.filled, drawing.unlocked):
-                    return None
+            filled = drawing.filled
+            if give_up is not None and filled is not None and give_up(filled, drawing.unlocked):
+                return None
         return drawing.skeleton(levels)
 
     def _bonus_game(
@@ -398,7 +424,7 @@ class LevelOdds:
                 else:
                     c = effects.get((levels, 0, placed), 0.0) if extra == 0 else 0.0
                 leans.append(chance * c)
-            held = self._panel_leans[effect] = list(accumulate(leans))
+            held = self._panel_leans[effect] = tuple(accumulate(leans))
         _, panel_kind, _ = self.panels[choose_cumulative(rng, held)]
         wins = extra // panel_kind.extra if panel_kind.extra else 0
         kinds = [k for k in KINDS if k is not panel_kind.omitted]
@@ -421,7 +447,9 @@ class LevelOdds:
         if favour != 1.0:
             # Symbols prizes won ``favour`` times as often: natural over twisted chance is the
             # ratio of the two reach chances at the start over favour per Symbols prize won.
-            drawing.weight *= reach[(0, 0, 0)] / self._reach(panel_kind.omitted, goal, 1.0)[(0, 0, 0)]
+            drawing.weight *= (
+                reach[(0, 0, 0)] / self._reach(panel_kind.omitted, goal, 1.0)[(0, 0, 0)]
+            )
         size = len(panel)
         steps = [self._steps[kind] for kind in kinds]
         picks: list[int] = []
@@ -431,7 +459,9 @@ class LevelOdds:
         while True:
             options = [0.5 if (d, n, s) == goal else 0.0]
             for (boost, more, sym), weight in zip(steps, shares, strict=True):
-                options.append(reach.get((min(BOOSTS_KNOWN, d + boost), n + more, s | sym), 0.0) * weight)
+                options.append(
+                    reach.get((min(BOOSTS_KNOWN, d + boost), n + more, s | sym), 0.0) * weight
+                )
             pick = choose(rng, options)
             if pick == 0:
                 break
@@ -441,21 +471,21 @@ class LevelOdds:
         # The Symbols of all the Symbols prizes won go into free boxes one after another,
         # uniformly (twisted by ``lean``): the same as placing each prize's in turn.
         counts = [panel[i].value if panel[i].kind in SYMBOL_KINDS else 0 for i in picks]
-        placed: tuple[int, ...] = ()
+        dealt: tuple[int, ...] = ()
         if any(counts):
             drawing.weight /= favour ** sum(1 for c in counts if c)
             pending = list(drawing.need_filled())
             if lean is None:
-                placed = place_uniformly(sum(counts), pending, self.boxes, rng)
+                dealt = place_uniformly(sum(counts), pending, self.boxes, rng)
             else:
                 leaning = _place_leaning(sum(counts), pending, self.boxes, lean, rng)
                 if leaning is None:
                     return None
-                placed, factor = leaning
+                dealt, factor = leaning
                 drawing.weight *= factor
         rounds = []
         for index, count in zip(picks, counts, strict=True):
-            rows, placed = placed[:count], placed[count:]
+            rows, dealt = dealt[:count], dealt[count:]
             rounds.append(BonusRound(index, True, rows=rows))
         rounds.append(BonusRound(rng.randrange(size), False))
         return BonusGamePlay(panel, tuple(rounds))
@@ -532,6 +562,10 @@ class Skeleton:
     weight: float
     """Natural over proposed chance of the twisted Symbol placements (1 if none)."""
 
+    def squares(self, config: GameConfig) -> int:
+        """Squares not holding a collected Bonus symbol, over all the spins."""
+        return config.grid_size * len(self.bonus) - sum(self.bonus)
+
     def haul(self, config: GameConfig) -> MainHaul:
         """The Main Game (its other items must have been drawn)."""
         if self.others is None:
@@ -585,7 +619,7 @@ class _Drawing:
             weights = tilted
         self.picker = picker_for(weights)
         self.bonus: list[int] = []
-        self.count_chances: list[list[float]] = []
+        self.count_chances: list[Sequence[float]] = []
         self.games: list[tuple[BonusGamePlay, ...]] = []
         self.others: list[tuple[Item, ...]] | None = None if defer else []
         self.filled: list[int] | None = None if defer else [0] * self.shapes
@@ -597,7 +631,7 @@ class _Drawing:
     def unlocked(self) -> bool:
         return self.prize_items + self.prize_symbols >= self.cfg.prize_game_box
 
-    def _draw_others(self, running: list[float], filled: list[int]) -> tuple[Item, ...]:
+    def _draw_others(self, running: Sequence[float], filled: list[int]) -> tuple[Item, ...]:
         shapes, prize_item = self.shapes, self.prize_item
         count = choose_cumulative(self.rng, running)
         codes = self.picker.pick_many(self.rng, count)
@@ -614,7 +648,7 @@ class _Drawing:
                 self.prize_items += 1
         return got
 
-    def spin(self, bonus: int, running: list[float]) -> None:
+    def spin(self, bonus: int, running: Sequence[float]) -> None:
         """A spin that collected ``bonus`` Bonus symbols; its other items drawn unless deferred."""
         self.bonus.append(bonus)
         self.count_chances.append(running)

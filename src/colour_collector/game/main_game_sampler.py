@@ -35,6 +35,7 @@ random state.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum, unique
@@ -51,9 +52,9 @@ from colour_collector.game.prize_table import Tier, load_tiers
 from colour_collector.game.sampling import choose, choose_cumulative
 from colour_collector.game.without_bonus import WithoutBonus
 
-EXACT_BUDGET = 10e-3
+EXACT_BUDGET = 5e-3
 """Expected seconds a play may take by an exact method before the chain is used instead."""
-TRIAL_COST = {"natural": 23e-6, "quiet": 30e-6, "summed": 50e-6, "symbols": 100e-6}
+TRIAL_COST = {"natural": 25e-6, "quiet": 35e-6, "summed": 60e-6, "symbols": 130e-6}
 """Rough seconds one draw takes from each kind of cell (measured on the development machine);
 they set a method's expected cost."""
 CHAIN_COST = 12e-3
@@ -72,11 +73,13 @@ SYMBOLS_FAVOUR = 3.0
 """How much more often than naturally a chain's Symbols proposals for a tier with a big row win
 Symbols prizes in a Bonus Game (below 6, where a Bonus Game would never end)."""
 """How much more often than naturally those proposals collect a big row's shape the tier wants."""
-CHAIN_CALIBRATION = 300
+CHAIN_CALIBRATION = 120
+LEANS_KEPT = 20_000
+"""Placement twists a chain remembers (the memo starts afresh when full)."""
 """Proposals drawn from each cell of a chain (at a fixed seed) to estimate its share."""
 NATURAL_PLAYS = 20_000
 """Natural Main Games simulated to estimate the common targets' chances."""
-CELL_PLAYS = 2_000
+CELL_PLAYS = 600
 """Draws from each level cell to estimate the targets' chances in it."""
 SEED = 20261203
 """Seed of the estimates, so every process makes the same choices."""
@@ -217,6 +220,23 @@ def hopeless(config: GameConfig, targets: Sequence[MainTarget]) -> GiveUp:
     return give_up
 
 
+@dataclass(frozen=True, slots=True)
+class Unfilled:
+    """A chain state whose other items are summed out: drawn only if it is the final state."""
+
+    skeleton: Skeleton
+    """The skeleton."""
+    cell: Cell
+    """The no-Symbols level cell it came from."""
+    chances: list[float]
+    """For each of the cell's targets, the chance its other items bring that target about."""
+
+    def fill(self, rng: random.Random) -> MainHaul:
+        """The Main Game: a target drawn in proportion to its chance, then the other items
+        conditioned on it."""
+        return self.cell.others[choose(rng, self.chances)].fill(self.skeleton, rng)
+
+
 class PlacementLean:
     """Where a chain's proposals put added Symbols: in proportion to the natural chance times
     the chance, had this Symbol gone there, that the rest of the prize's Symbols fill what the
@@ -228,7 +248,7 @@ class PlacementLean:
         self.boxes = [row.boxes for row in config.prize_table]
         self.wanted = frozenset().union(*(t.rows for t in targets))
         self._tails: dict[tuple[int, int, int, int], float] = {}
-        self._leans: dict[tuple[tuple[int, ...], int], list[float]] = {}
+        self._leans: dict[tuple[tuple[int, ...], int], tuple[float, ...]] = {}
 
     def _tail(self, spaces: int, free: int, left: int, lacking: int) -> float:
         """Chance that ``left`` Symbols dealt over ``spaces`` free boxes put at least ``lacking``
@@ -241,38 +261,44 @@ class PlacementLean:
             else:
                 drawn = min(left, spaces)
                 ways = comb(spaces, drawn)
-                held = sum(
-                    comb(free, y) * comb(spaces - free, drawn - y)
-                    for y in range(lacking, min(free, drawn) + 1)
-                ) / ways
+                held = (
+                    sum(
+                        comb(free, y) * comb(spaces - free, drawn - y)
+                        for y in range(lacking, min(free, drawn) + 1)
+                    )
+                    / ways
+                )
             held = self._tails[key] = max(held, LEAN_FLOOR)
         return held
 
-    def __call__(self, pending: list[int], left: int) -> list[float]:
+    def __call__(self, pending: list[int], left: int) -> Sequence[float]:
         key = (tuple(pending), left)
         held = self._leans.get(key)
         if held is None:
-            held = self._leans[key] = self._leaning(pending, left)
+            if len(self._leans) >= LEANS_KEPT:  # a bounded memo: a server runs for long
+                self._leans.clear()
+            held = self._leans[key] = tuple(self._leaning(pending, left))
         return held
 
     def _leaning(self, pending: list[int], left: int) -> list[float]:
-        boxes, wanted = self.boxes, self.wanted
+        boxes, wanted, tail = self.boxes, self.wanted, self._tail
         free = [b - n for n, b in zip(pending, boxes, strict=True)]
         spaces = sum(free)
+        # For each wanted row: its look-ahead now, and after this Symbol went elsewhere or there.
+        elsewhere = 1.0
+        into: dict[int, float] = {}
+        for row in wanted:
+            lacking = free[row]
+            now = tail(spaces, lacking, left, lacking)
+            away = tail(spaces - 1, lacking, left - 1, lacking) / now
+            elsewhere *= away
+            into[row] = tail(spaces - 1, lacking - 1, left - 1, lacking - 1) / now / away
         leans = []
         for row, room in enumerate(free):
             if not room or (row not in wanted and room == 1):
                 leans.append(0.0)
-                continue
-            lean = 1.0
-            for other in wanted:
-                lacking = free[other]
-                now = self._tail(spaces, free[other], left, lacking)
-                if other == row:
-                    lean *= self._tail(spaces - 1, room - 1, left - 1, lacking - 1) / now
-                else:
-                    lean *= self._tail(spaces - 1, free[other], left - 1, lacking) / now
-            leans.append(lean)
+            else:
+                leans.append(elsewhere * into.get(row, 1.0))
         return leans
 
 
@@ -291,17 +317,22 @@ class SkeletonChain:
     1996).
     """
 
-    def __init__(self, config: GameConfig, targets: Sequence[MainTarget], cells: Sequence[Cell]) -> None:
+    def __init__(
+        self, config: GameConfig, targets: Sequence[MainTarget], cells: Sequence[Cell]
+    ) -> None:
         self.cfg = config
         self.targets = tuple(targets)
         self.cells = tuple(cells)
         self.lean = PlacementLean(config, targets)
         wanted = frozenset().union(*(t.rows for t in targets))
         big = any(config.prize_table[r].boxes >= BIG_ROW for r in wanted)
-        self.tilt = tuple(
-            BIG_ROW_TILT if r in wanted and row.boxes >= BIG_ROW else 1
-            for r, row in enumerate(config.prize_table)
-        ) + (1,)
+        self.tilt = (
+            *(
+                BIG_ROW_TILT if r in wanted and row.boxes >= BIG_ROW else 1
+                for r, row in enumerate(config.prize_table)
+            ),
+            1,
+        )
         self.favour = SYMBOLS_FAVOUR if big else 1.0
         """How much more often than naturally a Symbols cell's proposals win Symbols prizes."""
         """How much more often than naturally a Symbols cell's proposals collect each other item
@@ -320,7 +351,7 @@ class SkeletonChain:
         """The chance each proposal picks each cell."""
         self._cumulative = list(accumulate(self.mix))
 
-    def draw(self, index: int, rng: random.Random) -> tuple[object, float]:
+    def draw(self, index: int, rng: random.Random) -> tuple[MainHaul | Unfilled | None, float]:
         """A proposal from cell ``index`` and its worth: the cell's chance times natural over
         proposed chance within it (0 if it misses the tier)."""
         cell = self.cells[index]
@@ -334,7 +365,7 @@ class SkeletonChain:
             if skeleton is None:
                 return None, 0.0
             chances = [o.chance(skeleton) for o in cell.others]
-            return (skeleton, cell, chances), cell.chance * sum(chances)
+            return Unfilled(skeleton, cell, chances), cell.chance * sum(chances)
         drawn = odds.draw(rng, lean=self.lean, tilt=self.tilt, favour=self.favour)
         if drawn is None:
             return None, 0.0
@@ -343,7 +374,7 @@ class SkeletonChain:
             return None, 0.0
         return haul, cell.chance * drawn.weight
 
-    def proposal(self, rng: random.Random) -> tuple[object, float]:
+    def proposal(self, rng: random.Random) -> tuple[MainHaul | Unfilled | None, float]:
         """A proposed state (a Main Game, or a skeleton with its cell and targets' chances) and
         its weight, natural over proposed chance (up to a constant)."""
         pick = choose_cumulative(rng, self._cumulative)
@@ -352,7 +383,7 @@ class SkeletonChain:
 
     def sample(self, rng: random.Random, proposals: int) -> MainHaul:
         """The chain's state after ``proposals`` proposals (more until one reaches the tier)."""
-        current: object = None
+        current: MainHaul | Unfilled | None = None
         weight = 0.0
         for made in range(MAX_TRIES):
             state, w = self.proposal(rng)
@@ -362,10 +393,20 @@ class SkeletonChain:
                 break
         if current is None:
             raise GameError(f"no proposal reached {self.targets!r}")
-        if isinstance(current, MainHaul):
-            return current
-        skeleton, cell, chances = current  # type: ignore[misc]
-        return cell.others[choose(rng, chances)].fill(skeleton, rng)
+        return current if isinstance(current, MainHaul) else current.fill(rng)
+
+
+@dataclass
+class Draws:
+    """What draws from a level cell came to, counted."""
+
+    count: int = 0
+    """Draws made."""
+    skeletons: Counter[tuple[int, int]] = field(default_factory=Counter)
+    """Skeletons with no Symbols placed, by (squares whose other items are to draw, Prize Game
+    symbols from Bonus Prizes)."""
+    ends: Counter[tuple[frozenset[int], int, bool]] = field(default_factory=Counter)
+    """Whole Main Games, by (completed rows, level, Prize Game unlocked)."""
 
 
 class Calibration:
@@ -375,7 +416,7 @@ class Calibration:
         self.cfg = config
         self._natural: dict[MainTarget, int] | None = None
         self._odds: dict[LevelWanted, LevelOdds] = {}
-        self._draws: dict[LevelWanted, list[Skeleton | MainHaul]] = {}
+        self._draws: dict[LevelWanted, Draws] = {}
         self._quiet: dict[MainTarget, WithoutBonus] = {}
         self._others: dict[MainTarget, OtherItems] = {}
 
@@ -404,22 +445,26 @@ class Calibration:
             held = self._odds[wanted] = LevelOdds(self.cfg, wanted)
         return held
 
-    def draws(self, wanted: LevelWanted) -> list[Skeleton | MainHaul]:
-        """CELL_PLAYS draws from the level cell ``wanted`` (skeletons if it has no Symbols)."""
+    def draws(self, wanted: LevelWanted) -> Draws:
+        """What CELL_PLAYS draws from the level cell ``wanted`` came to (from a cell with no
+        Symbols: skeletons, their other items to draw; otherwise whole Main Games)."""
         held = self._draws.get(wanted)
         if held is None:
             odds = self.odds(wanted)
             rng = random.Random(SEED + 1)
-            held = []
+            held = Draws()
+            cfg = self.cfg
             for _ in range(CELL_PLAYS):
+                held.count += 1
                 if wanted.placed is False:
                     skeleton = odds.draw(rng, defer=True)
                     if skeleton is not None:
-                        held.append(skeleton)
+                        held.skeletons[(skeleton.squares(cfg), skeleton.prize_symbols)] += 1
                 else:
                     haul = odds.sample(rng)
                     if haul is not None:
-                        held.append(haul)
+                        rows = frozenset(haul.completed_rows(cfg))
+                        held.ends[(rows, haul.level(cfg), haul.unlocked)] += 1
             self._draws[wanted] = held
         return held
 
@@ -439,32 +484,30 @@ class Calibration:
 
     def chance_in(self, targets: Sequence[MainTarget], wanted: LevelWanted) -> float:
         """Estimated chance that a draw from the level cell ``wanted`` comes to ``targets``."""
-        cfg = self.cfg
         draws = self.draws(wanted)
         total = 0.0
-        for drawn in draws:
-            if isinstance(drawn, Skeleton):
-                total += sum(self.others(t).chance(drawn) for t in targets)
-            elif any(t.reached_by(drawn, cfg) for t in targets):
-                total += 1.0
-        return total / max(1, len(draws))
+        for (squares, symbols), count in draws.skeletons.items():
+            total += count * sum(self.others(t).chance_for(squares, symbols) for t in targets)
+        for (rows, level, unlocked), count in draws.ends.items():
+            if any(t.reached(rows, level, unlocked) for t in targets):
+                total += count
+        return total / max(1, draws.count)
 
     # -- the cells of a tier -------------------------------------------------------------------
 
-    def cells_for(self, targets: Sequence[MainTarget]) -> list[Cell] | None:
-        """Disjoint cells covering ``targets`` (None for targets without rows, which natural play
-        reaches often enough)."""
+    def cells_for(self, targets: Sequence[MainTarget]) -> list[Cell]:
+        """Disjoint cells covering ``targets``."""
         cfg = self.cfg
         cells: list[Cell] = []
         groups: dict[LevelWanted, list[MainTarget]] = {}
         for target in targets:
-            if not target.rows:
-                return None
             if target.level is None or target.level == 0:
                 quiet = self.quiet(target)
                 if quiet.chance > 0:
                     name = f"no Bonus Game, {target.label(cfg)}"
-                    cells.append(Cell(name, quiet.chance, "quiet", quiet=quiet, reaches=quiet.chance))
+                    cells.append(
+                        Cell(name, quiet.chance, "quiet", quiet=quiet, reaches=quiet.chance)
+                    )
             for placed in (False, True):
                 if target.level is None:
                     wanted = LevelWanted.any_level(placed)
@@ -474,12 +517,26 @@ class Calibration:
         for wanted, group in groups.items():
             odds = self.odds(wanted)
             reaches = odds.chance * self.chance_in(group, wanted)
-            level = "any level" if wanted.boosts == LevelWanted.any_level().boosts else f"level {group[0].level}"
+            level = (
+                "any level"
+                if wanted.boosts == LevelWanted.any_level().boosts
+                else f"level {group[0].level}"
+            )
             if wanted.placed is False:
                 others = tuple(self.others(t) for t in group)
                 envelope = min(1.0, sum(o.most for o in others))
                 name = f"{level} after a Bonus Game, no Symbols"
-                cells.append(Cell(name, odds.chance, "summed", odds=odds, others=others, envelope=envelope, reaches=reaches))
+                cells.append(
+                    Cell(
+                        name,
+                        odds.chance,
+                        "summed",
+                        odds=odds,
+                        others=others,
+                        envelope=envelope,
+                        reaches=reaches,
+                    )
+                )
             else:
                 name = f"{level} after a Bonus Game, Symbols"
                 cells.append(Cell(name, odds.chance, "symbols", odds=odds, reaches=reaches))
@@ -494,10 +551,10 @@ class Calibration:
         options: list[tuple[float, MainGameSampler]] = []
         if natural > 0:
             cost = TRIAL_COST["natural"] / natural
-            options.append((cost, MainGameSampler(cfg, targets, Method.NATURAL, acceptance=natural)))
-        cells = None
-        if not options or options[0][0] > EXACT_BUDGET / 20:
-            cells = self.cells_for(targets)
+            options.append(
+                (cost, MainGameSampler(cfg, targets, Method.NATURAL, acceptance=natural))
+            )
+        cells = self.cells_for(targets)
         if cells is not None:
             reached = sum(c.reaches for c in cells)
             mass = sum(c.chance * c.envelope for c in cells)

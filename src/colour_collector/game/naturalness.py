@@ -45,9 +45,9 @@ from colour_collector.game.natural import MainHaul, simulate_haul_unless
 from colour_collector.game.outcome import MainTarget, targets_for
 from colour_collector.game.play_statistics import CATEGORIES, RATIOS, Measured, measure
 from colour_collector.game.prize_game import PrizeHaul, prize_game_odds, simulate_prize_game
-from colour_collector.game.prize_table import Tier, load_tiers, tier_by_name, tier_for_breakdown
+from colour_collector.game.prize_table import Tier, tier_by_name, tier_for_breakdown
 from colour_collector.game.record import PlayRecord, Step
-from colour_collector.game.sampling import choose, choose_cumulative
+from colour_collector.game.sampling import choose_cumulative
 
 MIN_EXPECTED = 5
 """Smallest expected count per cell of a category test; rarer categories are merged."""
@@ -101,68 +101,136 @@ CLASSES: tuple[TierClass, ...] = (
     ),
     _class(
         "two rows, £12 to £20",
-        ["£12 (£5 + £7)", "£14 (£6 + £8)", "£15 (£5 + £10)", "£17 (£7 + £10)", "£18 (£8 + £10)",
-         "£20 (£8 + £12)"],
+        [
+            "£12 (£5 + £7)",
+            "£14 (£6 + £8)",
+            "£15 (£5 + £10)",
+            "£17 (£7 + £10)",
+            "£18 (£8 + £10)",
+            "£20 (£8 + £12)",
+        ],
         _N,
     ),
     _class(
         "two rows, £25 and up",
-        ["£25 (£5 + £20)", "£25 (£10 + £15)", "£28 (£8 + £20)", "£30 (£10 + £20)", "£33 (£8 + £25)",
-         "£37 (£12 + £25)", "£40 (£10 + £30)", "£45 (£15 + £30)", "£60 (£10 + £50)"],
+        [
+            "£25 (£5 + £20)",
+            "£25 (£10 + £15)",
+            "£28 (£8 + £20)",
+            "£30 (£10 + £20)",
+            "£33 (£8 + £25)",
+            "£37 (£12 + £25)",
+            "£40 (£10 + £30)",
+            "£45 (£15 + £30)",
+            "£60 (£10 + £50)",
+        ],
         _C,
     ),
     _class(
         "three rows",
-        ["£22 (£5 + £7 + £10)", "£26 (£6 + £8 + £12)", "£35 (£5 + £10 + £20)",
-         "£45 (£8 + £12 + £25)", "£55 (£10 + £15 + £30)", "£90 (£10 + £30 + £50)",
-         "£150 (£20 + £30 + £100)"],
+        [
+            "£22 (£5 + £7 + £10)",
+            "£26 (£6 + £8 + £12)",
+            "£35 (£5 + £10 + £20)",
+            "£45 (£8 + £12 + £25)",
+            "£55 (£10 + £15 + £30)",
+            "£90 (£10 + £30 + £50)",
+            "£150 (£20 + £30 + £100)",
+        ],
         _C,
     ),
     _class(
         "Prize Game only, £10 to £20",
-        ["£10 (£10 Prize Game)", "£12 (£12 Prize Game)", "£15 (£15 Prize Game)",
-         "£20 (£20 Prize Game)"],
+        [
+            "£10 (£10 Prize Game)",
+            "£12 (£12 Prize Game)",
+            "£15 (£15 Prize Game)",
+            "£20 (£20 Prize Game)",
+        ],
         _N,
     ),
     _class(
         "Prize Game only, £25 to £60",
-        ["£25 (£25 Prize Game)", "£30 (£30 Prize Game)", "£35 (£35 Prize Game)",
-         "£40 (£40 Prize Game)", "£45 (£45 Prize Game)", "£50 (£50 Prize Game)",
-         "£60 (£60 Prize Game)"],
+        [
+            "£25 (£25 Prize Game)",
+            "£30 (£30 Prize Game)",
+            "£35 (£35 Prize Game)",
+            "£40 (£40 Prize Game)",
+            "£45 (£45 Prize Game)",
+            "£50 (£50 Prize Game)",
+            "£60 (£60 Prize Game)",
+        ],
         _N,
     ),
     _class(
         "Prize Game only, £75 and up",
-        ["£75 (£75 Prize Game)", "£100 (£100 Prize Game)", "£150 (£150 Prize Game)",
-         "£250 (£250 Prize Game)", "£500 (£500 Prize Game)", "£1,000 (£1,000 Prize Game)",
-         "£1,500 (£1,500 Prize Game)", "£2,500 (£2,500 Prize Game)", "£5,000 (£5,000 Prize Game)"],
+        [
+            "£75 (£75 Prize Game)",
+            "£100 (£100 Prize Game)",
+            "£150 (£150 Prize Game)",
+            "£250 (£250 Prize Game)",
+            "£500 (£500 Prize Game)",
+            "£1,000 (£1,000 Prize Game)",
+            "£1,500 (£1,500 Prize Game)",
+            "£2,500 (£2,500 Prize Game)",
+            "£5,000 (£5,000 Prize Game)",
+        ],
         _N,
     ),
     _class(
         "a row and the Prize Game, £15 to £24",
-        ["£15 (£5 + £10 Prize Game)", "£16 (£6 + £10 Prize Game)", "£17 (£7 + £10 Prize Game)",
-         "£18 (£6 + £12 Prize Game)", "£19 (£7 + £12 Prize Game)", "£20 (£5 + £15 Prize Game)",
-         "£20 (£8 + £12 Prize Game)", "£21 (£6 + £15 Prize Game)", "£23 (£8 + £15 Prize Game)",
-         "£24 (£12 + £12 Prize Game)"],
+        [
+            "£15 (£5 + £10 Prize Game)",
+            "£16 (£6 + £10 Prize Game)",
+            "£17 (£7 + £10 Prize Game)",
+            "£18 (£6 + £12 Prize Game)",
+            "£19 (£7 + £12 Prize Game)",
+            "£20 (£5 + £15 Prize Game)",
+            "£20 (£8 + £12 Prize Game)",
+            "£21 (£6 + £15 Prize Game)",
+            "£23 (£8 + £15 Prize Game)",
+            "£24 (£12 + £12 Prize Game)",
+        ],
         _C,
     ),
     _class(
         "a row and the Prize Game, £25 and up",
-        ["£25 (£5 + £20 Prize Game)", "£25 (£10 + £15 Prize Game)", "£27 (£7 + £20 Prize Game)",
-         "£30 (£10 + £20 Prize Game)", "£32 (£12 + £20 Prize Game)", "£37 (£12 + £25 Prize Game)",
-         "£38 (£8 + £30 Prize Game)", "£40 (£15 + £25 Prize Game)", "£42 (£12 + £30 Prize Game)",
-         "£47 (£12 + £35 Prize Game)", "£50 (£5 + £45 Prize Game)", "£50 (£15 + £35 Prize Game)",
-         "£52 (£12 + £40 Prize Game)", "£55 (£10 + £45 Prize Game)", "£60 (£10 + £50 Prize Game)",
-         "£65 (£15 + £50 Prize Game)", "£95 (£20 + £75 Prize Game)", "£100 (£25 + £75 Prize Game)",
-         "£110 (£50 + £60 Prize Game)", "£130 (£30 + £100 Prize Game)"],
+        [
+            "£25 (£5 + £20 Prize Game)",
+            "£25 (£10 + £15 Prize Game)",
+            "£27 (£7 + £20 Prize Game)",
+            "£30 (£10 + £20 Prize Game)",
+            "£32 (£12 + £20 Prize Game)",
+            "£37 (£12 + £25 Prize Game)",
+            "£38 (£8 + £30 Prize Game)",
+            "£40 (£15 + £25 Prize Game)",
+            "£42 (£12 + £30 Prize Game)",
+            "£47 (£12 + £35 Prize Game)",
+            "£50 (£5 + £45 Prize Game)",
+            "£50 (£15 + £35 Prize Game)",
+            "£52 (£12 + £40 Prize Game)",
+            "£55 (£10 + £45 Prize Game)",
+            "£60 (£10 + £50 Prize Game)",
+            "£65 (£15 + £50 Prize Game)",
+            "£95 (£20 + £75 Prize Game)",
+            "£100 (£25 + £75 Prize Game)",
+            "£110 (£50 + £60 Prize Game)",
+            "£130 (£30 + £100 Prize Game)",
+        ],
         _C,
     ),
     _class(
         "rows and the Prize Game",
-        ["£70 (£10 + £20 + £40 Prize Game)", "£72 (£5 + £7 + £10 + £50 Prize Game)",
-         "£80 (£5 + £10 + £20 + £45 Prize Game)", "£85 (£10 + £15 + £60 Prize Game)",
-         "£115 (£10 + £15 + £30 + £60 Prize Game)", "£120 (£15 + £30 + £75 Prize Game)",
-         "£125 (£10 + £15 + £100 Prize Game)", "£200 (£25 + £75 + £100 Prize Game)"],
+        [
+            "£70 (£10 + £20 + £40 Prize Game)",
+            "£72 (£5 + £7 + £10 + £50 Prize Game)",
+            "£80 (£5 + £10 + £20 + £45 Prize Game)",
+            "£85 (£10 + £15 + £60 Prize Game)",
+            "£115 (£10 + £15 + £30 + £60 Prize Game)",
+            "£120 (£15 + £30 + £75 Prize Game)",
+            "£125 (£10 + £15 + £100 Prize Game)",
+            "£200 (£25 + £75 + £100 Prize Game)",
+        ],
         _C,
     ),
     _class("£1,000,000", ["£1,000,000"], _W),
@@ -185,18 +253,20 @@ class NaturalPlay:
     """Its importance weight."""
 
 
-def tier_of(haul: MainHaul, prize: Pence, config: GameConfig) -> Tier | None | bool:
-    """The tier a Main Game and a Prize Game paying ``prize`` come to (None: no win; False: no
-    tier)."""
+def tier_of(haul: MainHaul, prize: Pence, config: GameConfig) -> tuple[bool, Tier | None]:
+    """Whether a Main Game and a Prize Game paying ``prize`` come to a tier or to no win, and
+    which (None: no win)."""
     rows = haul.completed_rows(config)
     if not rows and not prize:
-        return None
+        return True, None
     level = haul.level(config)
     tier = tier_for_breakdown(tuple(config.row_amount(r, level) for r in rows), prize)
-    return False if tier is None else tier
+    return tier is not None, tier
 
 
-def _record(haul: MainHaul, prize: PrizeHaul | None, config: GameConfig, rng: random.Random) -> PlayRecord:
+def _record(
+    haul: MainHaul, prize: PrizeHaul | None, config: GameConfig, rng: random.Random
+) -> PlayRecord:
     grid, steps = lay_out_main(haul, config, rng)
     all_steps: list[Step] = list(steps)
     prize_grid = None
@@ -219,7 +289,11 @@ class _PrizeGames:
         self.odds = prize_game_odds(config)
         self._allowed: dict[tuple[Pence, ...], tuple[frozenset[Pence], float]] = {}
         self.envelope = max(
-            (self.allowed(tuple(sorted(t.rows)))[1] for t in cls.tiers if t is not None and t.prize_game),
+            (
+                self.allowed(tuple(sorted(t.rows)))[1]
+                for t in cls.tiers
+                if t is not None and t.prize_game
+            ),
             default=1.0,
         )
 
@@ -229,19 +303,23 @@ class _PrizeGames:
         held = self._allowed.get(rows)
         if held is None:
             amounts = frozenset(
-                t.prize_game for t in self.tiers if t is not None and t.prize_game and t.rows == rows
+                t.prize_game
+                for t in self.tiers
+                if t is not None and t.prize_game and t.rows == rows
             )
             chance = sum(sum(self.odds.doubled_chance(a)) for a in amounts)
             held = self._allowed[rows] = (amounts, chance)
         return held
 
-    def finish(self, haul: MainHaul, rng: random.Random) -> tuple[PrizeHaul | None, Tier | None] | None:
+    def finish(
+        self, haul: MainHaul, rng: random.Random
+    ) -> tuple[PrizeHaul | None, Tier | None] | None:
         """A natural Prize Game for ``haul`` if it has one and the tier, or None if the play is
         not kept."""
         cfg = self.cfg
         if not haul.unlocked:
-            tier = tier_of(haul, 0, cfg)
-            return None if tier is False or tier not in self.tiers else (None, tier)  # type: ignore[return-value]
+            found, tier = tier_of(haul, 0, cfg)
+            return (None, tier) if found and tier in self.tiers else None
         level = haul.level(cfg)
         rows = tuple(sorted(cfg.row_amount(r, level) for r in haul.completed_rows(cfg)))
         amounts, chance = self.allowed(rows)
@@ -357,11 +435,9 @@ def weighted_plays(
         state, weight = chain.proposal(rng)
         if weight <= 0:
             continue
-        if isinstance(state, MainHaul):
-            haul = state
-        else:
-            skeleton, cell, chances = state  # type: ignore[misc]
-            haul = cell.others[choose(rng, chances)].fill(skeleton, rng)
+        if state is None:
+            continue
+        haul = state if isinstance(state, MainHaul) else state.fill(rng)
         prize = prize_game_odds(cfg).sample(tier.prize_game, rng) if haul.unlocked else None
         found.append(NaturalPlay(_record(haul, prize, cfg, rng), tier, weight))
     raise GameError(f"only {len(found)} weighted plays of {cls.name!r}")
@@ -507,18 +583,30 @@ def compare(
         r_gen, r_ref, error, p = tested
         plays = (sum(1 for _, n in gen if n > 0), min(ess, sum(1 for _, n, _ in ref if n > 0)))
         z = (r_gen - r_ref) / error
-        found.append(Comparison(name, ratio.name, ratio.part.value, r_gen, r_ref, error, "z", z, p, plays))
+        found.append(
+            Comparison(name, ratio.name, ratio.part.value, r_gen, r_ref, error, "z", z, p, plays)
+        )
     for category in CATEGORIES:
         gen_c = [m.categories[category.name] for m in generated if category.name in m.categories]
-        ref_c = [(m.categories[category.name], w) for m, w in reference if category.name in m.categories]
+        ref_c = [
+            (m.categories[category.name], w) for m, w in reference if category.name in m.categories
+        ]
         tested_c = _category_test(gen_c, ref_c, len(category.labels))
         if tested_c is None:
             continue
         s_gen, s_ref, statistic, dof, p = tested_c
         found.append(
             Comparison(
-                name, category.name, category.part.value, s_gen, s_ref, 0.0,
-                f"chi-square ({dof})", statistic, p, (len(gen_c), min(ess, len(ref_c))),
+                name,
+                category.name,
+                category.part.value,
+                s_gen,
+                s_ref,
+                0.0,
+                f"chi-square ({dof})",
+                statistic,
+                p,
+                (len(gen_c), min(ess, len(ref_c))),
             )
         )
     return found

@@ -1,4 +1,4 @@
-"""The items a Main Game collects besides Bonus symbols, given its skeleton, conditioned on a target.
+"""The other items a Main Game collects, given its skeleton, conditioned on a target.
 
 Given a skeleton (``booster_level.Skeleton``: the Bonus symbols each spin collected and the Bonus
 Games) whose Bonus Games place no Symbols, what the play comes to is decided by how many of each
@@ -45,47 +45,53 @@ class OtherItems:
         bonus = weights[config.bonus_item]
         other = total - bonus
         squares = Fraction(1, 6)
-        self.collect = float(squares * Fraction(other, total) / (1 - squares * Fraction(bonus, total)))
+        self.collect = float(
+            squares * Fraction(other, total) / (1 - squares * Fraction(bonus, total))
+        )
         """Chance that a square not holding a collected Bonus symbol is collected."""
         self.rows = list(range(config.shapes))
         shares = [weights[r] / other for r in self.rows]
         self.prize_share = weights[config.prize_game_item] / other
         top = MOST_ITEMS
-        self.row_terms = [[power(p, n) / factorial(n) for n in range(top + 1)] for p in shares]
-        self.prize_terms = [power(self.prize_share, n) / factorial(n) for n in range(top + 1)]
+        self.row_terms = tuple(
+            tuple(power(p, n) / factorial(n) for n in range(top + 1)) for p in shares
+        )
+        self.prize_terms = tuple(power(self.prize_share, n) / factorial(n) for n in range(top + 1))
         allowed = []
         for r in self.rows:
             boxes = config.prize_table[r].boxes
             allowed.append([(n >= boxes) == (r in target.rows) for n in range(top + 1)])
-        self.allowed = allowed
+        self.allowed = tuple(tuple(line) for line in allowed)
         # rest[i][k]: over rows i.. with counts adding up to k that meet the target, the sum of
         # prod share**n / n!.
         rest = [[0.0] * (top + 1) for _ in range(len(self.rows) + 1)]
         rest[-1][0] = 1.0
         for i in range(len(self.rows) - 1, -1, -1):
             terms, ok, below = self.row_terms[i], allowed[i], rest[i + 1]
-            rest[i] = [sum(terms[n] * below[k - n] for n in range(k + 1) if ok[n]) for k in range(top + 1)]
-        self.rest = rest
-        self._meets: dict[int, list[float]] = {}
+            rest[i] = [
+                sum(terms[n] * below[k - n] for n in range(k + 1) if ok[n]) for k in range(top + 1)
+            ]
+        self.rest = tuple(tuple(line) for line in rest)
+        self._meets: dict[int, tuple[float, ...]] = {}
         self._chances: dict[tuple[int, int], float] = {}
         self._most: float | None = None
 
     def _prize_allowed(self, prize_symbols: int, n: int) -> bool:
         return (n + prize_symbols >= self.cfg.prize_game_box) == self.target.unlocked
 
-    def _meets_given(self, prize_symbols: int) -> list[float]:
+    def _meets_given(self, prize_symbols: int) -> tuple[float, ...]:
         """``meets[k]``: chance that ``k`` other items meet the target, over ``k!``."""
         held = self._meets.get(prize_symbols)
         if held is None:
             rows = self.rest[0]
-            held = [
+            held = tuple(
                 sum(
                     self.prize_terms[n] * rows[k - n]
                     for n in range(k + 1)
                     if self._prize_allowed(prize_symbols, n)
                 )
                 for k in range(MOST_ITEMS + 1)
-            ]
+            )
             self._meets[prize_symbols] = held
         return held
 
@@ -113,14 +119,16 @@ class OtherItems:
     def chance(self, skeleton: Skeleton) -> float:
         """Chance that a skeleton's other items bring the target about (its Bonus Games must
         place no Symbols)."""
-        squares = sum(self.cfg.grid_size - b for b in skeleton.bonus)
-        key = (squares, skeleton.prize_symbols)
+        return self.chance_for(skeleton.squares(self.cfg), skeleton.prize_symbols)
+
+    def chance_for(self, squares: int, prize_symbols: int) -> float:
+        """Chance that the other items of ``squares`` squares bring the target about, the Bonus
+        Games having added ``prize_symbols`` Prize Game symbols."""
+        key = (squares, prize_symbols)
         held = self._chances.get(key)
         if held is None:
-            meets = self._meets_given(skeleton.prize_symbols)
-            held = sum(
-                c * factorial(k) * meets[k] for k, c in enumerate(self._counts(squares))
-            )
+            meets = self._meets_given(prize_symbols)
+            held = sum(c * factorial(k) * meets[k] for k, c in enumerate(self._counts(squares)))
             self._chances[key] = held
         return held
 
@@ -128,7 +136,7 @@ class OtherItems:
         """The Main Game of ``skeleton`` with its other items drawn conditioned on the target."""
         cfg = self.cfg
         size = cfg.grid_size
-        squares = sum(size - b for b in skeleton.bonus)
+        squares = skeleton.squares(cfg)
         meets = self._meets_given(skeleton.prize_symbols)
         total = self.chance(skeleton)
         count = choose_scanning(

@@ -38,6 +38,12 @@ class MainTarget:
             return False
         return self.level is None or haul.level(config) == self.level
 
+    def reached(self, rows: frozenset[int], level: int, unlocked: bool) -> bool:
+        """Whether a Main Game that completes ``rows`` on ``level`` comes to this target."""
+        if unlocked != self.unlocked or rows != self.rows:
+            return False
+        return self.level is None or level == self.level
+
     def label(self, config: GameConfig) -> str:
         """A short description, e.g. ``'circle + triangle at level 1, Prize Game'``."""
         shapes = " + ".join(config.prize_table[r].shape for r in sorted(self.rows)) or "no row"

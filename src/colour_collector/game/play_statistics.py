@@ -16,12 +16,12 @@ grid, its colours, the wheel), never at how the play was made. Two shapes:
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from enum import StrEnum, unique
 
 from colour_collector.game.config import SYMBOL_KINDS, BonusKind, GameConfig, load_config
-from colour_collector.game.record import WIN, WIN_X2, BonusRound, MainSpin, PlayRecord, PrizeSpin
+from colour_collector.game.record import WIN, WIN_X2, BonusRound, MainSpin, PlayRecord
 from colour_collector.game.rules import Game
 
 BIG_AMOUNT = 10_000
@@ -154,8 +154,8 @@ def measure(record: PlayRecord, config: GameConfig | None = None) -> Measured:
     game = Game(record.grid, record.prize_grid, cfg)
     shapes = cfg.shapes
     boxes = [row.boxes for row in cfg.prize_table]
-    n: Counter[str] = Counter()
-    d: Counter[str] = Counter()
+    n: defaultdict[str, float] = defaultdict(float)
+    d: defaultdict[str, float] = defaultdict(float)
     refilled = [False] * cfg.grid_size
     collected_shape_rows: list[int] = []
     refill_items: list[int] = []
@@ -205,11 +205,14 @@ def measure(record: PlayRecord, config: GameConfig | None = None) -> Measured:
                 first_game_spin = spin
             for panel in step.bonus_panels:
                 kinds = {p.kind for p in panel}
-                n["panels without one booster kind"] += not {
-                    BonusKind.PRIZE_BOOSTER,
-                    BonusKind.SUPER_PRIZE_BOOSTER,
-                    BonusKind.MEGA_PRIZE_BOOSTER,
-                } <= kinds
+                n["panels without one booster kind"] += (
+                    not {
+                        BonusKind.PRIZE_BOOSTER,
+                        BonusKind.SUPER_PRIZE_BOOSTER,
+                        BonusKind.MEGA_PRIZE_BOOSTER,
+                    }
+                    <= kinds
+                )
         elif isinstance(step, BonusRound):
             prize = game.panel[step.prize]
             n["rounds a Bonus Game"] += 1
@@ -267,10 +270,14 @@ def measure(record: PlayRecord, config: GameConfig | None = None) -> Measured:
     game.finish()
     completed = set(completed_at)
     spins = spin
-    n["collected shapes of rows the play completes"] = sum(r in completed for r in collected_shape_rows)
+    n["collected shapes of rows the play completes"] = sum(
+        r in completed for r in collected_shape_rows
+    )
     d["collected shapes"] = len(collected_shape_rows)
     n["refills that are Bonus symbols"] = refill_items.count(cfg.bonus_item)
-    n["refills that are shapes of rows the play completes"] = sum(r in completed for r in refill_items)
+    n["refills that are shapes of rows the play completes"] = sum(
+        r in completed for r in refill_items
+    )
     d["refills"] = len(refill_items)
     n["spins played"] = spins
     n["plays with extra spins"] = spins > cfg.starting_spins
@@ -281,7 +288,7 @@ def measure(record: PlayRecord, config: GameConfig | None = None) -> Measured:
     if first_game_spin is not None:
         n["when the first Bonus Game comes (share of the spins)"] = first_game_spin / spins
         d["plays with one"] = 1
-    for row, at in completed_at.items():
+    for at in completed_at.values():
         n["when rows complete (share of the spins)"] += at / spins
         n["rows completed on the last spin"] += at == spins
         d["completed rows"] += 1

@@ -29,6 +29,7 @@ from colour_collector.game.config import GameConfig, Pence
 from colour_collector.game.errors import GameError
 from colour_collector.game.sampling import binomial, choose, picker_for
 
+
 class PrizeGameAmountError(GameError, ValueError):
     """No Prize Game pays the amount asked for (not a sum of the grid's amounts)."""
 
@@ -68,7 +69,9 @@ def simulate_prize_game(config: GameConfig, rng: random.Random) -> PrizeHaul:
     money = config.prize_grid_size - 2
     spins = []
     while True:
-        amounts = tuple(config.prize_amounts[i] for i in picker.pick_many(rng, binomial(rng, money, 1, 6)))
+        amounts = tuple(
+            config.prize_amounts[i] for i in picker.pick_many(rng, binomial(rng, money, 1, 6))
+        )
         spins.append(amounts)
         win, win_x2 = rng.randrange(6) == 0, rng.randrange(6) == 0
         if win or win_x2:
@@ -87,7 +90,8 @@ class PrizeGameOdds:
         """The sums are counted in this many pence (the greatest common divisor of the amounts)."""
         total = sum(config.prize_amount_weights)
         self.amounts = tuple(
-            (w / total, a // self.unit, a) for w, a in zip(config.prize_amount_weights, amounts, strict=True)
+            (w / total, a // self.unit, a)
+            for w, a in zip(config.prize_amount_weights, amounts, strict=True)
         )
         """Each amount's chance, size in units and size in pence."""
         money = config.prize_grid_size - 2
@@ -143,7 +147,7 @@ class PrizeGameOdds:
             for j in range(k, 0, -1):
                 below = within[j - 1]
                 weights = [p * below[left - u] if u <= left else 0.0 for p, u, _ in self.amounts]
-                p, u, pence = self.amounts[choose(rng, weights)]
+                _, u, pence = self.amounts[choose(rng, weights)]
                 amounts.append(pence)
                 left -= u
             spins.append(tuple(amounts))
