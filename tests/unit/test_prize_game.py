@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from functools import cache
 
 import pytest
 from scipy.stats import binomtest, chi2_contingency
@@ -20,7 +21,7 @@ from colour_collector.game.prize_table import load_tiers
 from colour_collector.game.record import WIN, WIN_X2
 
 CFG = load_config()
-NATURAL = 60_000
+NATURAL = 40_000
 SIGNIFICANCE = 0.001
 
 
@@ -35,6 +36,12 @@ def test_the_chance_of_paying_an_amount_is_natural(natural: list[PrizeHaul], pay
     hits = sum(h.pays == pays for h in natural)
     on_win, on_x2 = prize_game_odds(CFG).doubled_chance(pays)
     assert binomtest(hits, NATURAL, on_win + on_x2).pvalue > SIGNIFICANCE
+
+
+@cache
+def drawn(pays: int) -> list[PrizeHaul]:
+    rng = random.Random(42)
+    return [prize_game_odds(CFG).sample(pays, rng) for _ in range(3000)]
 
 
 FEATURES = {
@@ -53,14 +60,13 @@ def test_draws_given_the_amount_are_natural_prize_games_that_pay_it(
 ) -> None:
     measure = FEATURES[feature]
     kept = Counter(measure(h) for h in natural if h.pays == pays)
-    rng = random.Random(42)
-    drawn_hauls = [prize_game_odds(CFG).sample(pays, rng) for _ in range(4000)]
+    drawn_hauls = drawn(pays)
     assert all(h.pays == pays for h in drawn_hauls)
-    drawn = Counter(measure(h) for h in drawn_hauls)
+    counts = Counter(measure(h) for h in drawn_hauls)
     # Categories with fewer than 10 plays in both samples are merged into their neighbour.
     table: list[list[int]] = []
-    for key in sorted(set(kept) | set(drawn)):
-        row = [kept[key], drawn[key]]
+    for key in sorted(set(kept) | set(counts)):
+        row = [kept[key], counts[key]]
         if table and min(table[-1]) < 10:
             table[-1] = [table[-1][0] + row[0], table[-1][1] + row[1]]
         else:

@@ -52,7 +52,7 @@ from colour_collector.game.prize_table import Tier, load_tiers
 from colour_collector.game.sampling import choose, choose_cumulative
 from colour_collector.game.without_bonus import WithoutBonus
 
-EXACT_BUDGET = 5e-3
+EXACT_BUDGET = 7e-3
 """Expected seconds a play may take by an exact method before the chain is used instead."""
 TRIAL_COST = {"natural": 25e-6, "quiet": 35e-6, "summed": 60e-6, "symbols": 130e-6}
 """Rough seconds one draw takes from each kind of cell (measured on the development machine);
