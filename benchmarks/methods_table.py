@@ -23,13 +23,15 @@ def main() -> None:
     prepare(config)
     pool = load_pool()
     outcomes = [(None, pool.no_win_count), *zip(pool.tiers, pool.counts, strict=True)]
-    print("| outcome | share of plays | method | cells | draws kept |")
-    print("|---|---:|---|---|---:|")
+    print("| outcome | share of plays | method | cells | draws kept | drawn exactly |")
+    print("|---|---:|---|---|---:|---:|")
     shares: dict[Method, Fraction] = {}
+    exact = Fraction(0)
     for tier, count in outcomes:
         sampler = main_sampler(tier, config)
         share = Fraction(count, pool.size)
         shares[sampler.method] = shares.get(sampler.method, Fraction(0)) + share
+        exact += share * Fraction(sampler.exact_share)
         cells = (
             "; ".join(c.name for c in sampler.cells)
             if sampler.method is not Method.NATURAL
@@ -37,10 +39,14 @@ def main() -> None:
         )
         kept = f"{sampler.acceptance:.3f}" if sampler.method is not Method.CHAIN else "-"
         name = "no win" if tier is None else tier.name
-        print(f"| {name} | {float(share):.2e} | {sampler.method.value} | {cells} | {kept} |")
+        print(
+            f"| {name} | {float(share):.2e} | {sampler.method.value} | {cells} | {kept} | "
+            f"{sampler.exact_share:.0%} |"
+        )
     print()
     for method, share in shares.items():
         print(f"- {method.value}: {float(share):.4%} of plays")
+    print(f"- drawn exactly: {float(exact):.4%} of plays (estimated)")
 
 
 if __name__ == "__main__":

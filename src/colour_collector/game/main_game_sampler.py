@@ -54,12 +54,16 @@ from colour_collector.game.without_bonus import WithoutBonus
 
 EXACT_BUDGET = 7e-3
 """Expected seconds a play may take by an exact method before the chain is used instead."""
-TRIAL_COST = {"natural": 25e-6, "quiet": 35e-6, "summed": 60e-6, "symbols": 130e-6}
+TRIAL_COST = {"natural": 25e-6, "quiet": 35e-6, "summed": 60e-6, "symbols": 160e-6}
 """Rough seconds one draw takes from each kind of cell (measured on the development machine);
 they set a method's expected cost."""
 CHAIN_COST = 12e-3
 """Rough seconds a chain takes for a play (CHAIN_PROPOSALS proposals)."""
-CHAIN_PROPOSALS = 64
+EXACT_FIRST = 10e-3
+"""Rough seconds of exact draws a too slow tier makes before the chain."""
+EXACT_FIRST_SHARE = 0.2
+"""The share of plays those draws must be expected to catch for them to be made."""
+CHAIN_PROPOSALS = 56
 """Proposals a chain makes before its state is taken."""
 LEAN_FLOOR = 1e-3
 """The smallest look-ahead chance a chain's Symbol placement twist uses (so no free box is ever
@@ -73,7 +77,7 @@ SYMBOLS_FAVOUR = 3.0
 """How much more often than naturally a chain's Symbols proposals for a tier with a big row win
 Symbols prizes in a Bonus Game (below 6, where a Bonus Game would never end)."""
 """How much more often than naturally those proposals collect a big row's shape the tier wants."""
-CHAIN_CALIBRATION = 120
+CHAIN_CALIBRATION = 300
 LEANS_KEPT = 20_000
 """Placement twists a chain remembers (the memo starts afresh when full)."""
 """Proposals drawn from each cell of a chain (at a fixed seed) to estimate its share."""
@@ -97,6 +101,8 @@ class Method(StrEnum):
     """Rejection from cells of natural play of known chance (exact)."""
     CHAIN = "chain"
     """Independence Metropolis-Hastings chain over the cells (approximate)."""
+    CELLS_THEN_CHAIN = "cells, then chain"
+    """Up to a fixed number of draws by ``CELLS`` (exact when one is kept), then ``CHAIN``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +142,8 @@ class MainGameSampler:
     """The cells drawn from (``CELLS`` and ``CHAIN``)."""
     acceptance: float = 1.0
     """Estimated share of draws kept (rejection methods)."""
+    exact_trials: int = 0
+    """``CELLS_THEN_CHAIN``: the draws made by the cells method before the chain."""
     _cumulative: list[float] = field(default_factory=list)
     _give_up: GiveUp | None = None
     _chain: SkeletonChain | None = None
@@ -143,17 +151,33 @@ class MainGameSampler:
     def __post_init__(self) -> None:
         total = 0.0
         for cell in self.cells:
-            total += cell.chance * (cell.envelope if self.method is Method.CELLS else 1.0)
+            total += cell.chance * cell.envelope
             self._cumulative.append(total)
         self._give_up = hopeless(self.config, self.targets)
-        if self.method is Method.CHAIN:
+        if self.method in (Method.CHAIN, Method.CELLS_THEN_CHAIN):
             self._chain = SkeletonChain(self.config, self.targets, self.cells)
+
+    @property
+    def exact_share(self) -> float:
+        """Estimated share of plays drawn exactly (1 but for the chain methods)."""
+        if self.method is Method.CHAIN:
+            return 0.0
+        if self.method is Method.CELLS_THEN_CHAIN:
+            return 1 - (1 - self.acceptance) ** self.exact_trials
+        return 1.0
 
     def sample(self, rng: random.Random) -> MainHaul:
         """One Main Game of the tier."""
-        if self._chain is not None:
-            return self._chain.sample(rng, CHAIN_PROPOSALS)
         cfg, targets, give_up = self.config, self.targets, self._give_up
+        if self._chain is not None:
+            # A draw kept by the cells method is exactly natural play conditioned on the tier,
+            # whichever draw it is (the draws are independent); the chain draws the rest.
+            for _ in range(self.exact_trials):
+                cell = self.cells[choose_cumulative(rng, self._cumulative)]
+                kept = _draw_kept(cell, rng, targets, cfg, give_up)
+                if kept is not None:
+                    return kept
+            return self._chain.sample(rng, CHAIN_PROPOSALS)
         for _ in range(MAX_TRIES):
             if self.method is Method.NATURAL:
                 haul = simulate_haul_unless(cfg, rng, give_up)
@@ -555,18 +579,27 @@ class Calibration:
                 (cost, MainGameSampler(cfg, targets, Method.NATURAL, acceptance=natural))
             )
         cells = self.cells_for(targets)
-        if cells is not None:
-            reached = sum(c.reaches for c in cells)
-            mass = sum(c.chance * c.envelope for c in cells)
-            if reached > 0:
-                trial = sum(c.chance * c.envelope * TRIAL_COST[c.kind] for c in cells) / mass
-                sampler = MainGameSampler(cfg, targets, Method.CELLS, tuple(cells), reached / mass)
-                options.append((trial * mass / reached, sampler))
+        reached = sum(c.reaches for c in cells)
+        mass = sum(c.chance * c.envelope for c in cells)
+        trial = sum(c.chance * c.envelope * TRIAL_COST[c.kind] for c in cells) / mass
+        acceptance = reached / mass
+        if reached > 0:
+            sampler = MainGameSampler(cfg, targets, Method.CELLS, tuple(cells), acceptance)
+            options.append((trial / acceptance, sampler))
         exact = [o for o in options if o[0] <= EXACT_BUDGET]
-        if exact or cells is None:
-            options = exact or options
+        if exact:
+            options = exact
         else:
-            options = [(CHAIN_COST, MainGameSampler(cfg, targets, Method.CHAIN, tuple(cells)))]
+            # Too slow for every play: exact draws for as long as EXACT_FIRST allows, the chain
+            # for the plays they miss (if they would catch enough of them).
+            trials = int(EXACT_FIRST / trial)
+            method = Method.CHAIN
+            if reached > 0 and 1 - (1 - acceptance) ** trials >= EXACT_FIRST_SHARE:
+                method = Method.CELLS_THEN_CHAIN
+            else:
+                trials = 0
+            sampler = MainGameSampler(cfg, targets, method, tuple(cells), acceptance, trials)
+            options = [(CHAIN_COST, sampler)]
         if not options:
             raise GameError(f"no way to draw the Main Game of {tier!r}")
         return min(options, key=lambda o: o[0])[1]
