@@ -26,7 +26,7 @@ from strategies import outcomes, seeds
 PLAYS = 300
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(outcome=outcomes, seed=seeds)
 def test_every_outcome_replays_to_itself(outcome: Tier | None, seed: int) -> None:
     record = generate(outcome, random.Random(seed))

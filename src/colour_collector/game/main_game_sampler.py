@@ -357,10 +357,15 @@ class SkeletonChain:
             ),
             1,
         )
-        self.favour = SYMBOLS_FAVOUR if big else 1.0
-        """How much more often than naturally a Symbols cell's proposals win Symbols prizes."""
         """How much more often than naturally a Symbols cell's proposals collect each other item
         (the shapes, then the Prize Game symbol): the tier's big rows are favoured."""
+        self.favour = SYMBOLS_FAVOUR if big else 1.0
+        """How much more often than naturally a Symbols cell's proposals win Symbols prizes."""
+        # The no-Bonus-Game cells are drawn exactly and their chances are exact: a play is drawn
+        # from one of them with their share of the tier, and the chain runs over the others.
+        self.quiet = [c for c in self.cells if c.quiet is not None]
+        """The no-Bonus-Game cells."""
+        self.cells = tuple(c for c in self.cells if c.quiet is None)
         # Each cell's share of the tier, estimated from its own proposals (their mean weight is
         # an unbiased estimate of the chance of the tier within the cell).
         rng = random.Random(SEED + 2)
@@ -368,8 +373,12 @@ class SkeletonChain:
         for index in range(len(self.cells)):
             total = sum(self.draw(index, rng)[1] for _ in range(CHAIN_CALIBRATION))
             reaches.append(total / CHAIN_CALIBRATION)
-        whole = sum(reaches) or 1.0
-        mix = [max(r / whole, SPARE_MIX) for r in reaches]
+        whole = sum(reaches)
+        quiet = sum(c.chance for c in self.quiet)
+        self.quiet_share = quiet / (quiet + whole) if whole > 0 else 1.0
+        """The estimated share of the tier's plays without a Bonus Game."""
+        self._quiet_cumulative = list(accumulate(c.chance for c in self.quiet))
+        mix = [max(r / (whole or 1.0), SPARE_MIX) for r in reaches]
         norm = sum(mix)
         self.mix = [m / norm for m in mix]
         """The chance each proposal picks each cell."""
@@ -406,7 +415,13 @@ class SkeletonChain:
         return state, worth / self.mix[pick]
 
     def sample(self, rng: random.Random, proposals: int) -> MainHaul:
-        """The chain's state after ``proposals`` proposals (more until one reaches the tier)."""
+        """A play without a Bonus Game with the estimated share of those, drawn exactly; else
+        the chain's state after ``proposals`` proposals (more until one reaches the tier)."""
+        if self.quiet and rng.random() < self.quiet_share:
+            cell = self.quiet[choose_cumulative(rng, self._quiet_cumulative)]
+            if cell.quiet is None:
+                raise GameError(f"cell {cell.name!r} has no sampler")
+            return cell.quiet.sample(rng)
         current: MainHaul | Unfilled | None = None
         weight = 0.0
         for made in range(MAX_TRIES):
