@@ -1,7 +1,6 @@
 """The server's own cost of each request: CPU time and wall time, in-process, one request at a time.
 
-Run: ``.venv/bin/python benchmarks/request_cost.py [--backend sqlite|postgresql] [--plays 300]
-[--queries]``.
+Run: ``.venv/bin/python benchmarks/request_cost.py [--backend sqlite|postgresql] [--plays 300]``.
 
 The load benchmark (``load_server.py``) measures the whole stack on two shared cores, where the
 machine's speed from hour to hour moves the result as much as most changes do. This one calls
@@ -11,7 +10,8 @@ and times each request with the process's CPU clock (``time.process_time``: ever
 process, so PostgreSQL's database threads are counted; the database server's own processes are
 not). One player plays ``--plays`` whole games (purchase, every step, FINISH) after a warm-up;
 the CPU time of a request is what one request costs the server's Python, so a change can be
-compared A/B by it with much less noise than by plays per second.
+compared A/B by it with much less noise than by plays per second. It also counts the SQL
+statements each request runs (on PostgreSQL each is a round trip, as are BEGIN and COMMIT).
 
 This is a measurement, not a test: figures go into docs/load.md.
 """
@@ -32,11 +32,10 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
-import psycopg2.extensions
+from sqlalchemy import event
 
 from colour_collector.server.app import create_app, frozen
 from colour_collector.server.settings import Settings
-from colour_collector.store import database as database_module
 from load_server import postgres_cluster
 
 PASSWORD = "request cost password"
@@ -105,30 +104,18 @@ class Player:
         return answer["status"], json.loads(body_out) if body_out else None
 
 
-class CountingCursor(psycopg2.extensions.cursor):  # type: ignore[misc]
-    """PostgreSQL: counts the queries the server sends (each one a round trip)."""
+class Statements:
+    """Counts the SQL statements the app's engine runs."""
 
     sent = 0
 
-    def execute(self, query: Any, params: Any = None) -> Any:
-        CountingCursor.sent += 1
-        return super().execute(query, params)
-
-
-def count_queries() -> None:
-    """Make every engine the store creates count its queries (``CountingCursor``)."""
-    made = database_module.make_engine
-
-    def counting(url: str, **kwargs: Any) -> Any:
-        if url.startswith("postgresql"):
-            kwargs.setdefault("connect_args", {})["cursor_factory"] = CountingCursor
-        return made(url, **kwargs)
-
-    database_module.make_engine = counting  # type: ignore[assignment]
+    @classmethod
+    def count(cls, *_: Any) -> None:
+        cls.sent += 1
 
 
 class Costs:
-    """CPU and wall time of each request, by endpoint, and queries sent to PostgreSQL."""
+    """CPU and wall time of each request, by endpoint, and the statements it ran."""
 
     def __init__(self) -> None:
         self.cpu: dict[str, list[float]] = defaultdict(list)
@@ -137,12 +124,12 @@ class Costs:
         self.recording = False
 
     async def timed(self, name: str, call: Awaitable[tuple[int, Any]]) -> tuple[int, Any]:
-        cpu, wall, sent = time.process_time(), time.perf_counter(), CountingCursor.sent
+        cpu, wall, sent = time.process_time(), time.perf_counter(), Statements.sent
         result = await call
         if self.recording:
             self.cpu[name].append(time.process_time() - cpu)
             self.wall[name].append(time.perf_counter() - wall)
-            self.queries[name].append(CountingCursor.sent - sent)
+            self.queries[name].append(Statements.sent - sent)
         return result
 
 
@@ -164,7 +151,7 @@ async def play(player: Player, costs: Costs) -> None:
     expect(status, body, 201, "purchase")
     number, board = body["play"]["play_number"], body["board"]
     while board["next"] is not None:
-        step: dict[str, str] = {"kind": board["next"]}
+        step: dict[str, Any] = {"kind": board["next"], "step": board["revealed"]}
         if board["next"] == "bonus_pick":
             step["pick"] = "odd"
         path = f"/api/plays/{number}/steps"
@@ -187,8 +174,12 @@ async def measure(url: str | None, data_dir: Path, plays: int, warmup: int) -> C
         database_url=url,
         secret_key="request-cost-benchmark-secret-key-0123456789",
         web_dir=data_dir / "no-web",
+        password_hash_time_cost=1,
+        password_hash_memory_kib=8,
+        password_hash_parallelism=1,
     )
     app = frozen(create_app(settings))
+    event.listen(app.state.database.engine, "before_cursor_execute", Statements.count)
     player, costs = Player(app), Costs()
     async with app.router.lifespan_context(app):
         expect(*await player.call("GET", "/api/csrf"), 200, "csrf")
@@ -222,8 +213,7 @@ def report(backend: str, costs: Costs, plays: int) -> dict[str, Any]:
             "wall_median_us": 1e6 * statistics.median(wall),
             "queries_mean": statistics.fmean(costs.queries[name]),
         }
-        counted = any(costs.queries[name])
-        queries = f"  queries {rows[name]['queries_mean']:5.2f}" if counted else ""
+        queries = f"  statements {rows[name]['queries_mean']:5.2f}"
         print(
             f"  {name:28s} n={len(cpu):5d}  CPU mean {rows[name]['cpu_mean_us']:6.0f} us"
             f"  median {rows[name]['cpu_median_us']:6.0f} us"
@@ -244,21 +234,12 @@ def main() -> None:
     parser.add_argument("--plays", type=int, default=300, help="plays measured")
     parser.add_argument("--warmup", type=int, default=50, help="plays before measuring")
     parser.add_argument("--json", type=Path, help="also write the results here")
-    parser.add_argument(
-        "--queries",
-        action="store_true",
-        help="PostgreSQL: also count the queries each request sends (each one a round trip)",
-    )
     args = parser.parse_args()
     if args.plays < 1 or args.warmup < 0:
         parser.error("--plays must be at least 1 and --warmup at least 0")
-    if args.queries and args.backend != "postgresql":
-        parser.error("--queries counts PostgreSQL queries: use it with --backend postgresql")
-    if args.queries:
-        count_queries()
     print(f"CPython {sys.version.split()[0]}")
     cluster: AbstractContextManager[str | None] = (
-        postgres_cluster(durable=False) if args.backend == "postgresql" else nullcontext(None)
+        postgres_cluster() if args.backend == "postgresql" else nullcontext(None)
     )
     with tempfile.TemporaryDirectory(prefix="cc-cost-") as workdir, cluster as url:
         costs = asyncio.run(measure(url, Path(workdir), args.plays, args.warmup))

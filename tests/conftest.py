@@ -2,23 +2,19 @@
 client that carries the CSRF header, and a throwaway PostgreSQL cluster for the session.
 
 Database-backed tests take the ``database_url`` fixture (or anything built on it) and run
-twice: on SQLite and on PostgreSQL. The PostgreSQL cluster is started once per session with
-Debian's PostgreSQL binaries (``initdb``/``pg_ctl``, run as the ``postgres`` user when we are
-root), listens on 127.0.0.1 on a free port with trust authentication, and each test gets a
-fresh database that is dropped afterwards. Missing binaries FAIL the tests (CI has them).
+twice: on SQLite and on PostgreSQL. The PostgreSQL cluster is started once per session (per
+xdist worker) with Debian's PostgreSQL binaries (``initdb``/``pg_ctl``, run as the ``postgres``
+user when we are root), listens on 127.0.0.1 on a free port with trust authentication. Each test
+gets a fresh database, already migrated: a copy of a template migrated once per session (SQLite:
+a file copied with SQLite's backup API; PostgreSQL: ``CREATE DATABASE ... TEMPLATE``), dropped
+afterwards. Missing binaries FAIL the tests (CI has them).
 """
 
 from __future__ import annotations
 
-import os
-import pwd
-import shutil
-import subprocess
-import tempfile
-import uuid
+import sqlite3
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,99 +28,18 @@ with warnings.catch_warnings():
 
 from colour_collector.server.app import create_app
 from colour_collector.server.settings import Settings
-from support import free_port, make_settings
+from colour_collector.store import upgrade_to_head
+from pg_cluster import PgCluster, running_cluster
+from support import make_settings
 
 PASSWORD = "correct horse battery"
-PG_BIN_DIRS = ("/usr/lib/postgresql/15/bin",)
-
-
-def _pg_binary(name: str) -> str:
-    for directory in PG_BIN_DIRS:
-        candidate = Path(directory) / name
-        if candidate.is_file():
-            return str(candidate)
-    found = shutil.which(name)
-    if found is None:
-        pytest.fail(
-            f"PostgreSQL binary {name!r} not found (looked in {', '.join(PG_BIN_DIRS)} and PATH)."
-            " Install PostgreSQL 15 (Debian: apt-get install postgresql-15) to run the"
-            " PostgreSQL-backed tests; they do not skip.",
-            pytrace=False,
-        )
-    return found
-
-
-@dataclass
-class PgCluster:
-    """A running throwaway PostgreSQL cluster."""
-
-    port: int
-    base: Path
-
-    def url(self, database: str) -> str:
-        """SQLAlchemy URL of a database in the cluster."""
-        return f"postgresql+psycopg2://postgres@127.0.0.1:{self.port}/{database}"
-
-    def _admin(self) -> Any:
-        import psycopg
-
-        return psycopg.connect(
-            f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres", autocommit=True
-        )
-
-    def create_database(self) -> str:
-        """Create a fresh, empty database; return its name."""
-        name = f"cc_test_{uuid.uuid4().hex[:12]}"
-        with self._admin() as connection:
-            connection.execute(f'CREATE DATABASE "{name}"')
-        return name
-
-    def drop_database(self, name: str) -> None:
-        """Drop a database, closing its connections."""
-        with self._admin() as connection:
-            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture(scope="session")
 def pg_cluster() -> Iterator[PgCluster]:
-    """Start a PostgreSQL cluster for the test session and stop it at the end."""
-    initdb, pg_ctl = _pg_binary("initdb"), _pg_binary("pg_ctl")
-    as_postgres: list[str] = []
-    base = Path(tempfile.mkdtemp(prefix="cc-pg-"))
-    if os.geteuid() == 0:  # initdb refuses to run as root
-        user = pwd.getpwnam("postgres")
-        os.chown(base, user.pw_uid, user.pw_gid)
-        as_postgres = ["runuser", "-u", "postgres", "--"]
-    base.chmod(0o700)
-    data, log = base / "data", base / "server.log"
-    port = free_port()
-
-    def run(*args: str) -> None:
-        done = subprocess.run([*as_postgres, *args], capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            server_log = log.read_text() if log.exists() else ""
-            pytest.fail(
-                f"{' '.join(args[:2])} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
-                f"\n{server_log}",
-                pytrace=False,
-            )
-
-    run(initdb, "-D", str(data), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync",
-        "--locale=C")  # fmt: skip
-    options = (
-        f"-c listen_addresses=127.0.0.1 -p {port} -k {base} -c fsync=off"
-        " -c synchronous_commit=off -c full_page_writes=off -c max_connections=100"
-    )
-    run(pg_ctl, "-D", str(data), "-l", str(log), "-o", options, "-w", "-t", "60", "start")
-    try:
-        yield PgCluster(port=port, base=base)
-    finally:
-        subprocess.run(
-            [*as_postgres, pg_ctl, "-D", str(data), "-m", "fast", "-w", "stop"],
-            capture_output=True,
-            check=False,
-        )
-        shutil.rmtree(base, ignore_errors=True)
+    """A PostgreSQL cluster for the test session (per xdist worker), stopped at the end."""
+    with running_cluster() as cluster:
+        yield cluster
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
@@ -134,14 +49,54 @@ def backend(request: pytest.FixtureRequest) -> str:
     return name
 
 
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An SQLite database migrated to head, to copy."""
+    path = tmp_path_factory.mktemp("template") / "template.sqlite3"
+    upgrade_to_head(f"sqlite:///{path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def pg_template(pg_cluster: PgCluster) -> str:
+    """A PostgreSQL database migrated to head, to copy (no connection is left open to it)."""
+    name = pg_cluster.create_database()
+    upgrade_to_head(pg_cluster.url(name))
+    return name
+
+
 @pytest.fixture
-def database_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
-    """A fresh, empty database: an SQLite file in tmp_path, or a new PostgreSQL database."""
+def empty_database_url(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[str]:
+    """A fresh, empty database (for tests of the migrations themselves)."""
     if backend == "sqlite":
-        yield f"sqlite:///{tmp_path / 'db' / 'colour-collector.sqlite3'}"
+        yield f"sqlite:///{tmp_path / 'empty' / 'colour-collector.sqlite3'}"
         return
     cluster: PgCluster = request.getfixturevalue("pg_cluster")
     name = cluster.create_database()
+    try:
+        yield cluster.url(name)
+    finally:
+        cluster.drop_database(name)
+
+
+@pytest.fixture
+def database_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
+    """A fresh database migrated to head: an SQLite file in tmp_path, or a new PostgreSQL
+    database."""
+    if backend == "sqlite":
+        template: Path = request.getfixturevalue("sqlite_template")
+        path = tmp_path / "db" / "colour-collector.sqlite3"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with sqlite3.connect(template) as source, sqlite3.connect(path) as target:
+            source.backup(target)
+        source.close()
+        target.close()
+        yield f"sqlite:///{path}"
+        return
+    cluster: PgCluster = request.getfixturevalue("pg_cluster")
+    name = cluster.create_database(template=request.getfixturevalue("pg_template"))
     try:
         yield cluster.url(name)
     finally:
@@ -165,15 +120,22 @@ def app(settings: Settings) -> Iterator[Any]:
 
 
 class ApiClient(TestClient):
-    """A TestClient that fetches the CSRF cookie and echoes it on every request."""
+    """A TestClient that echoes the CSRF cookie on every request, as the browser client does
+    (the cookie changes when the session does: logging in or out)."""
 
     def fetch_csrf(self) -> str:
-        """GET /api/csrf and send its token from now on."""
+        """GET /api/csrf and send the CSRF cookie's token from now on (while the client has the
+        header: a test that takes it away sends none)."""
         response = self.get("/api/csrf")
         response.raise_for_status()
         token: str = response.json()["csrf_token"]
         self.headers["X-CSRF-Token"] = token
         return token
+
+    def request(self, method: str, url: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        if "X-CSRF-Token" in self.headers and "cc_csrf" in self.cookies:
+            self.headers["X-CSRF-Token"] = self.cookies["cc_csrf"]
+        return super().request(method, url, **kwargs)
 
     def register(
         self, email: str, password: str = PASSWORD, date_of_birth: str = "1990-05-17"

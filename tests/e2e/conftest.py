@@ -7,7 +7,13 @@ draw, in order. Over HTTP there is no way to choose an outcome.
 
 Every page records console errors, uncaught exceptions, failed requests and HTTP answers of 400
 or more; the test fails at teardown if any were seen. ``shot(page, "screen")`` saves
-``test-artifacts/screenshots/<test>-<screen>.png``.
+``test-artifacts/screenshots/<test>-<screen>.png`` (and, with ``docs="name"`` when
+``UPDATE_DOCS_SCREENSHOTS=1``, ``docs/screenshots/name.png``: ``./scripts/screenshots``).
+
+Pages run with ``prefers-reduced-motion: reduce`` unless a test asks for motion; then
+``speed`` (the client's test-speed switch, ``localStorage.cc_animation_speed``) runs every
+animation that many times faster. Phone pages (``PHONE``) are mobile pages with touch, so the
+viewport meta tag and any overflow act as on a phone (a page too wide is zoomed out).
 
 ``E2E_SERVER_COMMAND`` (optional) replaces the server command, e.g. to try another build; the
 port and the environment are passed the same way.
@@ -45,6 +51,8 @@ CHROMIUM_ARGS = [
 ]
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+DOCS_SCREENSHOTS = ROOT / "docs" / "screenshots"
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 PASSWORD = "correct horse battery staple"
 DESKTOP = {"width": 1366, "height": 768}
 PHONE = {"width": 390, "height": 844}
@@ -75,6 +83,15 @@ class Server:
     script: Path
     process: subprocess.Popen[bytes]
     log: Path
+    clock: Path
+    """The server's test clock: seconds to add to the real time (``forward``)."""
+    env: dict[str, str] = field(default_factory=dict)
+    """The server's environment (for commands run on its database)."""
+
+    def forward(self, seconds: float) -> None:
+        """Move the server's clock on by ``seconds``."""
+        shift = float(self.clock.read_text("utf-8") or 0) if self.clock.exists() else 0.0
+        self.clock.write_text(str(shift + seconds), encoding="utf-8")
 
     def api(self, path: str) -> Any:
         """GET a public JSON endpoint (no cookies)."""
@@ -95,6 +112,15 @@ def _start_server(tmp: Path, outcomes: list[str | None]) -> Server:
         "COLOUR_COLLECTOR_DATA_DIR": str(data),
         "COLOUR_COLLECTOR_SECRET_KEY": secrets.token_urlsafe(40),
         "COLOUR_COLLECTOR_OUTCOME_SCRIPT": str(script),
+        # The clock a test moves (reality checks, time-outs), and sessions that outlast its
+        # jumps (the 30-minute idle timeout is tested over HTTP).
+        "COLOUR_COLLECTOR_CLOCK_FILE": str(tmp / "clock"),
+        "COLOUR_COLLECTOR_SESSION_IDLE_TIMEOUT": "604800",
+        "COLOUR_COLLECTOR_SESSION_LIFETIME": "604800",
+        # The cheapest Argon2id: each test registers players.
+        "COLOUR_COLLECTOR_PASSWORD_HASH_TIME_COST": "1",
+        "COLOUR_COLLECTOR_PASSWORD_HASH_MEMORY_KIB": "8",
+        "COLOUR_COLLECTOR_PASSWORD_HASH_PARALLELISM": "1",
     }
     with log.open("wb") as sink:
         process = subprocess.Popen(
@@ -113,7 +139,7 @@ def _start_server(tmp: Path, outcomes: list[str | None]) -> Server:
     else:
         process.terminate()
         raise RuntimeError(f"server did not answer in 30 s:\n{log.read_text()}")
-    return Server(base, data, script, process, log)
+    return Server(base, data, script, process, log, tmp / "clock", env)
 
 
 @dataclass
@@ -153,15 +179,35 @@ class Browser:
         self.watches: list[Watch] = []
 
     def new_page(
-        self, server: Server, viewport: dict[str, int] | None = None, *, reduced_motion: bool = True
+        self,
+        server: Server,
+        viewport: dict[str, int] | None = None,
+        *,
+        reduced_motion: bool = True,
+        speed: float | None = None,
+        enforce_csp: bool = False,
     ) -> Any:
-        """A fresh page on ``server`` (``reduced_motion`` makes animations near-instant)."""
+        """A fresh page on ``server``: ``reduced_motion`` (nothing moves) or ``speed`` x faster.
+
+        Playwright's waits on page conditions (``wait_for_function``) are evaluated strings,
+        which the page's Content-Security-Policy forbids; so pages ignore it, except with
+        ``enforce_csp`` (``test_the_page_runs_under_its_content_security_policy``).
+        """
+        size = viewport or DESKTOP
+        phone = size["width"] < 700
         context = self.browser.new_context(
             base_url=server.base_url,
-            viewport=viewport or DESKTOP,
+            viewport=size,
+            is_mobile=phone,
+            has_touch=phone,
             reduced_motion="reduce" if reduced_motion else "no-preference",
+            bypass_csp=not enforce_csp,
         )
         context.set_default_timeout(STEP_TIMEOUT_MS)
+        if speed is not None:
+            context.add_init_script(
+                f"localStorage.setItem('cc_animation_speed', JSON.stringify({float(speed)}))"
+            )
         self.contexts.append(context)
         return self.watch(context.new_page())
 
@@ -181,10 +227,15 @@ class Browser:
         self.watches.append(watch)
         return page
 
-    def shot(self, page: Any, screen: str) -> Path:
-        """Save ``test-artifacts/screenshots/<test>-<screen>.png``."""
+    def shot(
+        self, page: Any, screen: str, docs: str | None = None, clip: dict[str, float] | None = None
+    ) -> Path:
+        """Save ``test-artifacts/screenshots/<test>-<screen>.png`` (and ``docs/screenshots``)."""
         path = SCREENSHOTS / f"{self.test_name}-{screen}.png"
-        page.screenshot(path=str(path))
+        page.screenshot(path=str(path), clip=clip)
+        if docs and os.environ.get("UPDATE_DOCS_SCREENSHOTS") == "1":
+            DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            (DOCS_SCREENSHOTS / f"{docs}.png").write_bytes(path.read_bytes())
         return path
 
     def close(self) -> list[str]:
@@ -197,6 +248,8 @@ class Browser:
 def chromium() -> Iterator[Any]:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium")
+    if not AXE.exists():
+        pytest.fail(f"{AXE} is missing: npm ci (./scripts/test runs it)")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(

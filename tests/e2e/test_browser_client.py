@@ -9,20 +9,41 @@ page's own cookies (``page.request``). Animations run under ``prefers-reduced-mo
 from __future__ import annotations
 
 import re
-import secrets
 from typing import Any
 
 import pytest
+from e2e_support import (
+    DESKTOP,
+    IDLE,
+    PASSWORD,
+    PHONE,
+    WIN_CUES,
+    Browser,
+    Server,
+    act,
+    api,
+    buy,
+    check_board,
+    check_end,
+    check_fits,
+    check_heading_focused,
+    check_net,
+    check_no_overflow,
+    deposit,
+    finish,
+    focused,
+    money,
+    phase,
+    play_to_end,
+    play_until,
+    register,
+    start_playing,
+    text,
+    tid,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.e2e
-
-Browser = Any  # tests/e2e/conftest.py: Browser (pages, screenshots, problem checks)
-Server = Any  # tests/e2e/conftest.py: Server (base_url, data_dir, outcome script)
-PASSWORD = "correct horse battery staple"
-DESKTOP = {"width": 1366, "height": 768}
-PHONE = {"width": 390, "height": 844}
-
-IDLE = "document.body.dataset.busy === 'false'"
 HOW_TO_PLAY = [
     "YOU START THE GAME WITH 6 SPINS. BEFORE EACH SPIN, ONE OF SIX COLOURS WILL BE APPLIED TO"
     " EVERY SYMBOL ON THE PLAY GRID.",
@@ -41,210 +62,6 @@ HOW_TO_PLAY = [
     " POT WILL BE DOUBLED!",
 ]
 HOW_TO_HEADINGS = [None, None, None, "BONUS GAME", "BONUS GAME", "PRIZE GAME", "PRIZE GAME"]
-LETTERS = {"orange": "O", "red": "R", "yellow": "Y", "green": "G", "blue": "B", "purple": "P"}
-
-
-# ------------------------------------------------------------------------------------ helpers
-
-
-def money(pence: int) -> str:
-    """£1,234.50 as the client shows it (independent re-statement of the format)."""
-    return f"£{pence // 100:,}.{pence % 100:02d}"
-
-
-def tid(page: Any, name: str) -> Any:
-    return page.get_by_test_id(name)
-
-
-def wait_idle(page: Any, phase: str | None = None) -> None:
-    condition = IDLE if phase is None else f"{IDLE} && document.body.dataset.phase === '{phase}'"
-    page.wait_for_function(condition)
-
-
-def phase(page: Any) -> str:
-    return str(page.evaluate("document.body.dataset.phase"))
-
-
-def text(page: Any, name: str) -> str:
-    return str(tid(page, name).inner_text()).strip()
-
-
-def register(page: Any, email: str | None = None) -> str:
-    email = email or f"player-{secrets.token_hex(4)}@example.com"
-    page.goto("/")
-    wait_idle(page, "account")
-    tid(page, "register-email").fill(email)
-    tid(page, "register-password").fill(PASSWORD)
-    tid(page, "register-dob").fill("1990-04-01")
-    tid(page, "register-submit").click()
-    wait_idle(page, "lobby")
-    return email
-
-
-def deposit(page: Any, pence: int) -> None:
-    before = api(page, "/api/wallet")["balance_pence"]
-    tid(page, "deposit-amount").select_option(str(pence))
-    tid(page, "deposit-submit").click()
-    wait_idle(page, "lobby")
-    after = api(page, "/api/wallet")["balance_pence"]
-    assert after == before + pence
-    page.wait_for_function(
-        f"document.querySelector('[data-testid=balance]').dataset.pence === '{after}'"
-    )
-    assert text(page, "balance") == money(after)
-    assert text(page, "lobby-balance") == money(after)
-
-
-def api(page: Any, path: str) -> Any:
-    answer = page.request.get(path)
-    assert answer.ok, f"GET {path}: {answer.status} {answer.text()}"
-    return answer.json()
-
-
-def buy(page: Any, browser: Browser | None = None, shots: bool = False) -> str:
-    """From the lobby: Buy, check the purchase screen, confirm; returns the Play Number."""
-    balance = api(page, "/api/wallet")["balance_pence"]
-    tid(page, "buy").click()
-    wait_idle(page, "purchase")
-    assert text(page, "purchase-message") == "You are about to play Colour Collector for £5.00"
-    assert text(page, "purchase-balance") == money(balance)
-    if shots and browser:
-        browser.shot(page, "purchase")
-    tid(page, "purchase-confirm").click()
-    wait_idle(page, "start")
-    current = api(page, "/api/plays/quote")["unfinished"]
-    assert current is not None
-    assert api(page, "/api/wallet")["balance_pence"] == balance - 500
-    page.wait_for_function(
-        f"document.querySelector('[data-testid=balance]').dataset.pence === '{balance - 500}'"
-    )
-    return str(current["play_number"])
-
-
-def start_playing(page: Any) -> None:
-    tid(page, "play").click()
-    wait_idle(page, "main")
-
-
-def check_board(page: Any, board: dict[str, Any]) -> None:
-    """The screen matches a board the server returned."""
-    rows = board["prize_table"]
-    for i, row in enumerate(rows):
-        li = tid(page, f"prize-row-{i}")
-        assert li.get_attribute("data-shape") == row["shape"]
-        assert int(li.get_attribute("data-filled")) == row["filled"]
-        assert text(page, f"prize-amount-{i}") == money(row["amount_pence"])
-    assert tid(page, "spins-left").get_attribute("data-value") == str(board["spins_left"])
-    assert tid(page, "bonus-game-box").get_attribute("data-count") == str(board["bonus_box"])
-    assert tid(page, "prize-game-box").get_attribute("data-count") == str(board["prize_game_box"])
-    if board["prize_game_unlocked"]:
-        assert text(page, "prize-game-heading") == "PRIZE GAME UNLOCKED"
-    if board["phase"] == "main":
-        for i, square in enumerate(board["grid"]):
-            cell = tid(page, f"cell-{i}")
-            assert cell.get_attribute("data-item") == square["item"]
-            assert cell.get_attribute("data-colour") == (square["colour"] or "")
-            if square["colour"]:
-                assert cell.locator(".letter").inner_text() == LETTERS[square["colour"]]
-    if board["prize_game"] is not None:
-        assert tid(page, "pot-amount").get_attribute("data-pence") is not None
-
-
-def play_to_end(
-    page: Any, *, picks: tuple[str, ...] = ("odd", "even"), key: str | None = None
-) -> dict[str, int]:
-    """SPIN and pick until the end screen; returns how many of each action were taken."""
-    done = {"spin": 0, "odd": 0, "even": 0, "prize_spin": 0}
-    for _ in range(300):
-        wait_idle(page)
-        now = phase(page)
-        if now == "over":
-            break
-        if now == "bonus":
-            choice = picks[(done["odd"] + done["even"]) % len(picks)]
-            button = tid(page, f"pick-{choice}")
-            if key:
-                button.focus()
-                page.keyboard.press(key)
-            else:
-                button.click()
-            done[choice] += 1
-        elif now in ("main", "prize"):
-            if key:
-                tid(page, "spin").focus()
-                page.keyboard.press(key)
-            else:
-                tid(page, "spin").click()
-            done["spin" if now == "main" else "prize_spin"] += 1
-        else:
-            raise AssertionError(f"unexpected phase {now!r}")
-        page.wait_for_function(IDLE)
-    wait_idle(page, "over")
-    tid(page, "end-screen").wait_for(state="visible")
-    return done
-
-
-def check_end(page: Any, play_number: str) -> dict[str, Any]:
-    """The end screen shows the server's result and the Play Number."""
-    record = api(page, f"/api/plays/{play_number}")
-    result = record["board"]["result"]
-    assert result is not None
-    if result["prize_pence"]:
-        assert text(page, "end-amount") == money(result["prize_pence"])
-    else:
-        assert text(page, "end-amount") == "No win"
-    assert play_number in text(page, "end-play-number")
-    assert "Play Number" in text(page, "end-play-number")
-    check_board(page, record["board"])
-    return record
-
-
-def finish(page: Any, play_number: str, balance_before_finish: int) -> dict[str, Any]:
-    """FINISH, then My Games lists the play; balance on screen equals the server's."""
-    prize = api(page, f"/api/plays/{play_number}")["board"]["result"]["prize_pence"]
-    tid(page, "finish").click()
-    wait_idle(page, "mygames")
-    wallet = api(page, "/api/wallet")
-    assert wallet["balance_pence"] == balance_before_finish + prize
-    assert text(page, "balance") == money(wallet["balance_pence"])
-    row = tid(page, f"game-row-{play_number}")
-    assert row.get_attribute("data-status") == "finished"
-    shown = text(page, f"game-prize-{play_number}")
-    assert shown == (money(prize) if prize else "No win")
-    recall = api(page, f"/api/my-games/{play_number}")
-    assert recall["play"]["prize_pence"] == prize
-    return recall
-
-
-def check_net(page: Any, expected: int) -> None:
-    page.wait_for_function(
-        f"document.querySelector('[data-testid=net]').dataset.pence === '{expected}'"
-    )
-
-
-def check_fits(page: Any) -> None:
-    """The game area needs no scrolling and its controls are on screen."""
-    sizes = page.evaluate(
-        """() => {
-            const m = document.querySelector('main');
-            return {main: [m.scrollHeight, m.clientHeight, m.scrollWidth, m.clientWidth],
-                    doc: [document.documentElement.scrollHeight, window.innerHeight,
-                          document.documentElement.scrollWidth, window.innerWidth]};
-        }"""
-    )
-    main, doc = sizes["main"], sizes["doc"]
-    assert main[0] <= main[1] + 1 and main[2] <= main[3] + 1, sizes
-    assert doc[0] <= doc[1] + 1 and doc[2] <= doc[3] + 1, sizes
-    viewport = page.viewport_size
-    for name in ("spin", "grid", "prize-table", "wheel", "spins-left", "bonus-game-box"):
-        box = tid(page, name).bounding_box()
-        if box is None:
-            continue
-        assert box["x"] >= 0 and box["y"] >= 0, (name, box)
-        assert box["x"] + box["width"] <= viewport["width"] + 1, (name, box)
-        assert box["y"] + box["height"] <= viewport["height"] + 1, (name, box)
-
-
 # ------------------------------------------------------------------------------------ tests
 
 
@@ -261,6 +78,11 @@ def test_losing_play_start_to_finish(start_server: Any, browser: Browser) -> Non
     browser.shot(page, "lobby")
     play_number = buy(page, browser, shots=True)
     check_net(page, -500)
+    # Focus is on the start screen's heading: Enter there does nothing (it used to land on the
+    # top bar's Account button and open the Account page).
+    check_heading_focused(page, "Colour Collector")
+    page.keyboard.press("Enter")
+    wait_idle(page, "start")
 
     # Start screen, in the procedures' words.
     start = tid(page, "play").locator("xpath=ancestor::section[1]")
@@ -286,7 +108,8 @@ def test_losing_play_start_to_finish(start_server: Any, browser: Browser) -> Non
             assert sub.inner_text() == heading
         else:
             assert not sub.is_visible()
-        browser.shot(page, f"how-to-{i + 1}")
+        if i in (0, len(HOW_TO_PLAY) - 1):
+            browser.shot(page, f"how-to-{i + 1}")
         if i < len(HOW_TO_PLAY) - 1:
             tid(page, "how-to-next").click()
     assert tid(page, "how-to-next").is_disabled()
@@ -296,6 +119,7 @@ def test_losing_play_start_to_finish(start_server: Any, browser: Browser) -> Non
     assert close["y"] < dialog["y"] + 60
     tid(page, "how-to-close").click()
     wait_idle(page, "main")
+    check_heading_focused(page, "Main Game")
 
     # Main game at the start: what the server says.
     board = api(page, f"/api/plays/{play_number}")["board"]
@@ -320,7 +144,7 @@ def test_losing_play_start_to_finish(start_server: Any, browser: Browser) -> Non
     assert tid(page, "wheel").get_attribute("data-colour") == first["wheel"]
     page.wait_for_function(
         "document.querySelector('[data-testid=live]').textContent.includes('"
-        + first["wheel"].upper()
+        + first["wheel"].capitalize()
         + "')"
     )
     if record["board"]["phase"] == "main":
@@ -330,6 +154,10 @@ def test_losing_play_start_to_finish(start_server: Any, browser: Browser) -> Non
     play_to_end(page)
     record = check_end(page, play_number)
     assert record["board"]["result"]["prize_pence"] == 0
+    # A loss is plain: no gold, no banner, no celebration.
+    check_plain_end(page, "none")
+    assert text(page, "end-heading") == "No win this time"
+    check_heading_focused(page, "No win this time")
     browser.shot(page, "end")
     recall = finish(page, play_number, 1500)
     check_net(page, -500)
@@ -349,8 +177,7 @@ def test_losing_play_start_to_finish(start_server: Any, browser: Browser) -> Non
             .inner_text()
             .endswith(f"step {n} of {len(recall['steps'])}")
         )
-        if entry["board"]["phase"] == "main":
-            check_board(page, entry["board"])
+        check_board(page, entry["board"])
     assert "no win" in text(page, "recall-step")
     assert "Balance after: £15.00" in text(page, "recall-step")
     browser.shot(page, "recall-end")
@@ -358,24 +185,41 @@ def test_losing_play_start_to_finish(start_server: Any, browser: Browser) -> Non
     wait_idle(page, "mygames")
 
 
-def test_main_game_win(start_server: Any, browser: Browser) -> None:
-    """A £5 row win: the row completes, the end screen and the balance agree with the server."""
+def test_stake_back_is_plain(start_server: Any, browser: Browser) -> None:
+    """A £5 prize (the price of the play back) on a phone: a plain end, silent with sound on."""
     server = start_server(["£5"])
-    page = browser.new_page(server)
+    page = browser.new_page(server, PHONE)
     register(page)
+    tid(page, "sound-toggle").click()
+    assert tid(page, "sound-toggle").get_attribute("aria-pressed") == "true"
     deposit(page, 1000)
     play_number = buy(page)
     start_playing(page)
     play_to_end(page)
+    assert page.evaluate("document.body.dataset.sound") not in (None, *WIN_CUES)  # spins were heard
     record = check_end(page, play_number)
     result = record["board"]["result"]
     assert result["prize_pence"] == 500
     assert text(page, "end-amount") == "£5.00"
+    assert text(page, "end-heading") == "You won"
+    assert text(page, "end-detail") == "The price of the play back."
+    check_plain_end(page, "stake")
     for row in result["rows"]:
         assert "complete" in (tid(page, f"prize-row-{row}").get_attribute("class") or "")
-    browser.shot(page, "end")
+    browser.shot(page, "end", docs="stake-back-phone")
     finish(page, play_number, 500)
     check_net(page, 0)
+
+
+def check_plain_end(page: Any, level: str) -> None:
+    """The end takeover at ``level`` ("none" or "stake"): no gold, no banner, no win sound."""
+    assert tid(page, "end-screen").get_attribute("data-level") == level
+    assert not tid(page, "win-banner").is_visible()
+    colour = page.evaluate(
+        "getComputedStyle(document.querySelector('[data-testid=end-amount]')).color"
+    )
+    assert colour == "rgb(255, 255, 255)", colour  # white, not gold
+    assert page.evaluate("document.body.dataset.sound") not in WIN_CUES
 
 
 def test_bonus_game_both_picks(start_server: Any, browser: Browser) -> None:
@@ -405,6 +249,9 @@ def test_bonus_game_both_picks(start_server: Any, browser: Browser) -> None:
                 board = api(page, f"/api/plays/{play_number}")["board"]
                 labels = tid(page, "bonus-prizes").locator("li")
                 assert labels.count() == len(board["bonus_game"]["panel"]) == 7
+                for i, prize in enumerate(board["bonus_game"]["panel"]):
+                    assert text(page, f"bonus-prize-{i}") == bonus_label(prize)
+                check_heading_focused(page, "BONUS GAME")
                 browser.shot(page, "bonus-panel")
             choice = "odd" if (picks["odd"] + picks["even"]) % 2 == 0 else "even"
             tid(page, f"pick-{choice}").click()
@@ -432,15 +279,59 @@ def test_bonus_game_both_picks(start_server: Any, browser: Browser) -> None:
     assert text(page, "prize-amount-0") == money(record["board"]["prize_table"][0]["amount_pence"])
     assert record["board"]["prize_table"][0]["amount_pence"] > 500  # boosted
     assert text(page, "end-amount") == "£6.00"
+    assert tid(page, "end-screen").get_attribute("data-level") == "win"
     browser.shot(page, "end")
     finish(page, play_number, 500)
 
+    # The labels in the client's own words: a count of one is singular ("1 EXTRA SPINS" was not).
+    labels = page.evaluate(
+        """() => import('/js/format.js').then((f) => [
+             {kind: 'extra_spins', value: 1}, {kind: 'extra_spins', value: 3},
+             {kind: 'prize_game_symbols', value: 1}, {kind: 'prize_game_symbols', value: 2},
+             {kind: 'more_symbols', value: 9}, {kind: 'prize_booster', value: 0},
+           ].map(f.bonusLabel))"""
+    )
+    assert labels == [
+        "1 EXTRA SPIN",
+        "3 EXTRA SPINS",
+        "1 PRIZE GAME SYMBOL",
+        "2 PRIZE GAME SYMBOLS",
+        "9 MORE SYMBOLS",
+        "PRIZE BOOSTER",
+    ]
 
-def test_prize_game_win_x2(start_server: Any, browser: Browser) -> None:
-    """Prize Game plays until one ends on WIN x2 (a third of even-pound Prize Games do)."""
-    attempts = 25  # P(no WIN x2 in 25) = (2/3) ** 25, about 4e-5
-    server = start_server(["£10 (£10 Prize Game)"] * attempts)
-    page = browser.new_page(server)
+
+BONUS_LABELS = {
+    "extra_spins": "EXTRA SPINS",
+    "prize_booster": "PRIZE BOOSTER",
+    "super_prize_booster": "SUPER PRIZE BOOSTER",
+    "mega_prize_booster": "MEGA PRIZE BOOSTER",
+    "symbols": "SYMBOLS",
+    "more_symbols": "MORE SYMBOLS",
+    "prize_game_symbols": "PRIZE GAME SYMBOLS",
+    "unlock_prize_game": "UNLOCK PRIZE GAME",
+}
+
+
+def bonus_label(prize: dict[str, Any]) -> str:
+    """A Bonus Prize's box text, restated: "2 EXTRA SPINS", "1 EXTRA SPIN", "PRIZE BOOSTER"."""
+    label = BONUS_LABELS[prize["kind"]]
+    if not prize["value"]:
+        return label
+    return f"1 {label[:-1]}" if prize["value"] == 1 else f"{prize['value']} {label}"
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_prize_game_win_x2(start_server: Any, browser: Browser, size: str) -> None:
+    """£5,000 Prize Games until one ends on WIN x2 (£2,500 doubled; about half of them do).
+
+    In the Prize Game no "0 SPINS LEFT" shows beside SPIN; the squares the last spin collected
+    (the WIN x2 symbol among them) stay empty on the final board; "WIN x2: £2,500.00 DOUBLED TO
+    £5,000.00" fits the Prize Pot box; £5,000 is a big win (MEGA WIN!).
+    """
+    attempts = 16  # P(no WIN x2 in 16) = 2 ** -16
+    server = start_server(["£5,000 (£5,000 Prize Game)"] * attempts)
+    page = browser.new_page(server, DESKTOP if size == "desktop" else PHONE)
     register(page)
     deposit(page, 10000)
     balance = 10000
@@ -455,20 +346,12 @@ def test_prize_game_win_x2(start_server: Any, browser: Browser) -> None:
             play_number = buy(page)
         balance -= 500
         start_playing(page)
-        for _ in range(300):
-            wait_idle(page)
-            now = phase(page)
-            if now in ("prize", "over"):
-                break
-            if now == "bonus":
-                tid(page, "pick-odd").click()
-            else:
-                tid(page, "spin").click()
-            page.wait_for_function(IDLE)
-        assert phase(page) == "prize"
+        play_until(page, ("prize",))
         assert text(page, "grid-heading") == "PRIZE GAME"
         assert text(page, "prize-game-heading") == "PRIZE GAME UNLOCKED"
         assert text(page, "keep-spinning") == "KEEP SPINNING UNTIL YOU COLLECT WIN!"
+        assert not tid(page, "spins-left").is_visible()  # no "0 SPINS LEFT" beside SPIN
+        assert tid(page, "spin").is_enabled()
         assert text(page, "pot-amount") == "£0.00"
         board = api(page, f"/api/plays/{play_number}")["board"]
         for i, square in enumerate(board["prize_game"]["grid"]):
@@ -480,6 +363,7 @@ def test_prize_game_win_x2(start_server: Any, browser: Browser) -> None:
         while phase(page) == "prize":
             tid(page, "spin").click()
             page.wait_for_function(IDLE)
+            assert not tid(page, "spins-left").is_visible()
             board = api(page, f"/api/plays/{play_number}")["board"]
             assert tid(page, "pot-amount").get_attribute("data-pence") in (
                 str(board["prize_game"]["pot_pence"]),
@@ -488,73 +372,128 @@ def test_prize_game_win_x2(start_server: Any, browser: Browser) -> None:
         wait_idle(page, "over")
         record = check_end(page, play_number)
         result = record["board"]["result"]
-        assert result["prize_pence"] == 1000
+        assert result["prize_pence"] == 500000
+        assert tid(page, "end-screen").get_attribute("data-level") == "mega"
+        assert text(page, "win-banner") == "MEGA WIN!"
+
+        # The final board: what the last spin collected is gone, WIN / WIN x2 included.
+        last = api(page, f"/api/my-games/{play_number}")["steps"][-1]["step"]
+        assert last["kind"] == "prize_spin"
+        symbol = "win_x2" if result["doubled"] else "win"
+        assert symbol in last["collected_items"]
+        for i in range(16):
+            cell = tid(page, f"prize-cell-{i}")
+            if i in last["collected"]:
+                assert cell.get_attribute("data-collected") == "true"
+                assert cell.locator(".amount").count() == 0, (i, cell.inner_text())
+            else:
+                assert cell.locator(".amount").count() == 1
         if result["doubled"]:
             assert record["board"]["prize_game"]["doubled"] is True
             double = tid(page, "pot-double")
-            assert double.is_visible()
-            assert money(result["prize_game_pence"]) in double.inner_text()
-            assert "WIN x2" in double.inner_text()
-            assert text(page, "pot-amount") == money(result["prize_game_pence"])
-            browser.shot(page, "prize-game-win-x2")
+            assert (
+                double.inner_text().replace("\n", " ") == "WIN x2: £2,500.00 DOUBLED TO £5,000.00"
+            )
+            assert text(page, "pot-amount") == "£5,000.00"
+            page.locator(".takeover").evaluate("(el) => { el.hidden = true; }")
+            check_no_overflow(page, "Prize Pot after WIN x2")
+            pot = tid(page, "prize-pot").bounding_box()
+            for part in ("pot-double", "pot-amount"):
+                box = tid(page, part).bounding_box()
+                assert (
+                    box["x"] >= pot["x"] and box["x"] + box["width"] <= pot["x"] + pot["width"]
+                ), (part, box, pot)
+                assert box["y"] + box["height"] <= pot["y"] + pot["height"], (part, box, pot)
+            browser.shot(
+                page, "prize-game-win-x2", docs="prize-game-win-x2" if size == "desktop" else None
+            )
+            page.locator(".takeover").evaluate("(el) => { el.hidden = false; }")
+            middle = (
+                {"x": 283, "y": 100, "width": 800, "height": 620} if size == "desktop" else None
+            )
+            browser.shot(page, "end", docs="mega-win-desktop" if middle else None, clip=middle)
             finish(page, play_number, balance)
             return
         finish(page, play_number, balance)
-        balance += 1000
+        balance += 500000
     pytest.fail(f"no WIN x2 in {attempts} Prize Games")
 
 
 def test_million(start_server: Any, browser: Browser) -> None:
-    """The top prize: £1,000,000.00 on the end screen, in My Games and in the balance."""
+    """The top prize on a phone: TOP PRIZE!, its sound, and a top bar that fits £1,000,000.00."""
     server = start_server(["£1,000,000"])
-    page = browser.new_page(server)
+    page = browser.new_page(server, PHONE)
     register(page)
+    tid(page, "sound-toggle").click()
     deposit(page, 500)
     play_number = buy(page)
     start_playing(page)
     play_to_end(page)
     check_end(page, play_number)
     assert text(page, "end-amount") == "£1,000,000.00"
+    assert tid(page, "end-screen").get_attribute("data-level") == "top"
+    assert text(page, "win-banner") == "TOP PRIZE!"
+    assert page.evaluate("document.body.dataset.sound") == "mega-win"
     assert "complete" in (tid(page, "prize-row-6").get_attribute("class") or "")
-    browser.shot(page, "end")
+    check_no_overflow(page, "top prize end")
+    browser.shot(page, "end", docs="top-prize-phone")
     finish(page, play_number, 0)
     assert text(page, "balance") == "£1,000,000.00"
     check_net(page, 100000000 - 500)
+    assert text(page, "net") == "+£999,995.00"
+    # The top bar with a large balance: nothing spills out, the page is not zoomed out.
+    check_no_overflow(page, "My Games with £1,000,000.00")
+    check_fits(page)
+    top = tid(page, "topbar").bounding_box()
+    assert top["width"] <= PHONE["width"] and top["height"] < 100, top
 
 
-def test_resume_after_reload(start_server: Any, browser: Browser) -> None:
-    """Reload mid-play, and close the tab and come back: the play continues at the same step."""
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_resume_after_reload(start_server: Any, browser: Browser, size: str) -> None:
+    """Reload mid-play, and a new tab: the same step, with the wheel, the Segment Indicator and
+    the Prize Table's colours where the play left them; the session's time and net position are
+    the same in the new tab."""
     server = start_server(["£14 (£6 + £8)"])
-    page = browser.new_page(server)
+    page = browser.new_page(server, DESKTOP if size == "desktop" else PHONE)
     register(page)
     deposit(page, 1000)
     play_number = buy(page)
     start_playing(page)
-    for _ in range(2):
-        if phase(page) == "bonus":
-            tid(page, "pick-even").click()
-        else:
-            tid(page, "spin").click()
-        page.wait_for_function(IDLE)
-    before = api(page, f"/api/plays/{play_number}")["board"]
+    for _ in range(12):
+        act(page, "even")
+        before = api(page, f"/api/plays/{play_number}")["board"]
+        coloured = [row["colour"] for row in before["prize_table"] if row["colour"]]
+        if before["phase"] == "main" and before["wheel"] != "orange" and coloured:
+            break
+    assert before["wheel"] != "orange" and coloured, before
+    started = tid(page, "session-time").get_attribute("data-started")
+    assert started
+    shown = text(page, "session-time")
     page.reload()
     wait_idle(page)
     assert phase(page) == before["phase"]
-    check_board(page, before)
+    check_board(page, before)  # wheel, every row's colour, the grid
+    wheel = before["wheel"]
+    assert page.locator(".pointer").evaluate("(p) => p.style.fill") == f"var(--{wheel})"
+    assert text(page, "indicator").startswith(f"Segment Indicator: {wheel.capitalize()}")
+    for i, row in enumerate(before["prize_table"]):
+        fill = tid(page, f"prize-row-{i}").locator(".shape").evaluate("(s) => s.style.fill")
+        assert fill == (f"var(--{row['colour']})" if row["colour"] else ""), (i, fill)
     browser.shot(page, "after-reload")
 
-    # A new tab (sessionStorage gone, cookies kept) also lands on the same step.
+    # A new tab (sessionStorage gone, cookies kept) lands on the same step, same session.
     context = page.context
     page.close()
     page2 = browser.watch(context.new_page())
     page2.goto("/")
     wait_idle(page2)
-    assert phase(page2) in ("start", before["phase"])
-    if phase(page2) == "start":
-        tid(page2, "play").click()
-        wait_idle(page2, before["phase"])
+    assert phase(page2) == before["phase"]
     check_board(page2, api(page2, f"/api/plays/{play_number}")["board"])
     assert api(page2, f"/api/plays/{play_number}")["board"]["revealed"] == before["revealed"]
+    assert tid(page2, "session-time").get_attribute("data-started") == started
+    assert text(page2, "session-time") >= shown  # hh:mm:ss since login, not since this tab
+    check_net(page2, -500)
+    assert api(page2, "/api/session")["started_at"] == started
     play_to_end(page2)
     check_end(page2, play_number)
     finish(page2, play_number, 500)
@@ -599,7 +538,9 @@ def test_try_mode_never_changes_balance(start_server: Any, browser: Browser) -> 
     tid(guest, "try-start").click()
     wait_idle(guest, "start")
     assert tid(guest, "try-banner").is_visible()
+    check_no_overflow(guest, "Try on a phone")  # brand, TRY banner and Sound in one row
     start_playing(guest)
+    check_fits(guest)
     play_to_end(guest)
     assert text(guest, "end-amount") == "£10.00"
     browser.shot(guest, "try-guest-end")
@@ -649,69 +590,43 @@ def test_keyboard_only(start_server: Any, browser: Browser) -> None:
     tab_to("how-to-close")
     page.keyboard.press("Enter")
     wait_idle(page, "main")
-    assert page.evaluate("document.activeElement.dataset.testid") == "spin"
-    browser.shot(page, "keyboard-focus-spin")
-    counts = {"spin": 0, "bonus": 0}
+    # Each new screen or panel puts the focus on its heading; Enter there spins (no control is
+    # focused), O / E pick in a Bonus Game, Tab reaches the buttons.
+    check_heading_focused(page, "Main Game")
+    browser.shot(page, "keyboard-main")
+    counts = {"spin": 0, "bonus": 0, "heading": 0}
     for _ in range(300):
         wait_idle(page)
         now = phase(page)
         if now == "over":
             break
-        focused = page.evaluate("document.activeElement.dataset.testid")
+        now_focused = focused(page)
         if now == "bonus":
-            assert focused in ("pick-odd", "pick-even"), focused
-            page.keyboard.press("Enter")
+            if now_focused["testid"] in ("pick-odd", "pick-even"):
+                page.keyboard.press("Enter")
+            else:
+                check_heading_focused(page, "BONUS GAME")
+                counts["heading"] += 1
+                page.keyboard.press("o" if counts["bonus"] % 2 else "e")
             counts["bonus"] += 1
         else:
-            assert focused == "spin", focused
+            if now_focused["testid"] != "spin":
+                check_heading_focused(page, "Main Game", "PRIZE GAME")
+                counts["heading"] += 1
             page.keyboard.press("Space" if counts["spin"] % 2 else "Enter")
             counts["spin"] += 1
         page.wait_for_function(IDLE)
-    assert counts["bonus"] >= 1
+    assert counts["bonus"] >= 1 and counts["heading"] >= 2, counts
     wait_idle(page, "over")
-    assert page.evaluate("document.activeElement.dataset.testid") == "finish"
+    check_heading_focused(page, "Congratulations")
+    page.keyboard.press("Tab")  # the takeover is modal: Tab goes to FINISH
+    assert focused(page)["testid"] == "finish"
     play_number = str(api(page, "/api/my-games")["items"][0]["play_number"])
     check_end(page, play_number)
     page.keyboard.press("Enter")
     wait_idle(page, "mygames")
+    check_heading_focused(page, "My Games")
     assert api(page, "/api/wallet")["balance_pence"] == 1000 - 500 + 600
-
-
-@pytest.mark.parametrize("size", ["desktop", "phone"])
-def test_viewports(start_server: Any, browser: Browser, size: str) -> None:
-    """Phone portrait and desktop: every screen of a Prize Game play fits without scrolling."""
-    viewport = DESKTOP if size == "desktop" else PHONE
-    server = start_server(["£15 (£5 + £10 Prize Game)"])
-    page = browser.new_page(server, viewport)
-    register(page)
-    browser.shot(page, "lobby")
-    deposit(page, 1000)
-    play_number = buy(page, browser, shots=True)
-    browser.shot(page, "start")
-    start_playing(page)
-    check_fits(page)
-    browser.shot(page, "main")
-    shots = set()
-    for _ in range(300):
-        wait_idle(page)
-        now = phase(page)
-        if now == "over":
-            break
-        check_fits(page)
-        if now not in shots:
-            shots.add(now)
-            browser.shot(page, now)
-        if now == "bonus":
-            tid(page, "pick-odd").click()
-        else:
-            tid(page, "spin").click()
-        page.wait_for_function(IDLE)
-    wait_idle(page, "over")
-    check_fits(page)
-    check_end(page, play_number)
-    browser.shot(page, "end")
-    finish(page, play_number, 500)
-    browser.shot(page, "my-games")
 
 
 def test_animations_run_at_full_length(start_server: Any, browser: Browser) -> None:

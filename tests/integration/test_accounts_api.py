@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+import pytest
 from sqlalchemy import func, select
 
 from colour_collector.store import tables
@@ -192,3 +193,108 @@ def test_audit_records_register_login_logout(client: Any, app: Any) -> None:
             .all()
         )
     assert kinds == ["register", "login", "logout"]
+
+
+def test_the_session_summary_counts_stakes_and_prizes_since_login(client: Any) -> None:
+    assert_problem(client.get("/api/session"), 401, "not_authenticated")
+    client.sign_up()
+    first = client.get("/api/session")
+    assert first.status_code == 200, first.text
+    summary = first.json()
+    assert summary["staked_pence"] == summary["won_pence"] == summary["net_pence"] == 0
+    assert summary["started_at"] < summary["expires_at"]
+    deposited = client.post("/api/wallet/test-deposit", json={"amount_pence": 1000})
+    assert deposited.status_code == 201
+    bought = client.post("/api/plays", json={"confirm": True})
+    assert bought.status_code == 201, bought.text
+    after = client.get("/api/session").json()
+    assert after["staked_pence"] == 500 and after["net_pence"] == after["won_pence"] - 500
+    assert after["started_at"] == summary["started_at"]  # the same session in every tab
+
+
+def test_registration_answers_every_bad_field_at_once(client: Any) -> None:
+    # What the schema says (the e-mail's form, the password's length) is checked together...
+    answer = client.post(
+        "/api/register",
+        json={"email": "nobody", "password": "short", "date_of_birth": "2015-06-01"},
+    )
+    body = assert_problem(answer, 422, "invalid_request")
+    assert [e["field"] for e in body["errors"]] == ["email", "password"]
+    # ...and so is what the rules say (the age, the date's plausibility).
+    answer = client.post(
+        "/api/register",
+        json={
+            "email": "kid@example.com",
+            "password": "long enough pw",
+            "date_of_birth": "2015-06-01",
+        },
+    )
+    body = assert_problem(answer, 422, "underage")
+    assert [e["field"] for e in body["errors"]] == ["date_of_birth"]
+
+
+@pytest.mark.parametrize(
+    ("email", "why"),
+    [
+        ("nul\x00@example.com", "U+0000"),
+        ("rtl\u202eevil@example.com", "U+202E"),
+        ("<script>@example.com", "email"),
+        ("a@localhost", "email"),
+        ("zero\u200bwidth@example.com", "U+200B"),
+    ],
+)
+def test_emails_are_checked_at_the_edge(client: Any, email: str, why: str) -> None:
+    for path in ("/api/register", "/api/login"):
+        body = {"email": email, "password": "long enough password"}
+        if path == "/api/register":
+            body["date_of_birth"] = "1990-01-01"
+        answer = assert_problem(client.post(path, json=body), 422, "invalid_request")
+        assert answer["errors"][0]["field"] == "email"
+        assert why in answer["detail"] or why == "email", answer["detail"]
+    with client.app.state.database.engine.connect() as connection:
+        stored = connection.execute(select(func.count()).select_from(tables.accounts)).scalar()
+    assert stored == 0
+
+
+@pytest.mark.parametrize(
+    "date_of_birth", ["0001-01-01", "1899-12-31", "1990-01-01T00:00:00", "19900101", "1990-1-1"]
+)
+def test_dates_of_birth_must_be_plausible_calendar_dates(client: Any, date_of_birth: str) -> None:
+    answer = client.post(
+        "/api/register",
+        json={
+            "email": "dob@example.com",
+            "password": "long enough password",
+            "date_of_birth": date_of_birth,
+        },
+    )
+    body = assert_problem(answer, 422, "invalid_request")
+    assert body["errors"][0]["field"] == "date_of_birth"
+
+
+def test_a_csrf_token_works_only_with_the_session_it_was_issued_for(
+    app: Any, new_client: Any, password: str
+) -> None:
+    first = new_client(app)
+    before_login = first.cookies["cc_csrf"]
+    first.sign_up("bound@example.com")
+    after_login = first.cookies["cc_csrf"]
+    assert after_login != before_login  # logging in issued a token for the new session
+    deposit = {"amount_pence": 100}
+    stale = first.post("/api/wallet/test-deposit", json=deposit,
+                       headers={"X-CSRF-Token": before_login})  # fmt: skip
+    assert_problem(stale, 403, "csrf_failed")
+    # Another session of the same player: its cookie, with the first session's token.
+    second = new_client(app)
+    assert second.login("bound@example.com", password).status_code == 200
+    second.cookies.delete("cc_csrf")
+    second.cookies.set("cc_csrf", after_login)
+    crossed = second.post("/api/wallet/test-deposit", json=deposit,
+                          headers={"X-CSRF-Token": after_login})  # fmt: skip
+    body = assert_problem(crossed, 403, "csrf_failed")
+    assert "for this session" in body["detail"]
+    ok = first.post("/api/wallet/test-deposit", json=deposit)  # the current token
+    assert ok.status_code == 201, ok.text
+    assert first.post("/api/logout").status_code == 204
+    assert first.cookies["cc_csrf"] != after_login  # logging out issued one for no session
+    assert first.get("/api/me").status_code == 401

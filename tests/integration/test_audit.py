@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -13,26 +12,24 @@ from sqlalchemy.exc import DBAPIError
 from typer.testing import CliRunner
 
 from colour_collector.cli.app import app as cli
-from colour_collector.service import accounts, audit
+from colour_collector.service import audit
 from colour_collector.service.models import AuditKind
 from colour_collector.store import Database, upgrade_to_head
+from support import sign_up
 
 
 @pytest.fixture
 def database(database_url: str) -> Any:
-    upgrade_to_head(database_url)
     db = Database(database_url)
     yield db
     db.dispose()
 
 
 def fill(database: Database, entries: int) -> None:
-    account = accounts.register(
-        database, email="a@example.com", password="a long enough password",
-        date_of_birth=dt.date(1980, 1, 1),
-    )  # fmt: skip
-    for n in range(entries - 1):
-        with database.unit_of_work() as uow:
+    """``entries`` entries: a registration, a login, then deposits' entries."""
+    account, _ = sign_up(database, "a@example.com")
+    for n in range(entries - 2):
+        with database() as uow:
             audit.append(uow, AuditKind.DEPOSIT, account.id, {"n": n, "note": "£5 ✓"})
             uow.commit()
 
@@ -86,7 +83,7 @@ def test_rewritten_chain_with_recomputed_hash_is_still_caught(
     database: Database, database_url: str
 ) -> None:
     fill(database, 3)
-    with database.unit_of_work(write=False) as uow:
+    with database() as uow:
         second = uow.audit.entries(after_seq=1, limit=1)[0]
     forged = audit.entry_hash(
         seq=2, created_at=second.created_at, kind=second.kind, account_id=second.account_id,
@@ -109,29 +106,29 @@ def test_audit_log_is_append_only_in_the_database(database: Database) -> None:
 
 
 def test_entry_hash_is_over_canonical_fields(database: Database) -> None:
-    fill(database, 2)
-    with database.unit_of_work(write=False) as uow:
-        first, second = uow.audit.entries()
+    fill(database, 3)
+    with database() as uow:
+        first, second, third = uow.audit.entries()
     assert first.prev_hash == audit.GENESIS_HASH
-    assert second.prev_hash == first.hash
-    assert json.loads(second.payload) == {"n": 0, "note": "£5 ✓"}
+    assert second.prev_hash == first.hash and third.prev_hash == second.hash
+    assert json.loads(third.payload) == {"n": 0, "note": "£5 ✓"}
     assert second.created_at.tzinfo is not None
 
 
 def test_store_chains_entries_as_entry_hash_does(database: Database) -> None:
-    # The store hashes the entry itself (in SQL on PostgreSQL); the hash must be the one
-    # entry_hash recomputes from the stored fields, for awkward payloads too.
+    # The stored entry's hash must be the one entry_hash recomputes from the stored fields,
+    # for awkward payloads too.
     payloads: list[dict[str, audit.JsonValue]] = [
         {},
         {"note": 'quote " backslash \\ £ ✓ \u2028', "n": -1},
         {"nested": {"b": [1, None, True], "a": "x"}},
     ]
     accounts = (None, 7, 2**31 - 1)
-    with database.unit_of_work() as uow:
+    with database() as uow:
         for account_id, payload in zip(accounts, payloads, strict=True):
             audit.append(uow, AuditKind.LOGIN, account_id, payload)
         uow.commit()
-    with database.unit_of_work(write=False) as uow:
+    with database() as uow:
         stored = list(uow.audit.entries())
     assert [entry.seq for entry in stored] == [1, 2, 3]
     assert [entry.account_id for entry in stored] == list(accounts)
@@ -153,7 +150,7 @@ def test_concurrent_appends_make_one_unbroken_chain(database: Database) -> None:
     def appender(worker: int) -> list[int]:
         seqs = []
         for n in range(each):
-            with database.unit_of_work() as uow:
+            with database() as uow:
                 audit.append(uow, AuditKind.DEPOSIT, None, {"w": worker, "n": n})
                 seq = uow.audit.head().seq  # the head stays locked by this transaction
                 if n % 5 == 4:

@@ -21,7 +21,7 @@ from plays_fixtures import (
 )
 
 from colour_collector.server.settings import Settings
-from colour_collector.service import audit, plays
+from colour_collector.service import audit, settle
 from colour_collector.service.clock import utcnow
 from colour_collector.store import Database
 
@@ -45,11 +45,11 @@ def test_due_play_is_auto_finished_once(player: Any, app: Any) -> None:
     assert board["revealed"] == 2
 
     rng = random.Random(7)
-    assert plays.auto_finish_due(database, rng, now=utcnow()) == []  # not due yet
+    assert settle.auto_finish_due(database, rng, now=utcnow()) == []  # not due yet
     assert player.get(f"/api/plays/{number}").json()["play"]["status"] == "in_progress"
 
     later = utcnow() + dt.timedelta(hours=24, seconds=1)
-    assert plays.auto_finish_due(database, rng, now=later) == [number]
+    assert settle.auto_finish_due(database, rng, now=later) == [number]
     view = player.get(f"/api/plays/{number}").json()
     assert view["play"]["status"] == "auto_finished"
     assert view["play"]["prize_pence"] == JACKPOT
@@ -65,7 +65,7 @@ def test_due_play_is_auto_finished_once(player: Any, app: Any) -> None:
 
     # A second round, a FINISH and a step change nothing.
     sums = ledger_sums(database)
-    assert plays.auto_finish_due(database, rng, now=later + dt.timedelta(days=1)) == []
+    assert settle.auto_finish_due(database, rng, now=later + dt.timedelta(days=1)) == []
     finished = player.post(f"/api/plays/{number}/finish", json={})
     assert finished.status_code == 200
     assert finished.json()["play"]["status"] == "auto_finished"

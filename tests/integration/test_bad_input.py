@@ -95,7 +95,9 @@ def test_huge_chunked_body_without_length(player: Any) -> None:
     assert_problem(response, 413, "body_too_large")
 
 
-@pytest.mark.parametrize("bad", ["abc", "0", "-1", "1.5", "99999999999999999999999", "%00"])
+@pytest.mark.parametrize(
+    "bad", ["abc", "0", "-1", "1.5", "2147483648", "9793167572", "99999999999999999999999", "%00"]
+)
 def test_bad_ids(player: Any, bad: str) -> None:
     response = player.get(f"/api/wallet/movements/{bad}")
     assert_problem(response, 422, "invalid_request", "movement_id")

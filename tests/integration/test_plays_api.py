@@ -27,6 +27,7 @@ from plays_fixtures import (
 )
 
 from colour_collector.game.prize_table import tier_by_name
+from colour_collector.server.app import create_app
 from colour_collector.server.settings import Settings
 from colour_collector.service import audit
 from colour_collector.store import Database
@@ -278,7 +279,7 @@ def test_insufficient_funds_changes_nothing(player: Any, database: Database) -> 
 def test_purchase_needs_confirmation(funded: Any, database: Database) -> None:
     before = ledger_sums(database)
     not_confirmed = funded.post("/api/plays", json={"confirm": False})
-    assert_problem(not_confirmed, 422, "confirmation_required", "confirm")
+    assert_problem(not_confirmed, 422, "invalid_request", "confirm")  # the schema says true
     assert_problem(funded.post("/api/plays", json={}), 422, "invalid_request", "confirm")
     assert ledger_sums(database) == before
 
@@ -344,9 +345,9 @@ def test_audit_chain_records_purchase_reveals_and_finish(funded: Any, database: 
         assert pick["pick"] == "odd" and isinstance(pick["number"], int)
     # The stored record's digest is the finish entry's; it equals the purchase entry's when no
     # bonus pick was filled in (picks are written into the record as they are made).
-    from colour_collector.service.plays import get_play
-
-    stored = get_play(database, funded.get("/api/me").json()["id"], number)
+    with database() as uow:
+        stored = uow.plays.get(number)
+    assert stored is not None
     assert finish["record_sha256"] == hashlib.sha256(stored.record.encode()).hexdigest()
     assert (purchase["record_sha256"] == finish["record_sha256"]) == (not picks)
     assert [kind for kind, _ in entries[:2]] == ["register", "login"]
@@ -364,29 +365,76 @@ def test_audit_verify_command_after_plays(funded: Any, database_url: str) -> Non
 
 
 @pytest.mark.parametrize("outcomes", [WINNERS])
-def test_steps_taken_by_two_processes_in_turn_show_the_stored_play(
-    funded: Any, monkeypatch: pytest.MonkeyPatch
+def test_steps_taken_by_two_servers_in_turn_show_the_stored_play(
+    funded: Any, settings: Settings, new_client: Any
 ) -> None:
-    """Each server process keeps the record it last saw of a play; steps served alternately by
-    two of them (two caches here) still build every screen from the stored play."""
-    from colour_collector.service import plays as plays_service
-    from colour_collector.service.record_cache import RecordCache
+    """Servers keep nothing between requests: steps served alternately by two apps on the same
+    database (two server processes behind a load balancer) build every screen from the stored
+    play."""
+    other = create_app(settings)
+    try:
+        second = new_client(other, csrf=False)
+        for name in ("cc_session", "cc_csrf"):  # the same browser: its session and CSRF token
+            second.cookies.set(name, funded.cookies.get(name))
+        second.headers["X-CSRF-Token"] = funded.cookies.get("cc_csrf")
+        servers = (funded, second)
+        for name in WINNERS:
+            bought = buy(funded).json()
+            number, board = bought["play"]["play_number"], bought["board"]
+            seen = []
+            while board["next"] is not None:
+                turn = len(seen)
+                pick = ("odd", "even", "even")[turn % 3]
+                body = {**step_body(board["next"], pick), "step": board["revealed"]}
+                answer = servers[turn % 2].post(f"/api/plays/{number}/steps", json=body)
+                assert answer.status_code == 200, answer.text
+                seen.append(answer.json())
+                board = seen[-1]["board"]
+            end = servers[len(seen) % 2].post(f"/api/plays/{number}/finish", json={}).json()
+            assert end["prize_pence"] == tier_by_name(name).prize_pence
+            recall = funded.get(f"/api/my-games/{number}").json()
+            assert recall["steps"] == seen  # what each answer showed is what was stored
+    finally:
+        other.state.database.dispose()
 
-    caches = (RecordCache(), RecordCache())
-    for name in WINNERS:
-        monkeypatch.setattr(plays_service, "RECORDS", caches[0])
-        bought = buy(funded).json()
-        number, board = bought["play"]["play_number"], bought["board"]
-        seen = []
-        while board["next"] is not None:
-            turn = len(seen)
-            monkeypatch.setattr(plays_service, "RECORDS", caches[turn % 2])
-            pick = ("odd", "even", "even")[turn % 3]
-            answer = funded.post(f"/api/plays/{number}/steps", json=step_body(board["next"], pick))
-            assert answer.status_code == 200, answer.text
-            seen.append(answer.json())
-            board = seen[-1]["board"]
-        end = funded.post(f"/api/plays/{number}/finish", json={}).json()
-        assert end["prize_pence"] == tier_by_name(name).prize_pence
-        recall = funded.get(f"/api/my-games/{number}").json()
-        assert recall["steps"] == seen  # what each answer showed is what was stored
+
+@pytest.mark.parametrize("outcomes", [["£6"]])
+def test_a_step_names_its_index_so_a_retry_answers_the_same_step(
+    funded: Any, database: Database
+) -> None:
+    bought = buy(funded).json()
+    number, board = bought["play"]["play_number"], bought["board"]
+    url = f"/api/plays/{number}/steps"
+    picked = False
+    while board["next"] is not None:
+        index, kind = board["revealed"], board["next"]
+        body = {**step_body(kind), "step": index}
+        first = funded.post(url, json=body)
+        assert first.status_code == 200, first.text
+        entries = len(audit_entries(database))
+        again = funded.post(url, json=body)  # the response was lost: the client retries
+        assert again.status_code == 200, again.text
+        assert again.json() == first.json()
+        assert len(audit_entries(database)) == entries  # nothing written by the retry
+        assert funded.get(f"/api/plays/{number}").json()["play"]["revealed"] == index + 1
+        if kind == "bonus_pick":
+            picked = True
+            other = funded.post(url, json={**body, "pick": "even"})
+            assert_problem(other, 409, "step_out_of_order")
+        board = first.json()["board"]
+        ahead = funded.post(url, json={**step_body(board["next"] or "spin"), "step": index + 2})
+        assert_problem(ahead, 409, "step_out_of_order")
+        assert ahead.json()["revealed"] == index + 1
+        if index >= 1:  # a stale tab two steps behind is told how far the play is
+            stale = funded.post(url, json={**step_body(kind), "step": index - 1})
+            assert_problem(stale, 409, "step_out_of_order")
+            assert stale.json()["revealed"] == index + 1
+    assert picked  # a £6 play wins its booster in a Bonus Game
+    assert funded.post(f"/api/plays/{number}/finish", json={}).status_code == 200
+
+
+def test_a_step_index_must_be_a_small_whole_number(funded: Any) -> None:
+    number = buy(funded).json()["play"]["play_number"]
+    for bad in (-1, 10_001, "1", 1.5, True):
+        answer = funded.post(f"/api/plays/{number}/steps", json={"kind": "spin", "step": bad})
+        assert_problem(answer, 422, "invalid_request", "step")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as dt
 import random
-import secrets
 import threading
 import uuid
 from collections import Counter
@@ -30,18 +29,14 @@ from plays_fixtures import (
 
 from colour_collector.game.pool import load_pool
 from colour_collector.server.settings import Settings
-from colour_collector.service import accounts, plays, wallet
-from colour_collector.service.accounts import Caller
-from colour_collector.service.errors import (
-    InsufficientFundsError,
-    PlayNotOverError,
-    StepOutOfOrderError,
-)
-from colour_collector.service.models import MovementKind
+from colour_collector.service import my_games, records, reveal, settle
+from colour_collector.service import purchase as buying
+from colour_collector.service.errors import InsufficientFundsError, StepOutOfOrderError
 from colour_collector.service.outcomes import IndependentSource
 from colour_collector.service.play_numbers import new_play_number
-from colour_collector.service.plays import PlayPolicy
-from colour_collector.store import Database, upgrade_to_head
+from colour_collector.service.purchase import PlayPolicy
+from colour_collector.store import Database
+from support import fund, sign_up
 
 POLICY = PlayPolicy(PRICE, dt.timedelta(hours=24), IndependentSource(load_pool()))
 
@@ -53,24 +48,17 @@ def settings(database_url: str, tmp_path: Path) -> Settings:
 
 @pytest.fixture
 def database(database_url: str) -> Any:
-    upgrade_to_head(database_url)
-    db = Database(database_url, pool_size=10, max_overflow=20)
+    db = Database(database_url, pool_size=20)
     yield db
     db.dispose()
 
 
-def new_account(database: Database, name: str, pence: int) -> int:
-    account = accounts.register(
-        database,
-        email=f"{name}@example.com",
-        password="a long enough password",
-        date_of_birth=dt.date(1980, 1, 1),
-    )
+def new_player(database: Database, name: str, pence: int) -> tuple[int, str]:
+    """A player with ``pence`` in the wallet: the account id and a session token."""
+    account, token = sign_up(database, f"{name}@example.com")
     if pence:
-        with database.unit_of_work() as uow:
-            wallet.credit(uow, account.id, pence, MovementKind.DEPOSIT, reference="test")
-            uow.commit()
-    return account.id
+        fund(database, token, pence)
+    return account.id, token
 
 
 def run_together(workers: int, job: Callable[[int], Any]) -> list[Any]:
@@ -86,12 +74,12 @@ def run_together(workers: int, job: Callable[[int], Any]) -> list[Any]:
 
 
 def test_twenty_parallel_purchases_with_one_key(database: Database) -> None:
-    account = new_account(database, "idem", 10 * PRICE)
+    account, token = new_player(database, "idem", 10 * PRICE)
     rng = random.SystemRandom()
     answers = run_together(
         20,
-        lambda _: plays.purchase(
-            database, account, POLICY, confirm=True, idempotency_key="same-key", rng=rng
+        lambda _: buying.purchase(
+            database, token, POLICY, confirm=True, idempotency_key="same-key", rng=rng
         ),
     )
     assert sum(answer.created for answer in answers) == 1
@@ -101,90 +89,70 @@ def test_twenty_parallel_purchases_with_one_key(database: Database) -> None:
     sums = ledger_sums(database)
     assert sums["plays"] == 1
     assert sums["stake"] == -PRICE
-    with database.unit_of_work(write=False) as uow:
-        assert wallet.balance(uow, account) == 9 * PRICE
+    with database() as uow:
+        assert uow.wallets.balance(account) == 9 * PRICE
 
 
-def play_until_broke(
-    database: Database, account: int, rng: random.Random, caller: Caller | None = None
-) -> Counter[str]:
+STEP_OF = {"MainSpin": "spin", "BonusRound": "bonus_pick", "PrizeSpin": "prize_spin"}
+
+
+def play_until_broke(database: Database, token: str, rng: random.Random) -> Counter[str]:
     """Buy (or resume), reveal everything and finish until the money runs out.
 
     Several threads run this for the same player at once, so each step may race with another
-    thread's: a conflict answer is normal, anything else fails the test. ``caller`` (default:
-    the account id) is who buys, reveals and finishes: a session token takes the session
-    look-up paths, which lock the account or the play in the same statement.
+    thread's: a conflict answer is normal, anything else fails the test.
     """
-    who: Caller = account if caller is None else caller
     seen: Counter[str] = Counter()
     for _ in range(200):
         try:
-            bought = plays.purchase(
-                database, who, POLICY, confirm=True, idempotency_key=uuid.uuid4().hex, rng=rng
+            bought = buying.purchase(
+                database, token, POLICY, confirm=True, idempotency_key=uuid.uuid4().hex, rng=rng
             )
         except InsufficientFundsError:
             seen["broke"] += 1
             return seen
         seen["bought" if bought.created else "resumed"] += 1
-        play = bought.play
+        number = bought.play.play_number
         while True:
-            current = plays.get_play(database, account, play.play_number)
+            current = my_games.get_play(database, token, number)
             if current.status.value != "in_progress" or current.revealed == current.steps:
                 break
-            record = plays.record_of(current)
-            kind = type(record.steps[current.revealed]).__name__
-            step = {"MainSpin": "spin", "BonusRound": "bonus_pick", "PrizeSpin": "prize_spin"}
+            kind = type(records.decode(current.record).steps[current.revealed]).__name__
             try:
-                plays.reveal(
+                reveal.reveal(
                     database,
-                    who,
-                    play.play_number,
-                    step[kind],
+                    token,
+                    number,
+                    STEP_OF[kind],
                     "even" if kind == "BonusRound" else None,
                     rng=rng,
+                    step=current.revealed,
                 )
             except StepOutOfOrderError:
                 seen["conflict"] += 1
-        try:
-            plays.finish(database, who, play.play_number)
-        except PlayNotOverError:  # pragma: no cover - every step was revealed above
-            raise
+        settle.finish(database, token, number)
     return seen
 
 
-@pytest.mark.parametrize("by_session", [False, True], ids=["account", "session"])
-def test_parallel_purchases_never_overdraw(database: Database, by_session: bool) -> None:
-    deposits = {
-        new_account(database, f"p{i}", pence): pence
+def test_parallel_purchases_never_overdraw(database: Database) -> None:
+    players = [
+        (*new_player(database, f"p{i}", pence), pence)
         for i, pence in enumerate([PRICE - 1, PRICE, 2 * PRICE + 250, 3 * PRICE])
-    }
+    ]
     rng = random.SystemRandom()
-    callers: dict[int, Caller] = {account: account for account in deposits}
-    if by_session:
-        now = dt.datetime.now(dt.UTC)
-        with database.unit_of_work() as uow:
-            for account in deposits:
-                token = secrets.token_urlsafe(24)
-                uow.sessions.add(
-                    token_hash=accounts.hash_token(token), account_id=account, created_at=now,
-                    expires_at=now + dt.timedelta(hours=1),
-                )  # fmt: skip
-                callers[account] = accounts.SessionToken(token)
-            uow.commit()
-    owners = [account for account in deposits for _ in range(3)]
-    outcomes = run_together(
-        len(owners), lambda i: play_until_broke(database, owners[i], rng, callers[owners[i]])
-    )
+    threads = [player for player in players for _ in range(3)]
+    outcomes = run_together(len(threads), lambda i: play_until_broke(database, threads[i][1], rng))
     assert all(seen["broke"] == 1 for seen in outcomes)
 
     assert running_balances_never_negative(database)
     sums = ledger_sums(database)
-    assert sums["deposit"] == sum(deposits.values())
+    deposits = sum(pence for _, _, pence in players)
+    assert sums["deposit"] == deposits
     assert -sums["stake"] == PRICE * sums["plays"]
     assert sums["plays"] == sum(seen["bought"] for seen in outcomes)
-    with database.unit_of_work(write=False) as uow:
-        balances = {account: wallet.balance(uow, account) for account in deposits}
-        for account, pence in deposits.items():
+    with database() as uow:
+        balances = {account: uow.wallets.balance(account) for account, _, _ in players}
+        for account, _, pence in players:
             mine = uow.plays.page(account, 0, 100)
             assert all(p.status.value == "finished" for p in mine)
             prizes = sum(p.prize_pence for p in mine)

@@ -26,7 +26,7 @@ from plays_fixtures import PRICE, SECRET, step_body
 
 from colour_collector.service import audit
 from colour_collector.store import Database
-from support import free_port
+from support import browser_like_client, free_port
 
 pytestmark = pytest.mark.slow
 
@@ -68,9 +68,9 @@ def start_server(database_url: str, tmp_path: Path, port: int) -> subprocess.Pop
 
 
 def new_client(port: int, cookies: httpx.Cookies | None = None) -> httpx.Client:
-    client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30, cookies=cookies)
-    token = client.get("/api/csrf").json()["csrf_token"]
-    client.headers["X-CSRF-Token"] = token
+    client: httpx.Client = browser_like_client(
+        f"http://127.0.0.1:{port}", timeout=30, cookies=cookies
+    )
     return client
 
 

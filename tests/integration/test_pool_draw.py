@@ -21,11 +21,12 @@ from colour_collector.game.draw import NO_WIN
 from colour_collector.game.pool import load_pool
 from colour_collector.game.prize_table import load_tiers
 from colour_collector.server.settings import Settings
-from colour_collector.service import accounts, plays, wallet
+from colour_collector.service import purchase as buying
 from colour_collector.service.errors import PoolExhaustedServiceError
-from colour_collector.service.models import MovementKind
 from colour_collector.service.outcomes import FinitePoolSource
+from colour_collector.service.purchase import PlayPolicy
 from colour_collector.store import Database
+from support import fund, sign_up
 
 
 def small_pool() -> tuple[int, ...]:
@@ -45,15 +46,15 @@ def expected_deals(remaining: tuple[int, ...]) -> Counter[int]:
 
 
 def store_pool(database: Database, remaining: tuple[int, ...]) -> None:
-    with database.unit_of_work() as uow:
-        assert uow.pool.lock() is not None  # the server stored the whole pool at start
+    with database() as uow:
+        assert uow.pool.get_for_update() is not None  # the server stored the whole pool at start
         uow.pool.save(remaining, 6_500_000 - sum(remaining))
         uow.commit()
 
 
 def stored_pool(database: Database) -> tuple[int, ...] | None:
-    with database.unit_of_work() as uow:
-        return uow.pool.lock()
+    with database() as uow:
+        return uow.pool.get_for_update()
 
 
 @pytest.fixture
@@ -71,7 +72,7 @@ def deal_until_sold_out(database: Database, source: FinitePoolSource) -> list[in
     rng = random.SystemRandom()
     dealt = []
     while True:
-        with database.unit_of_work() as uow:
+        with database() as uow:
             try:
                 tier = source.draw(uow, rng)
             except PoolExhaustedServiceError:
@@ -107,27 +108,20 @@ def test_parallel_purchases_take_exactly_the_entries_left(database: Database) ->
     left = [0] * (len(load_tiers()) + 1)
     left[0], left[-1] = 4, 6  # 10 plays on sale, 14 buyers
     store_pool(database, tuple(left))
-    policy = plays.PlayPolicy(PRICE, dt.timedelta(hours=24), FinitePoolSource(load_pool()))
+    policy = PlayPolicy(PRICE, dt.timedelta(hours=24), FinitePoolSource(load_pool()))
     buyers = []
     for n in range(14):
-        account = accounts.register(
-            database,
-            email=f"b{n}@example.com",
-            password="a long enough password",
-            date_of_birth=dt.date(1980, 1, 1),
-        )
-        with database.unit_of_work() as uow:
-            wallet.credit(uow, account.id, PRICE, MovementKind.DEPOSIT)
-            uow.commit()
-        buyers.append(account.id)
+        account, token = sign_up(database, f"b{n}@example.com")
+        fund(database, token, PRICE)
+        buyers.append((account.id, token))
     start = threading.Barrier(len(buyers))
     rng = random.SystemRandom()
 
-    def purchase(account: int) -> int | None:
+    def purchase(buyer: tuple[int, str]) -> int | None:
         start.wait()
         try:
-            done = plays.purchase(
-                database, account, policy, confirm=True, idempotency_key=None, rng=rng
+            done = buying.purchase(
+                database, buyer[1], policy, confirm=True, idempotency_key=None, rng=rng
             )
         except PoolExhaustedServiceError:
             return None
@@ -138,8 +132,8 @@ def test_parallel_purchases_take_exactly_the_entries_left(database: Database) ->
     sold = [index for index in got if index is not None]
     assert Counter(sold) == expected_deals(tuple(left))
     assert got.count(None) == 4
-    with database.unit_of_work(write=False) as uow:
-        balances = [wallet.balance(uow, account) for account in buyers]
+    with database() as uow:
+        balances = [uow.wallets.balance(account) for account, _ in buyers]
     assert sorted(balances) == [0] * 10 + [PRICE] * 4
     assert ledger_sums(database)["plays"] == 10
 
@@ -156,7 +150,7 @@ database = Database(sys.argv[1])
 source = FinitePoolSource(load_pool())
 rng = random.SystemRandom()
 while True:
-    with database.unit_of_work() as uow:
+    with database() as uow:
         try:
             tier = source.draw(uow, rng)
         except PoolExhaustedServiceError:

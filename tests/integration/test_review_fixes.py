@@ -13,7 +13,7 @@ from sqlalchemy import select, update
 
 from colour_collector.game.pool import POOL_SIZE
 from colour_collector.server.app import create_app
-from colour_collector.service import plays
+from colour_collector.service import settle
 from colour_collector.store.tables import plays as plays_table
 from colour_collector.store.tables import prize_pool
 from support import make_settings
@@ -79,7 +79,7 @@ def test_one_broken_play_does_not_stop_auto_finish(
         )
     later = dt.datetime.now(dt.UTC) + dt.timedelta(days=2)
     with caplog.at_level(logging.ERROR):
-        done = plays.auto_finish_due(database, random.Random(1), now=later)
+        done = settle.auto_finish_due(database, random.Random(1), now=later)
     assert done == [numbers[1]]
     assert numbers[0] in caplog.text
     database.dispose()

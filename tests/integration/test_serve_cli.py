@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from colour_collector.server.settings import SQLITE_FILENAME
+from support import browser_like_client
 
 COMMAND = [sys.executable, "-c", "from colour_collector.cli.app import main; main()"]
 
@@ -63,19 +64,23 @@ def test_serve_starts_creates_sqlite_and_answers_healthz(tmp_path: Path) -> None
     assert "Traceback" not in output
 
 
+@pytest.fixture
+def backend() -> str:
+    """Several server processes share one database only on PostgreSQL."""
+    return "postgresql"
+
+
 @pytest.mark.slow
-def test_serve_with_two_workers_shares_one_database(tmp_path: Path) -> None:
+def test_serve_with_two_workers_shares_one_database(database_url: str, tmp_path: Path) -> None:
     port = free_port()
-    data_dir = tmp_path / "data"
     process = subprocess.Popen(
-        [*COMMAND, "serve", "--port", str(port), "--data-dir", str(data_dir), "--workers", "2",
-         "--no-access-log"],
+        [*COMMAND, "serve", "--port", str(port), "--workers", "2", "--no-access-log"],
         cwd=tmp_path,
-        env=clean_env(),
+        env=clean_env(COLOUR_COLLECTOR_DATABASE_URL=database_url),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-    )  # fmt: skip
+    )
     try:
         deadline = time.monotonic() + 60
         answers: list[int] = []
@@ -85,7 +90,6 @@ def test_serve_with_two_workers_shares_one_database(tmp_path: Path) -> None:
             except httpx.TransportError:
                 time.sleep(0.1)
         assert answers == [200] * 20, f"exit={process.poll()}"
-        assert (data_dir / SQLITE_FILENAME).is_file()
     finally:
         process.terminate()
         output, _ = process.communicate(timeout=30)
@@ -93,6 +97,22 @@ def test_serve_with_two_workers_shares_one_database(tmp_path: Path) -> None:
     assert output.count("Started server process") == 2
     assert "Traceback" not in output
     assert "GET /healthz" not in output  # --no-access-log
+
+
+def test_sqlite_is_served_by_one_process(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [*COMMAND, "serve", "--port", str(free_port()), "--workers", "2"],
+        check=False,
+        cwd=tmp_path,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "SQLite is served by one process" in done.stderr and "PostgreSQL" in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+    assert not (tmp_path / "data").exists()
 
 
 @pytest.mark.parametrize(
@@ -135,8 +155,8 @@ def test_production_with_default_secret_refuses_to_start(tmp_path: Path) -> None
 @pytest.mark.parametrize(
     ("url", "expected"),
     [
-        ("postgresql+psycopg://colour@127.0.0.1:1/colour", "through the psycopg2 driver"),
-        ("postgresql+nodriver://colour@127.0.0.1:1/colour", "through the psycopg2 driver"),
+        ("postgresql+psycopg2://colour@127.0.0.1:1/colour", "through psycopg 3"),
+        ("postgresql+nodriver://colour@127.0.0.1:1/colour", "through psycopg 3"),
         ("nosuchdb://colour@127.0.0.1:1/colour", "nosuchdb"),
         ("mysql://colour@127.0.0.1:1/colour", "only SQLite and PostgreSQL"),
     ],
@@ -157,3 +177,63 @@ def test_a_database_url_with_an_unsupported_driver_is_refused(
         assert done.returncode != 0, done
         assert "cannot open the database" in done.stderr and expected in done.stderr, done
         assert "Traceback" not in done.stderr + done.stdout
+
+
+def test_a_bad_checkpoint_key_file_stops_serve_before_it_listens(tmp_path: Path) -> None:
+    short = tmp_path / "key"
+    short.write_bytes(b"too short")
+    for key_file in (short, tmp_path / "missing"):
+        done = subprocess.run(
+            [*COMMAND, "serve", "--port", str(free_port())],
+            check=False,
+            cwd=tmp_path,
+            env=clean_env(
+                COLOUR_COLLECTOR_AUDIT_CHECKPOINT_DIR=str(tmp_path / "anchors"),
+                COLOUR_COLLECTOR_AUDIT_CHECKPOINT_KEY_FILE=str(key_file),
+            ),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 2, done
+        assert "checkpoint key file" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("trusted", [None, "127.0.0.1"])
+def test_forwarded_addresses_count_only_from_trusted_proxies(
+    tmp_path: Path, trusted: str | None
+) -> None:
+    port = free_port()
+    extra = {} if trusted is None else {"COLOUR_COLLECTOR_FORWARDED_ALLOW_IPS": trusted}
+    process = subprocess.Popen(
+        [*COMMAND, "serve", "--port", str(port), "--no-access-log"],
+        cwd=tmp_path,
+        env=clean_env(COLOUR_COLLECTOR_LOGIN_MAX_FAILURES_PER_CLIENT="3", **extra),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        client = browser_like_client(base, timeout=10)
+        statuses = []
+        for n in range(5):  # each from another claimed address, each another e-mail
+            body = {"email": f"nobody{n}@example.com", "password": "wrong password!"}
+            forged = {"X-Forwarded-For": f"203.0.113.{n}"}
+            statuses.append(client.post("/api/login", json=body, headers=forged).status_code)
+        client.close()
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+    if trusted is None:  # the claimed addresses are ignored: one client, throttled after 3
+        assert statuses == [401, 401, 401, 429, 429]
+    else:  # a trusted proxy's word is taken: five clients
+        assert statuses == [401] * 5

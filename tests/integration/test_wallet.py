@@ -19,10 +19,10 @@ from colour_collector.service.errors import (
     InsufficientFundsError,
     InvalidInputError,
     NotAuthenticatedError,
-    NotFoundError,
 )
-from colour_collector.service.models import AuditKind, MovementKind
+from colour_collector.service.models import AuditKind, MovementKind, Session
 from colour_collector.store import Database, tables
+from support import sign_up
 
 
 def ledger_amounts(database: Database, account_id: int) -> list[int]:
@@ -122,119 +122,91 @@ def test_production_refuses_unsafe_settings(tmp_path: Path) -> None:
 
 @pytest.fixture
 def database(database_url: str) -> Any:
-    from colour_collector.store import upgrade_to_head
-
-    upgrade_to_head(database_url)
     db = Database(database_url)
     yield db
     db.dispose()
 
 
+NOW = dt.datetime(2026, 12, 2, tzinfo=dt.UTC)
+
+
 def new_account(database: Database, email: str = "w@example.com") -> int:
-    return accounts.register(
-        database,
-        email=email,
-        password="a long enough password",
-        date_of_birth=dt.date(1980, 1, 1),
-    ).id
+    account, _ = sign_up(database, email)
+    return account.id
+
+
+def credit(uow: Any, account_id: int, amount: int) -> None:
+    assert uow.accounts.get_for_update(account_id) is not None
+    wallet.credit(uow, account_id, amount, MovementKind.DEPOSIT, reference=None, now=NOW)
 
 
 def test_debit_refuses_insufficient_funds_and_writes_nothing(database: Database) -> None:
     account_id = new_account(database)
-    with database.unit_of_work() as uow:
-        wallet.credit(uow, account_id, 300, MovementKind.DEPOSIT)
+    with database() as uow:
+        credit(uow, account_id, 300)
         uow.commit()
-    with database.unit_of_work() as uow, pytest.raises(InsufficientFundsError) as refused:
-        wallet.debit(uow, account_id, 500, MovementKind.STAKE)
-    assert refused.value.balance_pence == 300
-    with database.unit_of_work() as uow:
-        wallet.debit(uow, account_id, 300, MovementKind.STAKE, reference="play-1")
+    with database() as uow, pytest.raises(InsufficientFundsError) as refused:
+        uow.accounts.get_for_update(account_id)
+        wallet.debit(uow, account_id, 500, MovementKind.STAKE, reference=None, now=NOW)
+    assert (refused.value.balance_pence, refused.value.wanted_pence) == (300, 500)
+    with database() as uow:
+        uow.accounts.get_for_update(account_id)
+        after = wallet.debit(uow, account_id, 300, MovementKind.STAKE, reference="p", now=NOW)
         uow.commit()
+    assert after == 0
     assert ledger_amounts(database, account_id) == [300, -300]
-    with database.unit_of_work(write=False) as uow:
-        assert wallet.balance(uow, account_id) == 0
     for bad in (0, -1):
-        with database.unit_of_work() as uow, pytest.raises(InvalidInputError):
-            wallet.debit(uow, account_id, bad, MovementKind.STAKE)
-
-
-def test_locked_movements_check_like_the_others(database: Database) -> None:
-    """``debit_locked``/``credit_locked``: for a caller holding the account's lock; written with
-    the commit, and refused (writing nothing) like ``debit``/``credit``."""
-    account_id = new_account(database)
-    when = dt.datetime(2026, 12, 2, tzinfo=dt.UTC)
-    with database.unit_of_work() as uow:
-        wallet.credit_locked(uow, account_id, 800, MovementKind.DEPOSIT, reference=None, now=when)
-        assert wallet.balance(uow, account_id) == 800  # seen inside its own unit of work
-    assert ledger_amounts(database, account_id) == []  # not committed: nothing
-    with database.unit_of_work() as uow:
-        wallet.credit_locked(uow, account_id, 800, MovementKind.DEPOSIT, reference=None, now=when)
-        uow.commit()
-    with database.unit_of_work() as uow, pytest.raises(InsufficientFundsError) as refused:
-        wallet.debit_locked(
-            uow, account_id, 900, MovementKind.STAKE, balance_pence=800, reference="p", now=when
-        )
-    assert (refused.value.balance_pence, refused.value.wanted_pence) == (800, 900)
-    for bad in (0, -5):
-        with database.unit_of_work() as uow, pytest.raises(InvalidInputError):
-            wallet.credit_locked(uow, account_id, bad, MovementKind.PRIZE, reference=None, now=when)
-        with database.unit_of_work() as uow, pytest.raises(InvalidInputError):
-            wallet.debit_locked(
-                uow, account_id, bad, MovementKind.STAKE, balance_pence=800, reference=None,
-                now=when,
-            )  # fmt: skip
-    with database.unit_of_work() as uow:
-        wallet.debit_locked(
-            uow, account_id, 500, MovementKind.STAKE, balance_pence=800, reference="p", now=when
-        )
-        uow.commit()
-    assert ledger_amounts(database, account_id) == [800, -500]
+        with database() as uow, pytest.raises(InvalidInputError):
+            wallet.debit(uow, account_id, bad, MovementKind.STAKE, reference=None, now=NOW)
+        with database() as uow, pytest.raises(InvalidInputError):
+            wallet.credit(uow, account_id, bad, MovementKind.PRIZE, reference=None, now=NOW)
+    assert ledger_amounts(database, account_id) == [300, -300]
 
 
 def test_a_live_session_locks_its_account(database: Database) -> None:
     account_id = new_account(database)
     hour = dt.timedelta(hours=1)
-    now = dt.datetime(2026, 12, 2, tzinfo=dt.UTC)
-    with database.unit_of_work() as uow:
-        uow.sessions.add(token_hash="live", account_id=account_id, created_at=now,
-                         expires_at=now + hour)  # fmt: skip
-        uow.sessions.add(token_hash="dead", account_id=account_id, created_at=now, expires_at=now)
+    with database() as uow:
+        uow.accounts.add_session(Session("live", account_id, NOW, NOW + hour))
+        uow.accounts.add_session(Session("dead", account_id, NOW, NOW))
         uow.commit()
-    with database.unit_of_work() as uow:
-        assert uow.sessions.lock_account_for("live", now) == account_id
-        assert uow.sessions.lock_account_for("dead", now) is None
-        assert uow.sessions.lock_account_for("none", now) is None
-    with database.unit_of_work() as uow, pytest.raises(NotAuthenticatedError):
-        accounts.locked_caller_id(uow, accounts.SessionToken("not a token"), now)
-    with database.unit_of_work() as uow, pytest.raises(NotFoundError):
-        accounts.locked_caller_id(uow, account_id + 1000, now)
+    with database() as uow:
+        found = uow.accounts.session_for_update("live", NOW)
+        assert found is not None and found.account_id == account_id
+        assert uow.accounts.session_for_update("dead", NOW) is None
+        assert uow.accounts.session_for_update("none", NOW) is None
+    with database() as uow, pytest.raises(NotAuthenticatedError):
+        accounts.live_session(uow, "not a token", NOW, lock_account=True)
 
 
 def test_uncommitted_unit_of_work_rolls_back(database: Database) -> None:
     account_id = new_account(database)
-    with database.unit_of_work() as uow:
-        wallet.credit(uow, account_id, 500, MovementKind.DEPOSIT)
+    before = audit.verify_chain(database).entries
+    with database() as uow:
+        credit(uow, account_id, 500)
         audit.append(uow, AuditKind.DEPOSIT, account_id, {"amount_pence": 500})
-    with database.unit_of_work():
+    with database():
         pass
     assert ledger_amounts(database, account_id) == []
-    assert audit.verify_chain(database).entries == 1  # only the registration
+    assert audit.verify_chain(database).entries == before
 
 
 def test_parallel_debits_never_overdraw(database: Database) -> None:
     """20 threads try to spend £1 each from £10: exactly 10 succeed, none overdraws."""
     account_id = new_account(database)
-    with database.unit_of_work() as uow:
-        wallet.credit(uow, account_id, 1000, MovementKind.DEPOSIT)
+    with database() as uow:
+        credit(uow, account_id, 1000)
         uow.commit()
+    before = audit.verify_chain(database).entries
     start = threading.Barrier(20)
 
     def spend(n: int) -> bool:
         start.wait()
         try:
-            with database.unit_of_work() as uow:
-                row = wallet.debit(uow, account_id, 100, MovementKind.STAKE, reference=f"p{n}")
-                audit.append(uow, AuditKind.PURCHASE, account_id, {"movement_id": row.id})
+            with database() as uow:
+                uow.accounts.get_for_update(account_id)
+                wallet.debit(uow, account_id, 100, MovementKind.STAKE, reference=f"p{n}", now=NOW)
+                audit.append(uow, AuditKind.PURCHASE, account_id, {"n": n})
                 uow.commit()
         except InsufficientFundsError:
             return False
@@ -243,27 +215,27 @@ def test_parallel_debits_never_overdraw(database: Database) -> None:
     with ThreadPoolExecutor(max_workers=20) as pool:
         results = list(pool.map(spend, range(20)))
     assert results.count(True) == 10
-    amounts = ledger_amounts(database, account_id)
-    assert sum(amounts) == 0
-    with database.unit_of_work(write=False) as uow:
-        assert wallet.balance(uow, account_id) == sum(amounts)
-    report = audit.verify_chain(database)
-    assert report.entries == 1 + 10  # register + one per successful purchase, no fork
+    assert sum(ledger_amounts(database, account_id)) == 0
+    assert audit.verify_chain(database).entries == before + 10  # one per purchase, no fork
 
 
 def test_parallel_deposits_and_withdrawals_keep_ledger_balanced(database: Database) -> None:
     account_id = new_account(database)
+    before = audit.verify_chain(database).entries
     start = threading.Barrier(20)
 
     def move(n: int) -> int:
         start.wait()
-        with database.unit_of_work() as uow:
+        with database() as uow:
+            uow.accounts.get_for_update(account_id)
             try:
                 if n % 2 == 0:
-                    wallet.credit(uow, account_id, 70, MovementKind.DEPOSIT)
+                    wallet.credit(
+                        uow, account_id, 70, MovementKind.DEPOSIT, reference=None, now=NOW
+                    )
                     change = 70
                 else:
-                    wallet.debit(uow, account_id, 50, MovementKind.STAKE)
+                    wallet.debit(uow, account_id, 50, MovementKind.STAKE, reference=None, now=NOW)
                     change = -50
             except InsufficientFundsError:
                 return 0
@@ -280,4 +252,45 @@ def test_parallel_deposits_and_withdrawals_keep_ledger_balanced(database: Databa
     for amount in amounts:  # ledger ids follow commit order: the balance never dipped below 0
         running += amount
         assert running >= 0
-    assert audit.verify_chain(database).entries == 1 + len(amounts)
+    assert audit.verify_chain(database).entries == before + len(amounts)
+
+
+def test_a_retried_deposit_credits_once(player: Any, app: Any) -> None:
+    key = {"Idempotency-Key": "deposit-1"}
+    first = player.post("/api/wallet/test-deposit", json={"amount_pence": 2500}, headers=key)
+    assert first.status_code == 201, first.text
+    for _ in range(3):  # the answer was lost: the client sends it again
+        again = player.post("/api/wallet/test-deposit", json={"amount_pence": 2500}, headers=key)
+        assert again.status_code == 200, again.text
+        assert again.json()["movement"] == first.json()["movement"]
+        assert again.json()["balance_pence"] == 2500
+    other = player.post("/api/wallet/test-deposit", json={"amount_pence": 999}, headers=key)
+    assert other.status_code == 422 and other.json()["errors"][0]["field"] == "Idempotency-Key"
+    assert player.get("/api/wallet").json()["balance_pence"] == 2500
+    deposits = [e for e in audit_kinds(app) if e == "deposit"]
+    assert len(deposits) == 1
+    second = player.post(
+        "/api/wallet/test-deposit", json={"amount_pence": 500}, headers={"Idempotency-Key": "d2"}
+    )
+    assert second.status_code == 201 and second.json()["balance_pence"] == 3000
+
+
+def test_parallel_retries_of_one_deposit_credit_once(database: Database) -> None:
+    account, token = sign_up(database, "retry@example.com")
+    start = threading.Barrier(12)
+
+    def deposit(_: int) -> int:
+        start.wait()
+        return wallet.test_deposit(
+            database, token, 700, enabled=True, idempotency_key="same", now=NOW
+        ).movement.id
+
+    with ThreadPoolExecutor(12) as pool:
+        ids = set(pool.map(deposit, range(12)))
+    assert len(ids) == 1
+    assert ledger_amounts(database, account.id) == [700]
+
+
+def audit_kinds(app: Any) -> list[str]:
+    with app.state.database() as uow:
+        return [entry.kind for entry in uow.audit.entries()]

@@ -1,4 +1,5 @@
-"""The audit hash in two pieces (what the store chains) equals the hash over all fields."""
+"""The audit hash in two pieces (what the store chains in SQL) equals the hash over all fields
+(what the verifier recomputes in Python)."""
 
 from __future__ import annotations
 

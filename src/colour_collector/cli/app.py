@@ -5,6 +5,8 @@ from __future__ import annotations
 # Importing a command module registers its commands on ``app``.
 from colour_collector.cli import (  # noqa: F401
     audit_cmd,
+    db_cmd,
+    operator_cmd,
     play_cmd,
     prizes_cmd,
     serve_cmd,

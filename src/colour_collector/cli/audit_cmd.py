@@ -1,19 +1,49 @@
-"""``colour-collector audit verify``: check the hash chain of the audit log."""
+"""``colour-collector audit verify`` and ``audit checkpoint``: check the audit log, its anchors
+outside the database, and the ledger and plays against it; sign the chain's head."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from colour_collector.cli.base import app
 
+if TYPE_CHECKING:
+    from colour_collector.store import Database
+
 audit_app = typer.Typer(help="Audit log tools.", no_args_is_help=True)
 app.add_typer(audit_app, name="audit")
 
+DatabaseUrl = Annotated[
+    str | None,
+    typer.Option(
+        help="Database (default: COLOUR_COLLECTOR_DATABASE_URL, or the SQLite file in the data"
+        " directory).",
+    ),
+]
+CheckpointDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--checkpoints",
+        help="Directory of signed checkpoints of the chain's head (kept outside the database).",
+    ),
+]
+KeyFile = Annotated[
+    Path | None,
+    typer.Option(help="File holding the checkpoint key (never stored in the database)."),
+]
 
-def _default_url() -> str:
+
+def _fail(command: str, message: str, code: int) -> typer.Exit:
+    typer.echo(f"colour-collector audit {command}: {message}", err=True)
+    return typer.Exit(code)
+
+
+def _default_url(command: str) -> str:
     from pydantic import ValidationError  # noqa: PLC0415
 
     from colour_collector.server.settings import Settings  # noqa: PLC0415
@@ -21,59 +51,119 @@ def _default_url() -> str:
     try:
         return Settings().resolved_database_url
     except ValidationError as error:
-        typer.echo(f"colour-collector audit verify: invalid settings: {error}", err=True)
-        raise typer.Exit(2) from None
+        raise _fail(command, f"invalid settings: {error}", 2) from None
 
 
-@audit_app.command("verify")
-def verify(
-    database_url: Annotated[
-        str | None,
-        typer.Option(
-            help="Database to check (default: COLOUR_COLLECTOR_DATABASE_URL, or the SQLite"
-            " file in the data directory).",
-        ),
-    ] = None,
-) -> None:
-    """Recompute every entry's hash and check the chain. Exit 1 on the first broken entry."""
+@contextmanager
+def _database(command: str, database_url: str | None) -> Iterator[Database]:
+    """The database named, or exit with a message (2: not usable; 1: not there)."""
     # The database stack is imported here so other commands start fast.
     from sqlalchemy import make_url  # noqa: PLC0415
-    from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
 
-    from colour_collector.service.audit import verify_chain  # noqa: PLC0415
-    from colour_collector.service.errors import AuditChainBrokenError  # noqa: PLC0415
     from colour_collector.store import Database  # noqa: PLC0415
 
-    url = database_url or _default_url()
+    url = database_url or _default_url(command)
     try:
         parsed = make_url(url)
     except Exception:
-        typer.echo(f"colour-collector audit verify: not a database URL: {url!r}", err=True)
-        raise typer.Exit(2) from None
+        raise _fail(command, f"not a database URL: {url!r}", 2) from None
     if (
         parsed.get_backend_name() == "sqlite"
         and parsed.database not in (None, "", ":memory:")
         and not Path(parsed.database or "").is_file()
     ):
-        typer.echo(f"colour-collector audit verify: no database file {parsed.database}", err=True)
-        raise typer.Exit(1)
+        raise _fail(command, f"no database file {parsed.database}", 1)
     try:
         database = Database(url)
     except Exception as error:  # an unknown driver, a driver not supported...
-        typer.echo(f"colour-collector audit verify: cannot open the database: {error}", err=True)
-        raise typer.Exit(2) from None
+        raise _fail(command, f"cannot open the database: {error}", 2) from None
     try:
-        report = verify_chain(database)
-    except AuditChainBrokenError as broken:
-        typer.echo(f"BROKEN: audit entry seq={broken.seq}: {broken.reason}")
-        raise typer.Exit(1) from None
-    except SQLAlchemyError as error:
-        typer.echo(
-            f"colour-collector audit verify: cannot read the audit log: {error.__class__.__name__}:"
-            f" {str(error).splitlines()[0]}",
-            err=True,
-        )
-        raise typer.Exit(1) from None
+        yield database
     finally:
         database.dispose()
-    typer.echo(f"OK: {report.entries} audit entries, chain intact (last hash {report.last_hash})")
+
+
+def _key(command: str, key_file: Path) -> bytes:
+    from colour_collector.service.audit_checkpoints import read_key  # noqa: PLC0415
+    from colour_collector.service.errors import InvalidInputError  # noqa: PLC0415
+
+    try:
+        return read_key(key_file)
+    except InvalidInputError as error:
+        raise _fail(command, str(error), 2) from None
+
+
+@audit_app.command("verify")
+def verify(
+    database_url: DatabaseUrl = None,
+    checkpoints: CheckpointDir = None,
+    key_file: KeyFile = None,
+) -> None:
+    """Check the chain (every hash, from the first entry to the head), the signed checkpoints
+    (with --checkpoints and --key-file), and every ledger movement and play against the log and
+    the rules. Exit 1 naming what is wrong."""
+    from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
+
+    from colour_collector.service import audit_checkpoints  # noqa: PLC0415
+    from colour_collector.service.audit import verify_chain  # noqa: PLC0415
+    from colour_collector.service.audit_reconciliation import reconcile  # noqa: PLC0415
+    from colour_collector.service.errors import AuditChainBrokenError  # noqa: PLC0415
+    from colour_collector.store.checkpoint_files import CheckpointDirectory  # noqa: PLC0415
+
+    if (checkpoints is None) != (key_file is None):
+        raise _fail("verify", "--checkpoints and --key-file go together", 2)
+    key = None if key_file is None else _key("verify", key_file)
+    if checkpoints is not None and not checkpoints.is_dir():
+        raise _fail("verify", f"no checkpoint directory {str(checkpoints)!r}", 2)
+    with _database("verify", database_url) as database:
+        try:
+            report = verify_chain(database)
+            anchored = 0
+            if checkpoints is not None and key is not None:
+                kept = CheckpointDirectory(checkpoints).all()
+                anchored = audit_checkpoints.check(database, kept, key)
+            found = reconcile(database)
+        except AuditChainBrokenError as broken:
+            typer.echo(f"BROKEN: audit entry seq={broken.seq}: {broken.reason}")
+            raise typer.Exit(1) from None
+        except SQLAlchemyError as error:
+            raise _fail(
+                "verify",
+                f"cannot read the database: {error.__class__.__name__}:"
+                f" {str(error).splitlines()[0]}",
+                1,
+            ) from None
+    if found.problems:
+        for problem in found.problems:
+            typer.echo(f"BROKEN: {problem}")
+        typer.echo(
+            f"{len(found.problems)} discrepancies between the log and the ledger or the plays"
+        )
+        raise typer.Exit(1)
+    anchors = f", {anchored} checkpoints hold" if checkpoints is not None else ""
+    typer.echo(
+        f"OK: {report.entries} audit entries, chain intact (last hash {report.last_hash})"
+        f"{anchors}; {found.movements} ledger movements and {found.plays} plays agree with it"
+    )
+
+
+@audit_app.command("checkpoint")
+def checkpoint(
+    checkpoints: Annotated[
+        Path, typer.Option("--checkpoints", help="Directory to write the checkpoint to.")
+    ],
+    key_file: Annotated[Path, typer.Option(help="File holding the checkpoint key.")],
+    database_url: DatabaseUrl = None,
+) -> None:
+    """Sign the chain's head as it is now and write the checkpoint (run it from cron, or let
+    the server do it: COLOUR_COLLECTOR_AUDIT_CHECKPOINT_DIR)."""
+    from colour_collector.service import audit_checkpoints  # noqa: PLC0415
+    from colour_collector.store.checkpoint_files import CheckpointDirectory  # noqa: PLC0415
+
+    key = _key("checkpoint", key_file)
+    with _database("checkpoint", database_url) as database:
+        try:
+            taken = audit_checkpoints.take(database, CheckpointDirectory(checkpoints), key)
+        except OSError as error:
+            raise _fail("checkpoint", f"cannot write to {str(checkpoints)!r}: {error}", 1) from None
+    typer.echo(f"checkpoint: seq={taken.seq} hash={taken.hash}")

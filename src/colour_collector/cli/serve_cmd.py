@@ -45,7 +45,8 @@ def serve(
         typer.Option(
             min=1,
             max=64,
-            help="Server processes sharing the port (one per core is a good start).",
+            help="Server processes sharing the port, on PostgreSQL (one per core is a good"
+            " start); SQLite is served by one process.",
         ),
     ] = 1,
     access_log: Annotated[
@@ -56,9 +57,13 @@ def serve(
     # The server stack takes about a second to import: only this command pays for it.
     import uvicorn  # noqa: PLC0415
     from pydantic import ValidationError  # noqa: PLC0415
+    from sqlalchemy import make_url  # noqa: PLC0415
 
     from colour_collector.server.app import create_app, frozen, migrate  # noqa: PLC0415
+    from colour_collector.server.request_log import log_config  # noqa: PLC0415
     from colour_collector.server.settings import Settings  # noqa: PLC0415
+    from colour_collector.service.audit_checkpoints import read_key  # noqa: PLC0415
+    from colour_collector.service.errors import InvalidInputError  # noqa: PLC0415
 
     if data_dir is not None:  # worker processes read the settings from the environment
         os.environ[DATA_DIR_VARIABLE] = str(data_dir)
@@ -67,12 +72,24 @@ def serve(
     except ValidationError as error:
         typer.echo(f"colour-collector serve: {_settings_error(error)}", err=True)
         raise typer.Exit(2) from None
+    if workers > 1 and make_url(settings.resolved_database_url).get_backend_name() == "sqlite":
+        typer.echo(
+            "colour-collector serve: SQLite is served by one process; for several server"
+            " processes use PostgreSQL (COLOUR_COLLECTOR_DATABASE_URL=postgresql://...)",
+            err=True,
+        )
+        raise typer.Exit(2)
     target: FastAPI | str = WORKER_APP  # several workers each make their own app
     try:
+        if settings.audit_checkpoint_key_file is not None:
+            read_key(settings.audit_checkpoint_key_file)  # before any worker starts
         if workers == 1:
             target = frozen(create_app(settings))
         else:
             migrate(settings)  # once, before the workers start
+    except InvalidInputError as error:  # a file a setting names cannot be used
+        typer.echo(f"colour-collector serve: {error}", err=True)
+        raise typer.Exit(2) from None
     except Exception as error:  # a broken database URL, an unreachable server...
         typer.echo(f"colour-collector serve: cannot open the database: {error}", err=True)
         raise typer.Exit(1) from None
@@ -88,6 +105,10 @@ def serve(
         host=host,
         port=port,
         log_level="info",
-        proxy_headers=True,
+        # X-Forwarded-* only from the proxies named: anyone else could claim any address (and
+        # so dodge the per-address limits on failed logins and Try plays).
+        proxy_headers=settings.forwarded_allow_ips is not None,
+        forwarded_allow_ips=settings.forwarded_allow_ips,
+        log_config=log_config(),
         access_log=access_log,
     )

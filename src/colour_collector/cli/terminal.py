@@ -16,7 +16,7 @@ from typing import Any, TextIO
 from colour_collector.game.config import GameConfig, Pence, load_config
 from colour_collector.game.progress import StepKind, expected_step, reveal
 from colour_collector.game.record import Parity, PlayRecord
-from colour_collector.game.view import board, step_detail
+from colour_collector.server import presenter
 
 ITEM_CODES = {
     "circle": "Cir",
@@ -41,6 +41,17 @@ def item_text(item: str | int) -> str:
     if isinstance(item, int):
         return money(item)
     return PRIZE_SYMBOLS.get(item) or ITEM_CODES.get(item, item)
+
+
+def _board(record: PlayRecord, revealed: int, config: GameConfig) -> dict[str, Any]:
+    """The screen after ``revealed`` steps, as the JSON the browser client gets."""
+    return presenter.board(record, revealed, config).model_dump(mode="json")
+
+
+def _step(record: PlayRecord, index: int, config: GameConfig) -> dict[str, Any]:
+    """What step ``index`` showed, as the JSON the browser client gets."""
+    shown, _ = presenter.step_and_board(record, index, config)
+    return shown.model_dump(mode="json")
 
 
 class InputEndedError(Exception):
@@ -98,7 +109,7 @@ class Terminal:
         self.say("(PGS) for the PRIZE GAME, a guaranteed win.")
         revealed = 0
         while (kind := expected_step(self.record, revealed)) is not None:
-            view = board(self.record, revealed, self.config)
+            view = _board(self.record, revealed, self.config)
             pick: Parity | None = None
             if kind is StepKind.SPIN:
                 self.show_main(view)
@@ -112,7 +123,7 @@ class Terminal:
             self.record = reveal(self.record, revealed, kind, pick, self.rng, config=self.config)
             self.show_step(revealed)
             revealed += 1
-        self.show_end(board(self.record, revealed, self.config))
+        self.show_end(_board(self.record, revealed, self.config))
         return self.record
 
     def ask_pick(self) -> Parity:
@@ -191,11 +202,11 @@ class Terminal:
 
     def show_step(self, index: int) -> None:
         """What the step just revealed showed."""
-        detail = step_detail(self.record, index, self.config)
+        detail = _step(self.record, index, self.config)
         if detail["kind"] == "bonus_pick":
             verdict = "CORRECT" if detail["won"] else "WRONG: back to the Main Game"
             spec = self.config.bonus_prizes
-            panel = board(self.record, index, self.config)["bonus_game"]["panel"]
+            panel = _board(self.record, index, self.config)["bonus_game"]["panel"]
             prize = panel[detail["prize"]]
             label = spec[prize["kind"]].label + (f" {prize['value']}" if prize["value"] else "")
             self.say(f"You picked {detail['pick'].upper()}; the reel shows {detail['number']}.")

@@ -15,6 +15,7 @@ from enum import StrEnum, unique
 from colour_collector.game.config import GameConfig, load_config
 from colour_collector.game.errors import GameError
 from colour_collector.game.record import BonusRound, MainSpin, Parity, PlayRecord, PrizeSpin, Step
+from colour_collector.game.rules import Game
 
 
 @unique
@@ -107,3 +108,11 @@ def play_out(
             pick = picks or (Parity.ODD, Parity.EVEN)[rng.randrange(2)]
         record = reveal(record, index, kind, pick, rng, config=cfg)
     return record
+
+
+def state_after(record: PlayRecord, revealed: int, config: GameConfig | None = None) -> Game:
+    """The rules state after the first ``revealed`` steps (what the player's screen shows)."""
+    game = Game(record.grid, record.prize_grid, config or load_config())
+    for step in record.steps[:revealed]:
+        game.apply(step)
+    return game

@@ -19,6 +19,7 @@ from colour_collector.game.record import (
     WIN_X2,
     BonusPrize,
     BonusRound,
+    Colour,
     Item,
     MainSpin,
     Panel,
@@ -135,6 +136,11 @@ class Game:
         """Whether the Prize Game ended on WIN x2."""
         self.prize_game_played = False
         """Whether the Prize Game has been played to its end."""
+        self.wheel: Colour = cfg.start_colour
+        """The colour the Segment Indicator points at: the last spin's, orange before any."""
+        self.row_colours: list[Colour | None] = [None] * cfg.shapes
+        """The colour of each Prize Table row's symbol: the colour its shape was last collected
+        in (None: still white)."""
 
     # -- state derived for players and the replayer -------------------------------------------
 
@@ -390,11 +396,13 @@ class Game:
         filled = self.filled
         wheel = spin.wheel
         refill = iter(spin.refill)
+        self.wheel = wheel
         for square, colour in enumerate(spin.colours):
             if colour != wheel:
                 continue
             item = grid[square]
             if item < shapes:
+                self.row_colours[item] = wheel
                 if filled[item] < boxes[item]:
                     filled[item] += 1
             elif item == self._bonus_item:
@@ -461,6 +469,7 @@ class Game:
 
     def _apply_prize_spin(self, spin: PrizeSpin) -> None:
         refill = iter(spin.refill)
+        self.wheel = spin.wheel
         ends = False
         for square, colour in enumerate(spin.colours):
             if colour != spin.wheel:

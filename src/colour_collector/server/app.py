@@ -5,22 +5,38 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 import colour_collector
-from colour_collector.server import problems, runtime
+from colour_collector.server import problems
 from colour_collector.server.background import lifespan_for
-from colour_collector.server.hot_routes import HotRoutes
+from colour_collector.server.console import mount_tables
+from colour_collector.server.metrics import RequestMetrics
 from colour_collector.server.middleware import (
     BodyLimitMiddleware,
-    CatchAllMiddleware,
     CsrfMiddleware,
+    SecurityHeadersMiddleware,
 )
-from colour_collector.server.offload import set_database_threads
-from colour_collector.server.routes import auth, game, health, plays, try_play, wallet
+from colour_collector.server.request_log import RequestIds
+from colour_collector.server.routes import (
+    auth,
+    game,
+    health,
+    information,
+    metrics,
+    operator,
+    payments,
+    plays,
+    protection,
+    try_play,
+    wallet,
+)
+from colour_collector.server.runtime import build_runtime
 from colour_collector.server.settings import Settings
-from colour_collector.service.accounts import LoginPolicy
+from colour_collector.service import clock
+from colour_collector.service.clock import ShiftedClock
 from colour_collector.store import Database, upgrade_to_head
 
 WEB_DIR = Path(colour_collector.__file__).parent / "web"
@@ -46,69 +62,75 @@ def migrate(settings: Settings) -> str:
     return settings.resolved_database_url
 
 
-def create_app(
-    settings: Settings, *, database: Database | None = None, hot_routes: bool = True
-) -> FastAPI:
+def create_app(settings: Settings, *, database: Database | None = None) -> FastAPI:
     """Build the app: migrate the database, wire routes, error mapping, CSRF, body limit.
 
     ``database`` may be given to share an engine (tests); otherwise one is made from
-    ``settings.resolved_database_url`` and the migrations are run to head. ``hot_routes=False``
-    serves purchase, step and FINISH through FastAPI's router like every other route, instead
-    of through :class:`~colour_collector.server.hot_routes.HotRoutes` (tests compare the two).
+    ``settings.resolved_database_url`` after the migrations are run to head.
     """
     owns_database = database is None
     if database is None:
-        database = Database(migrate(settings))
+        database = Database(migrate(settings), pool_size=settings.database_pool_size)
 
     app = FastAPI(
         title="Colour Collector",
         version="0.1.0",
         description=DESCRIPTION,
-        openapi_url="/openapi.json",
-        docs_url="/api/docs",
+        openapi_url="/openapi.json" if settings.serves_api_docs else None,
+        docs_url="/api/docs" if settings.serves_api_docs else None,
         redoc_url=None,
         lifespan=lifespan_for(database, settings, owns_database=owns_database),
     )
-    set_database_threads(settings.database_threads)
-    app.state.settings = settings
+    clock.use(ShiftedClock(settings.clock_file) if settings.clock_file else clock.system_time)
+    app.state.runtime = build_runtime(settings, database)
     app.state.database = database
-    app.state.login_policy = LoginPolicy(
-        max_failures_per_email=settings.login_max_failures_per_email,
-        max_failures_per_client=settings.login_max_failures_per_client,
-        window=settings.login_failure_window,
-        session_lifetime=settings.session_lifetime,
-    )
     problems.install(app)
-    # Routes are matched in order: the play routes, asked most often, come first.
-    app.include_router(plays.router)
-    app.include_router(try_play.router)
-    app.include_router(wallet.router)
-    app.include_router(auth.router)
-    app.include_router(game.router)
-    app.include_router(health.router)
-    runtime.install(app, settings)
-
-    # Added last = outermost: catch-all, then body limit, then CSRF, then the hot routes.
-    if hot_routes:
-        app.add_middleware(
-            HotRoutes,
-            purchase=plays.purchase,
-            step=plays.reveal,
-            finish=plays.finish,
-            handlers=app.exception_handlers,
-        )
+    for module in (
+        plays,
+        try_play,
+        wallet,
+        payments,
+        auth,
+        protection,
+        information,
+        game,
+        health,
+        operator,
+        metrics,
+    ):
+        app.include_router(module.router)
+    # Added last = outermost: the request id, the metrics, the body limit, then CSRF.
     app.add_middleware(
         CsrfMiddleware,
         secret=settings.secret_key.get_secret_value().encode("utf-8"),
         secure=settings.cookies_secure,
     )
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
-    app.add_middleware(CatchAllMiddleware)
+    app.add_middleware(SecurityHeadersMiddleware, hsts=settings.cookies_secure)
+    app.add_middleware(RequestMetrics)
+    app.add_middleware(RequestIds)
+    mount_tables(app, database)
 
     web_dir = settings.web_dir or WEB_DIR
     if (web_dir / "index.html").is_file():
-        app.mount("/", StaticFiles(directory=web_dir, html=True), name="web")
+        serve_client(app, web_dir)
     return app
+
+
+def serve_client(app: FastAPI, web_dir: Path) -> None:
+    """Serve the browser client: its page at ``/`` (and ``/index.html``), each folder of
+    ``web_dir`` mounted at its own name. Not one mount at ``/``: that would also answer every
+    path of the API the router does not know, so a wrong method on an API path would get a 404
+    from the static files instead of a 405 naming the methods allowed."""
+    index = web_dir / "index.html"
+
+    async def page(request: Request) -> FileResponse:
+        return FileResponse(index)
+
+    for path in ("/", "/index.html"):
+        app.add_route(path, page, methods=["GET"], include_in_schema=False)
+    for folder in sorted(p for p in web_dir.iterdir() if p.is_dir()):
+        app.mount(f"/{folder.name}", StaticFiles(directory=folder), name=f"web-{folder.name}")
 
 
 def frozen(app: FastAPI) -> FastAPI:

@@ -1,77 +1,68 @@
-"""FastAPI dependencies as ``Annotated`` aliases. Routes declare what they need with these.
+"""FastAPI dependencies and parameters as ``Annotated`` aliases: routes declare what they need.
 
-They are ``async def`` so FastAPI does not send each one to the thread pool.
+``RuntimeDep`` is the one dependency most routes take: what every route shares, built once per
+app (``server.runtime``). It only reads the request (no I/O), so it is ``async def``: FastAPI
+runs it on the event loop instead of sending it to a worker thread. The routes themselves are
+plain ``def`` functions that FastAPI runs in AnyIO's worker threads (docs/architecture.md,
+"Concurrency").
 """
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Cookie, Depends, Request
+from fastapi import Cookie, Depends, Header, Path, Request
 
-from colour_collector.server.offload import database_call
-from colour_collector.server.settings import Settings
-from colour_collector.service import accounts
-from colour_collector.service.errors import NotAuthenticatedError
-from colour_collector.service.models import Account
-from colour_collector.store import Database
+from colour_collector.server.middleware import SESSION_COOKIE
+from colour_collector.server.runtime import Runtime
 
-SESSION_COOKIE = "cc_session"
-"""HttpOnly cookie holding the opaque session token."""
+OPERATOR_COOKIE = "cc_operator"
+"""HttpOnly cookie holding an operator's console session token."""
+PLAY_NUMBER_MAX = 40
+"""Longest path value accepted as a Play Number (longer answers 422)."""
 
 
-async def get_settings(request: Request) -> Settings:
-    """The settings the app was created with."""
-    settings: Settings = request.app.state.settings
-    return settings
-
-
-async def get_database(request: Request) -> Database:
-    """The database handle (a unit-of-work factory)."""
-    database: Database = request.app.state.database
-    return database
-
-
-async def get_login_policy(request: Request) -> accounts.LoginPolicy:
-    """Throttling and session lifetime, from the settings."""
-    policy: accounts.LoginPolicy = request.app.state.login_policy
-    return policy
+async def get_runtime(request: Request) -> Runtime:
+    """The app's runtime."""
+    runtime: Runtime = request.app.state.runtime
+    return runtime
 
 
 async def get_client_address(request: Request) -> str:
-    """The client's address (behind a proxy, run uvicorn with ``--proxy-headers``)."""
+    """The client's address (behind a proxy, see docs/operations.md)."""
     return request.client.host if request.client else "unknown"
 
 
-SettingsDep = Annotated[Settings, Depends(get_settings)]
-DatabaseDep = Annotated[Database, Depends(get_database)]
-LoginPolicyDep = Annotated[accounts.LoginPolicy, Depends(get_login_policy)]
+RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
 ClientAddress = Annotated[str, Depends(get_client_address)]
-SessionCookie = Annotated[str | None, Cookie(alias=SESSION_COOKIE, include_in_schema=False)]
-
-
-async def get_current_account(request: Request) -> Account:
-    """The logged-in account; 401 ``not_authenticated`` otherwise.
-
-    It reads the session cookie and the database from the request itself rather than through
-    sub-dependencies: it runs on nearly every request, and each dependency FastAPI resolves
-    costs about as much as the session look-up.
-    """
-    database = await get_database(request)
-    token = request.cookies.get(SESSION_COOKIE)
-    return await database_call(database, accounts.current_account, database, token)
-
-
-def session_token(request: Request) -> accounts.SessionToken:
-    """The request's session, for an action that looks it up in its own transaction.
-
-    A request without the cookie is answered 401 at once, before its body is read.
-    """
-    token = request.cookies.get(SESSION_COOKIE)
-    if not token:
-        raise NotAuthenticatedError("log in first")
-    return accounts.SessionToken(token)
-
-
-CurrentAccount = Annotated[Account, Depends(get_current_account)]
-"""Use in a route signature to require a logged-in player: ``account: CurrentAccount``."""
+SessionToken = Annotated[
+    str | None,
+    Cookie(
+        alias=SESSION_COOKIE,
+        description="The HttpOnly session cookie set by `POST /api/login`; without a live one"
+        " the answer is 401 `not_authenticated`.",
+    ),
+]
+"""The session token from its cookie (None without one: the use case answers 401)."""
+PlayNumber = Annotated[
+    str,
+    Path(min_length=1, max_length=PLAY_NUMBER_MAX, description="Play Number, e.g. CC-7K3-D9Q-XM4."),
+]
+IdempotencyKey = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        min_length=1,
+        max_length=255,
+        description="Repeat a request safely: the same key answers the same result.",
+    ),
+]
+OperatorToken = Annotated[
+    str | None,
+    Cookie(
+        alias=OPERATOR_COOKIE,
+        description="The HttpOnly console session cookie set by `POST /api/operator/login`;"
+        " without a live one the answer is 401 `operator_not_authenticated`.",
+    ),
+]
+"""The operator's console session token from its cookie (None without one)."""

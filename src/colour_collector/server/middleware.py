@@ -1,4 +1,5 @@
-"""Pure ASGI middleware: catch-all 500, request body limit, CSRF double-submit cookie."""
+"""Pure ASGI middleware: security headers, the request body limit and the CSRF double-submit
+cookie."""
 
 from __future__ import annotations
 
@@ -17,35 +18,10 @@ from colour_collector.server import problems
 CSRF_COOKIE = "cc_csrf"
 """Non-HttpOnly cookie holding the CSRF token; the client echoes it in :data:`CSRF_HEADER`."""
 CSRF_HEADER = "X-CSRF-Token"
+SESSION_COOKIE = "cc_session"
+"""The session cookie (``server.dependencies``), which a CSRF token is bound to."""
 """Header that must carry the value of :data:`CSRF_COOKIE` on state-changing requests."""
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
-
-
-class CatchAllMiddleware:
-    """Turn any exception that escapes the app into a bare 500 problem, and log it."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        started = False
-
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, receive, tracking_send)
-        except Exception as exc:
-            problems.log_unexpected(exc)
-            if started:
-                raise
-            await problems.internal_error_response()(scope, receive, send)
 
 
 class BodyTooLarge(StarletteHTTPException):
@@ -93,25 +69,35 @@ class BodyLimitMiddleware:
         await self.app(scope, limited_receive, send)
 
 
-def _sign(secret: bytes, nonce: str) -> str:
-    digest = hmac.new(secret, b"csrf:" + nonce.encode("ascii"), hashlib.sha256).digest()
+def session_binding(session_token: str | None) -> str:
+    """What a CSRF token is bound to: the SHA-256 of the session cookie's value ("" without one),
+    so a token works only with the session it was issued for."""
+    if not session_token:
+        return ""
+    return hashlib.sha256(session_token.encode("utf-8", "replace")).hexdigest()
+
+
+def _sign(secret: bytes, nonce: str, binding: str) -> str:
+    message = b"csrf:" + nonce.encode("ascii") + b":" + binding.encode("ascii")
+    digest = hmac.new(secret, message, hashlib.sha256).digest()
     return base64.urlsafe_b64encode(digest[:18]).decode("ascii")
 
 
-def new_csrf_token(secret: bytes) -> str:
-    """A fresh token: random nonce plus an HMAC of it under the server secret."""
+def new_csrf_token(secret: bytes, binding: str = "") -> str:
+    """A fresh token: a random nonce and an HMAC, under the server secret, of the nonce and
+    the session it is bound to."""
     nonce = secrets.token_urlsafe(24)
-    return f"{nonce}.{_sign(secret, nonce)}"
+    return f"{nonce}.{_sign(secret, nonce, binding)}"
 
 
-def csrf_token_is_valid(secret: bytes, token: str | None) -> bool:
-    """Whether ``token`` was issued by this server (right shape, right signature)."""
+def csrf_token_is_valid(secret: bytes, token: str | None, binding: str = "") -> bool:
+    """Whether ``token`` was issued by this server for the session ``binding`` names."""
     if not token or len(token) > 128 or token.count(".") != 1:
         return False
     nonce, signature = token.split(".")
     if not nonce.isascii() or not signature.isascii():
         return False
-    return hmac.compare_digest(_sign(secret, nonce), signature)
+    return hmac.compare_digest(_sign(secret, nonce, binding), signature)
 
 
 def csrf_cookie_header(token: str, *, secure: bool) -> str:
@@ -127,11 +113,23 @@ def _cookie(headers: Headers, name: str) -> str | None:
     return cookie_parser(raw).get(name) if raw else None
 
 
-class CsrfMiddleware:
-    """Double-submit cookie: every state-changing request must echo ``cc_csrf`` in a header.
+def _session_set_by(message: Message) -> str | None:
+    """The session cookie a response sets ("" when it clears it; None when it leaves it)."""
+    for name, value in message.get("headers", []):
+        if name.lower() == b"set-cookie" and value.startswith(SESSION_COOKIE.encode() + b"="):
+            token = value.split(b";", 1)[0].split(b"=", 1)[1].decode("latin-1").strip('"')
+            cleared = b"max-age=0" in value.lower() or b"expires=thu, 01 jan 1970" in value.lower()
+            return "" if cleared or not token else token
+    return None
 
-    Any response to a request without a valid ``cc_csrf`` cookie sets a fresh one, so a
-    client only has to make one GET (e.g. ``/api/csrf``) before its first POST.
+
+class CsrfMiddleware:
+    """Double-submit cookie bound to the session: every state-changing request must echo
+    ``cc_csrf`` in a header, and the token must have been issued for the request's session.
+
+    Any response to a request without a token valid for its session sets a fresh one, and a
+    response that logs in or out sets one for the new session, so a client only has to make one
+    GET (e.g. ``/api/csrf``) before its first POST and read the cookie again after logging in.
     """
 
     def __init__(self, app: ASGIApp, *, secret: bytes, secure: bool) -> None:
@@ -145,15 +143,21 @@ class CsrfMiddleware:
             return
         headers = Headers(scope=scope)
         token = _cookie(headers, CSRF_COOKIE)
-        valid = csrf_token_is_valid(self.secret, token)
-        fresh = None if valid else new_csrf_token(self.secret)
+        binding = session_binding(_cookie(headers, SESSION_COOKIE))
+        valid = csrf_token_is_valid(self.secret, token, binding)
+        fresh = None if valid else new_csrf_token(self.secret, binding)
         scope.setdefault("state", {})["csrf_token"] = token if valid else fresh
 
         async def send_with_cookie(message: Message) -> None:
-            if fresh is not None and message["type"] == "http.response.start":
-                MutableHeaders(scope=message).append(
-                    "set-cookie", csrf_cookie_header(fresh, secure=self.secure)
-                )
+            if message["type"] == "http.response.start":
+                session = _session_set_by(message)
+                renewed = fresh
+                if session is not None:  # logged in or out: a token for the new session
+                    renewed = new_csrf_token(self.secret, session_binding(session))
+                if renewed is not None:
+                    MutableHeaders(scope=message).append(
+                        "set-cookie", csrf_cookie_header(renewed, secure=self.secure)
+                    )
             await send(message)
 
         if scope["method"] not in SAFE_METHODS:
@@ -166,7 +170,7 @@ class CsrfMiddleware:
                 )
             ):
                 reason = (
-                    "missing or invalid cc_csrf cookie"
+                    "missing or invalid cc_csrf cookie for this session"
                     if not valid
                     else f"the {CSRF_HEADER} header is missing"
                     if not echoed
@@ -180,3 +184,48 @@ class CsrfMiddleware:
                 await response(scope, receive, send_with_cookie)
                 return
         await self.app(scope, receive, send_with_cookie)
+
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
+    " font-src 'self'; connect-src 'self'; media-src 'self'; object-src 'none';"
+    " base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+)
+"""The page's own files only: no inline script or style, no framing by another site."""
+
+
+class SecurityHeadersMiddleware:
+    """Headers every answer carries: a Content-Security-Policy, no framing, no MIME sniffing, no
+    referrer, HSTS behind TLS; and ``Cache-Control: no-store`` on the API's answers (accounts,
+    wallets and plays must never sit in a shared or browser cache)."""
+
+    def __init__(self, app: ASGIApp, *, hsts: bool) -> None:
+        self.app = app
+        self.headers = [
+            (b"content-security-policy", CONTENT_SECURITY_POLICY.encode("ascii")),
+            (b"x-frame-options", b"DENY"),
+            (b"x-content-type-options", b"nosniff"),
+            (b"referrer-policy", b"no-referrer"),
+        ]
+        if hsts:
+            self.headers.append(
+                (b"strict-transport-security", b"max-age=31536000; includeSubDomains")
+            )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path: str = scope["path"]
+        no_store = path.startswith("/api/") or path in {"/healthz", "/openapi.json"}
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in self.headers:
+                    headers.raw.append((name, value))
+                if no_store:
+                    headers["cache-control"] = "no-store"
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)

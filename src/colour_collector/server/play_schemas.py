@@ -3,34 +3,78 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field, StrictBool
 
+from colour_collector.game.config import BonusKind
+from colour_collector.server.presenter import Board, StepShown
 from colour_collector.server.schemas import Request, Response
 from colour_collector.service.play_models import PlayStatus, StoredPlay
 
-Board = dict[str, Any]
-"""The player's screen (``colour_collector.game.view.board``); see docs/api-plays.md."""
-StepDetail = dict[str, Any]
-"""What one revealed step showed (``colour_collector.game.view.step_detail``)."""
+
+def _must_be_true(value: bool) -> bool:
+    if value is not True:
+        raise ValueError("must be true: the player confirms the purchase")
+    return value
 
 
 class PurchaseRequest(Request):
     """``POST /api/plays``: the explicit confirmation of the purchase screen."""
 
-    confirm: bool = Field(description="Must be true: the player confirmed the price.")
+    confirm: Annotated[
+        StrictBool,
+        AfterValidator(_must_be_true),
+        Field(
+            description="Must be true: the player confirmed the price.",
+            json_schema_extra={"const": True},
+        ),
+    ]
 
 
-class StepRequest(Request):
-    """``POST /api/plays/{play_number}/steps``: reveal the next step."""
+MAX_STEP = 10_000
+"""Largest step index a request may name (a play has far fewer steps)."""
 
-    kind: Literal["spin", "bonus_pick", "prize_spin"] = Field(
-        description="The step the player takes; it must be the next one."
-    )
-    pick: Literal["odd", "even"] | None = Field(
-        default=None, description="ODD or EVEN, for a bonus pick only."
-    )
+StepIndex = Annotated[
+    int | None,
+    Field(
+        ge=0,
+        le=MAX_STEP,
+        description="The index of the step this request reveals: the play's `revealed` count"
+        " as the client last saw it. A retry of the step just revealed answers it again; any"
+        " other index than the next answers 409 `step_out_of_order` with the play's `revealed`.",
+    ),
+]
+
+
+class SpinRequest(Request):
+    """Press SPIN in the Main Game."""
+
+    kind: Literal["spin"]
+    pick: None = Field(default=None, description="A spin takes no pick.")
+    step: StepIndex = None
+
+
+class BonusPickRequest(Request):
+    """Pick ODD or EVEN in the Bonus Game."""
+
+    kind: Literal["bonus_pick"]
+    pick: Literal["odd", "even"] = Field(description="ODD or EVEN.")
+    step: StepIndex = None
+
+
+class PrizeSpinRequest(Request):
+    """Press SPIN in the Prize Game."""
+
+    kind: Literal["prize_spin"]
+    pick: None = Field(default=None, description="A spin takes no pick.")
+    step: StepIndex = None
+
+
+StepRequest = Annotated[
+    SpinRequest | BonusPickRequest | PrizeSpinRequest, Field(discriminator="kind")
+]
+"""``POST /api/plays/{play_number}/steps``: the step the player takes (it must be the next)."""
 
 
 class EmptyRequest(Request):
@@ -91,7 +135,7 @@ class PlayViewResponse(Response):
 class StepResponse(Response):
     """The step just revealed and the screen after it."""
 
-    step: StepDetail
+    step: StepShown
     board: Board
 
 
@@ -116,7 +160,7 @@ class MyGamesResponse(Response):
 class RecalledStep(Response):
     """One revealed step of a recalled play."""
 
-    step: StepDetail
+    step: StepShown
     board: Board
 
 
@@ -148,7 +192,7 @@ class TryViewResponse(Response):
 class TryStepResponse(Response):
     """``POST /api/try/{try_id}/steps``."""
 
-    step: StepDetail
+    step: StepShown
     board: Board
     mode: Literal["try"] = "try"
 
@@ -161,18 +205,58 @@ class TryFinishResponse(Response):
     mode: Literal["try"] = "try"
 
 
+class ColourInfo(Response):
+    """A wheel colour and the letter shown with it for players who cannot tell colours apart."""
+
+    name: str
+    letter: str
+
+
+class GridSize(Response):
+    """Columns and rows of a grid."""
+
+    columns: int
+    rows: int
+
+
+class PrizeTableInfo(Response):
+    """A Prize Table row: its shape, boxes and amount at each boost level."""
+
+    shape: str
+    boxes: int
+    amounts_pence: list[int] = Field(description="By boost level, from 0.")
+
+
+class BonusPrizeInfo(Response):
+    """A kind of Bonus Prize."""
+
+    kind: BonusKind
+    label: str
+    min: int
+    max: int
+    boost: int = Field(description="Prize Table levels it adds.")
+    counted: bool = Field(description="Whether it carries a number (spins or symbols).")
+
+
+class ReelRange(Response):
+    """The Bonus Reel's numbers."""
+
+    min: int
+    max: int
+
+
 class GameResponse(Response):
     """``GET /api/game``: what the client needs to draw the game."""
 
     name: str
     price_pence: int
     starting_spins: int
-    colours: list[dict[str, str]]
+    colours: list[ColourInfo]
     start_colour: str
-    grid: dict[str, int]
-    prize_grid: dict[str, int]
-    prize_table: list[dict[str, Any]]
-    bonus_prizes: list[dict[str, Any]]
+    grid: GridSize
+    prize_grid: GridSize
+    prize_table: list[PrizeTableInfo]
+    bonus_prizes: list[BonusPrizeInfo]
     bonus_box: int
     prize_game_box: int
-    reel: dict[str, int]
+    reel: ReelRange

@@ -7,6 +7,7 @@ Unexpected exceptions become a bare 500 ``internal_error`` and are logged, never
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
 from collections.abc import Mapping, Sequence
@@ -15,7 +16,8 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
@@ -59,11 +61,35 @@ UNAVAILABLE = ProblemKind(503, "unavailable", "Service unavailable")
 PLAY_NOT_FOUND = ProblemKind(404, "play_not_found", "No such play")
 STEP_OUT_OF_ORDER = ProblemKind(409, "step_out_of_order", "That is not the next step")
 PLAY_NOT_OVER = ProblemKind(409, "play_not_over", "The play is not over")
+PLAY_CHANGED = ProblemKind(409, "play_changed", "The play changed meanwhile; reload it")
 CONFIRMATION_REQUIRED = ProblemKind(422, "confirmation_required", "Confirm the purchase")
 DUPLICATE_PLAY = ProblemKind(409, "duplicate_play", "The play clashed with another; try again")
 SOLD_OUT = ProblemKind(503, "sold_out", "The prize pool is sold out")
 TOO_MANY_TRIES = ProblemKind(429, "too_many_tries", "Too many Try plays from this address")
 INTERNAL_ERROR = ProblemKind(500, "internal_error", "Internal server error")
+SALES_STOPPED = ProblemKind(503, "sales_stopped", "Sales of the game are stopped")
+TIMED_OUT = ProblemKind(403, "timed_out", "You are taking a time-out")
+SELF_EXCLUDED = ProblemKind(403, "self_excluded", "You have excluded yourself")
+REALITY_CHECK_DUE = ProblemKind(409, "reality_check_due", "Time for a reality check")
+DEPOSIT_LIMIT_EXCEEDED = ProblemKind(
+    409, "deposit_limit_exceeded", "The deposit would go over your deposit limit"
+)
+DEPOSIT_LIMITS_UNANSWERED = ProblemKind(
+    409, "deposit_limits_unanswered", "Set a deposit limit, or decline to, first"
+)
+LIMIT_CHANGE_NOT_DUE = ProblemKind(
+    409, "limit_change_not_due", "The limit change cannot be confirmed yet"
+)
+NO_PENDING_LIMIT_CHANGE = ProblemKind(
+    409, "no_pending_limit_change", "There is no limit change to confirm"
+)
+PAYMENT_DECLINED = ProblemKind(402, "payment_declined", "The payment was declined")
+PAYMENTS_UNAVAILABLE = ProblemKind(503, "payments_unavailable", "Payments are not available")
+OPERATOR_NOT_AUTHENTICATED = ProblemKind(
+    401, "operator_not_authenticated", "Not logged in to the console"
+)
+OPERATOR_FORBIDDEN = ProblemKind(403, "operator_forbidden", "Your role does not allow this")
+OPERATOR_NAME_TAKEN = ProblemKind(409, "operator_name_taken", "Operator name already taken")
 
 # Most specific first: the first isinstance match wins.
 SERVICE_ERRORS: Sequence[tuple[type[errors.ServiceError], ProblemKind]] = (
@@ -72,9 +98,23 @@ SERVICE_ERRORS: Sequence[tuple[type[errors.ServiceError], ProblemKind]] = (
     (errors.PlayNotFoundError, PLAY_NOT_FOUND),
     (errors.StepOutOfOrderError, STEP_OUT_OF_ORDER),
     (errors.PlayNotOverError, PLAY_NOT_OVER),
+    (errors.PlayChangedError, PLAY_CHANGED),
     (errors.DuplicatePlayError, DUPLICATE_PLAY),
     (errors.PoolExhaustedServiceError, SOLD_OUT),
     (errors.TooManyTriesError, TOO_MANY_TRIES),
+    (errors.SalesStoppedError, SALES_STOPPED),
+    (errors.TimedOutError, TIMED_OUT),
+    (errors.SelfExcludedError, SELF_EXCLUDED),
+    (errors.RealityCheckDueError, REALITY_CHECK_DUE),
+    (errors.DepositLimitExceededError, DEPOSIT_LIMIT_EXCEEDED),
+    (errors.DepositLimitsUnansweredError, DEPOSIT_LIMITS_UNANSWERED),
+    (errors.LimitChangeNotDueError, LIMIT_CHANGE_NOT_DUE),
+    (errors.NoPendingLimitChangeError, NO_PENDING_LIMIT_CHANGE),
+    (errors.PaymentDeclinedError, PAYMENT_DECLINED),
+    (errors.PaymentsUnavailableError, PAYMENTS_UNAVAILABLE),
+    (errors.OperatorNotAuthenticatedError, OPERATOR_NOT_AUTHENTICATED),
+    (errors.OperatorForbiddenError, OPERATOR_FORBIDDEN),
+    (errors.OperatorNameTakenError, OPERATOR_NAME_TAKEN),
     (errors.InvalidInputError, INVALID_REQUEST),
     (errors.EmailTakenError, EMAIL_TAKEN),
     (errors.InvalidCredentialsError, INVALID_CREDENTIALS),
@@ -147,33 +187,70 @@ def problem_from_service_error(error: errors.ServiceError) -> ProblemError:
         if isinstance(error, error_type):
             headers: dict[str, str] = {}
             extra: dict[str, Any] = {}
-            if isinstance(error, errors.InvalidInputError) and error.field:
-                extra["errors"] = [{"field": error.field, "message": str(error)}]
+            if isinstance(error, errors.InvalidInputError) and error.problems:
+                extra["errors"] = [{"field": f, "message": m} for f, m in error.problems]
             if isinstance(error, errors.TooManyAttemptsError | errors.TooManyTriesError):
                 headers["Retry-After"] = str(error.retry_after_seconds)
             if isinstance(error, errors.StepOutOfOrderError | errors.PlayNotOverError):
                 extra["expected"] = error.expected
+            if isinstance(error, errors.StepOutOfOrderError) and error.revealed is not None:
+                extra["revealed"] = error.revealed
             if isinstance(error, errors.InsufficientFundsError):
                 extra["balance_pence"] = error.balance_pence
             if isinstance(error, errors.NotAuthenticatedError):
                 headers["WWW-Authenticate"] = 'Cookie realm="colour-collector"'
+            extra.update(_protection_details(error))
             return ProblemError(kind, str(error), headers=headers, extra=extra)
     return ProblemError(INTERNAL_ERROR, "the server could not complete the request")
 
 
-def _field_name(location: Sequence[int | str]) -> str:
+def _when(at: dt.datetime | None) -> str | None:
+    return None if at is None else at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+
+
+def _protection_details(error: errors.ServiceError) -> dict[str, Any]:
+    """The fields a player-protection problem adds: what stands in the way and until when."""
+    if isinstance(error, errors.ExcludedError):
+        return {"until": _when(error.until)}
+    if isinstance(error, errors.RealityCheckDueError):
+        return {
+            "played_seconds": error.played_seconds,
+            "net_pence": error.net_pence,
+            "due_at": _when(error.due_at),
+        }
+    if isinstance(error, errors.DepositLimitExceededError):
+        return {
+            "limit": {"period": error.period, "amount_pence": error.limit_pence},
+            "deposited_pence": error.deposited_pence,
+            "resets_at": _when(error.resets_at),
+        }
+    if isinstance(error, errors.LimitChangeNotDueError):
+        return {"period": error.period, "confirmable_at": _when(error.confirmable_at)}
+    return {}
+
+
+def _field_name(location: Sequence[int | str], body: object) -> str:
     parts = [str(part) for part in location]
     if parts and parts[0] in {"body", "query", "path", "header", "cookie"}:
         parts = parts[1:] or parts
+        # A body of one of several shapes told apart by its ``kind`` (a step): pydantic puts the
+        # ``kind`` it chose in the location; the field is the one inside.
+        if isinstance(body, dict) and len(parts) > 1 and parts[0] == body.get("kind"):
+            parts = parts[1:]
     return ".".join(parts) if parts else "body"
 
 
-def _describe(error: Mapping[str, Any]) -> tuple[str, str]:
+def _describe(error: Mapping[str, Any], body: object) -> tuple[str, str]:
     location = error.get("loc", ())
-    field = _field_name(location)
+    field = _field_name(location, body)
     message = str(error.get("msg", "invalid value"))
     if error.get("type") == "extra_forbidden":
         message = "unknown field"
+    if error.get("type") in {"union_tag_invalid", "union_tag_not_found"}:
+        # The field that tells the shapes apart is missing or names none of them.
+        field = str(error.get("ctx", {}).get("discriminator", "kind")).strip("'")
+        expected = error.get("ctx", {}).get("expected_tags", "")
+        message = f"must be one of {expected}" if expected else "Field required"
     return field, message
 
 
@@ -187,7 +264,7 @@ async def _on_validation_error(request: Request, exc: Exception) -> Response:
             "the request body is not valid JSON",
             errors=[{"field": "body", "message": "malformed JSON"}],
         )
-    described = [_describe(item) for item in raw]
+    described = [_describe(item, exc.body) for item in raw]
     detail = "; ".join(f"{field}: {message}" for field, message in described)
     return problem_response(
         INVALID_REQUEST,
@@ -220,18 +297,36 @@ async def _on_service_error(request: Request, exc: Exception) -> Response:
     return await _on_problem(request, problem_from_service_error(exc))
 
 
+UNAVAILABLE_RETRY_AFTER_S = 1
+"""Seconds a client is asked to wait after a 503 ``unavailable``."""
+
+
+def unavailable_response(detail: str) -> Response:
+    """503 ``unavailable`` with ``Retry-After``: nothing was done, the request may be retried."""
+    return problem_response(
+        UNAVAILABLE, detail, headers={"Retry-After": str(UNAVAILABLE_RETRY_AFTER_S)}
+    )
+
+
 async def _on_database_error(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, PoolTimeoutError):  # every connection busy for POOL_TIMEOUT_S
+        log.warning("no database connection free: %s", exc)
+        return unavailable_response("the server is busy; please try again")
     if not isinstance(exc, DBAPIError):
         raise TypeError(exc)
-    if exc.connection_invalidated:  # the next try gets a new connection
-        # Lost during COMMIT, the work may have been committed: a retried purchase with the same
-        # Idempotency-Key returns the same play, a retried step answers which step is next.
-        log.warning("database connection lost: %s", exc.orig)
-        return problem_response(
-            UNAVAILABLE,
-            "the connection to the database was lost; please try again",
-            headers={"Retry-After": "1"},
-        )
+    if exc.connection_invalidated or isinstance(exc, OperationalError | InterfaceError):
+        # The database is down, restarting or unreachable: the transaction was rolled back, or,
+        # lost during COMMIT, perhaps committed. A retried purchase with the same Idempotency-Key
+        # answers the same play; a retried step naming its index answers the same step.
+        log.warning("database unavailable: %s", exc.orig)
+        return unavailable_response("the database is unavailable; please try again")
+    log_unexpected(exc)
+    return internal_error_response()
+
+
+async def _on_unexpected(request: Request, exc: Exception) -> Response:
+    # Starlette's ServerErrorMiddleware calls this for any exception nothing else handled, and
+    # sends the answer: the player sees nothing of the error.
     log_unexpected(exc)
     return internal_error_response()
 
@@ -243,6 +338,8 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(ProblemError, _on_problem)
     app.add_exception_handler(errors.ServiceError, _on_service_error)
     app.add_exception_handler(DBAPIError, _on_database_error)
+    app.add_exception_handler(PoolTimeoutError, _on_database_error)
+    app.add_exception_handler(Exception, _on_unexpected)
 
 
 def internal_error_response() -> Response:

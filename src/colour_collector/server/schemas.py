@@ -3,26 +3,79 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
+import unicodedata
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt, StringConstraints
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StringConstraints,
+)
 
-from colour_collector.service.accounts import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
-from colour_collector.service.models import Account, Movement, MovementKind
+from colour_collector.service.accounts import (
+    MAX_EMAIL_LENGTH,
+    MAX_PASSWORD_LENGTH,
+    MIN_PASSWORD_LENGTH,
+    normalise_email,
+)
+from colour_collector.service.errors import InvalidInputError
+from colour_collector.service.models import Account, Movement, MovementKind, SessionSummary
 
-Email = Annotated[str, StringConstraints(min_length=3, max_length=254)]
-Password = Annotated[str, StringConstraints(max_length=MAX_PASSWORD_LENGTH)]
 
-
-def _iso_date_text(value: object) -> object:
-    if not isinstance(value, str):
-        raise ValueError("must be a date written YYYY-MM-DD")
+def _without_control_characters(value: str) -> str:
+    """Refuse text holding a control, format (bidirectional overrides, zero-width marks),
+    surrogate, private-use or unassigned character: no text field of the API needs one, and
+    they hide what a text really says (in a log, an e-mail, an operator's screen)."""
+    for position, char in enumerate(value):
+        if unicodedata.category(char).startswith("C"):
+            raise ValueError(
+                f"contains the character U+{ord(char):04X} ({unicodedata.name(char, 'unnamed')})"
+                f" at position {position}; control and format characters are not accepted"
+            )
     return value
 
 
-IsoDate = Annotated[dt.date, BeforeValidator(_iso_date_text), Field(strict=False)]
-"""A calendar date given as an ISO ``YYYY-MM-DD`` string (numbers are refused)."""
+Text = Annotated[str, AfterValidator(_without_control_characters)]
+"""Text of a request: no control or format characters."""
+
+
+def _email(value: str) -> str:
+    try:
+        return normalise_email(value)
+    except InvalidInputError as error:
+        raise ValueError(str(error).removeprefix("not an e-mail address: ")) from None
+
+
+Email = Annotated[
+    Text,
+    StringConstraints(min_length=3, max_length=MAX_EMAIL_LENGTH),
+    AfterValidator(_email),
+    Field(json_schema_extra={"format": "email"}),
+]
+"""An e-mail address, checked and normalised (lower case) at the edge."""
+Password = Annotated[Text, StringConstraints(max_length=MAX_PASSWORD_LENGTH)]
+
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _iso_date_text(value: object) -> object:
+    if not isinstance(value, str) or not _ISO_DATE.match(value):
+        raise ValueError("must be a calendar date written YYYY-MM-DD")
+    return value
+
+
+IsoDate = Annotated[
+    dt.date,
+    BeforeValidator(_iso_date_text),
+    Field(strict=False, json_schema_extra={"pattern": _ISO_DATE.pattern}),
+]
+"""A calendar date given as ``YYYY-MM-DD`` exactly (numbers and date-times are refused)."""
 
 
 class Request(BaseModel):
@@ -42,8 +95,8 @@ class RegisterRequest(Request):
 
     email: Email = Field(description="E-mail address, used to log in.")
     password: Password = Field(
-        description=f"At least {MIN_PASSWORD_LENGTH} characters.",
-        min_length=1,
+        description=f"{MIN_PASSWORD_LENGTH} to {MAX_PASSWORD_LENGTH} characters.",
+        min_length=MIN_PASSWORD_LENGTH,
     )
     date_of_birth: IsoDate = Field(description="ISO date (YYYY-MM-DD). Players must be 18 or over.")
 
@@ -79,6 +132,27 @@ class AccountResponse(Response):
             email=account.email,
             date_of_birth=account.date_of_birth,
             created_at=account.created_at,
+        )
+
+
+class SessionResponse(Response):
+    """``GET /api/session``: this login session so far (the session bar and reality checks)."""
+
+    started_at: dt.datetime = Field(description="When this session logged in.")
+    expires_at: dt.datetime = Field(description="When it ends.")
+    staked_pence: int = Field(description="Stakes paid since login.")
+    won_pence: int = Field(description="Prizes credited since login.")
+    net_pence: int = Field(description="Prizes minus stakes since login.")
+
+    @classmethod
+    def of(cls, summary: SessionSummary) -> SessionResponse:
+        """Shape a service record."""
+        return cls(
+            started_at=summary.started_at,
+            expires_at=summary.expires_at,
+            staked_pence=summary.staked_pence,
+            won_pence=summary.won_pence,
+            net_pence=summary.net_pence,
         )
 
 
@@ -136,6 +210,28 @@ class HealthResponse(Response):
     status: Literal["ok"] = "ok"
 
 
+_TIME = {"type": "string", "format": "date-time"}
+PROTECTION_PROBLEM_FIELDS: dict[str, Any] = {
+    "until": {**_TIME, "description": "When a time-out or self-exclusion ends."},
+    "played_seconds": {"type": "integer", "description": "Reality check: time played."},
+    "net_pence": {"type": "integer", "description": "Reality check: net position."},
+    "due_at": {**_TIME, "description": "Reality check: when it became due."},
+    "limit": {
+        "type": "object",
+        "description": "The deposit limit in the way.",
+        "properties": {"period": {"type": "string"}, "amount_pence": {"type": "integer"}},
+    },
+    "deposited_pence": {"type": "integer", "description": "Deposited in the limit's window."},
+    "resets_at": {
+        "type": ["string", "null"],
+        "format": "date-time",
+        "description": "When the deposit fits under the limit (null: it is over the limit).",
+    },
+    "period": {"type": "string", "description": "The deposit limit's period."},
+    "confirmable_at": {**_TIME, "description": "When the limit change may be confirmed."},
+}
+"""What player-protection problems add to a problem (``server.problems``)."""
+
 PROBLEM_SCHEMA: dict[str, Any] = {
     "title": "Problem",
     "type": "object",
@@ -156,6 +252,7 @@ PROBLEM_SCHEMA: dict[str, Any] = {
             },
         },
         "balance_pence": {"type": "integer"},
+        **PROTECTION_PROBLEM_FIELDS,
     },
 }
 
@@ -178,3 +275,9 @@ BODY_PROBLEMS = {
     422: "A field is missing, unknown or invalid (`invalid_request`).",
 }
 """Problems any request with a JSON body can get."""
+
+
+BAD_PARAMETERS = problem_responses(
+    {422: "A bad path, query, header or cookie parameter (`invalid_request`)."}
+)
+"""What a route with parameters can answer when one is bad (routes with a body say more)."""

@@ -14,11 +14,13 @@ from typing import Annotated, Self
 from pydantic import BeforeValidator, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-DEFAULT_DATABASE_THREADS = 4
-"""Threads running requests' PostgreSQL work in each server process, unless set."""
-
 DEFAULT_SECRET_KEY = "dev-only-insecure-secret-key-change-me"
 """The placeholder secret; accepted in development only."""
+
+MIN_PRODUCTION_TIME_COST = 2
+"""Fewest Argon2id passes production accepts."""
+MIN_PRODUCTION_MEMORY_KIB = 19 * 1024
+"""Least Argon2id memory production accepts (19 MiB)."""
 
 SQLITE_FILENAME = "colour-collector.sqlite3"
 """Name of the SQLite database file inside ``data_dir``."""
@@ -57,6 +59,17 @@ class DrawMode(StrEnum):
     """Plays are dealt from a finite shuffled pool of tickets."""
 
 
+@unique
+class PaymentProviderKind(StrEnum):
+    """Which payment provider deposits and withdrawals go through."""
+
+    SIMULATED = "simulated"
+    """Accepts every payment and moves no real money (development and test; refused in
+    production)."""
+    NONE = "none"
+    """No provider: deposits and withdrawals answer 503 ``payments_unavailable``."""
+
+
 class Settings(BaseSettings):
     """Everything the server can be told. See docs/operations.md for the table."""
 
@@ -83,10 +96,39 @@ class Settings(BaseSettings):
     web_dir: Path | None = None
     auto_finish_interval: Duration = dt.timedelta(minutes=1)
     try_plays_per_hour: int = Field(default=120, ge=1)
-    database_threads: int = Field(default=DEFAULT_DATABASE_THREADS, ge=1, le=64)
-    """PostgreSQL only: threads running the database work of requests, per server process.
-    A few keep the database busy; dozens only queue on the same row locks and the GIL."""
+    request_threads: int = Field(default=16, ge=1, le=200)
+    """Worker threads that run requests in each server process (AnyIO's thread limiter)."""
+    database_pool_size: int = Field(default=8, ge=1, le=100)
+    """PostgreSQL only: connections each server process keeps (SQLite always has one)."""
+    password_hash_time_cost: int = Field(default=3, ge=1, le=20)
+    """Argon2id passes over memory when hashing a password."""
+    password_hash_memory_kib: int = Field(default=65536, ge=8, le=1 << 21)
+    """Argon2id memory when hashing a password, in KiB."""
+    password_hash_parallelism: int = Field(default=4, ge=1, le=16)
+    """Argon2id lanes."""
+    audit_checkpoint_dir: Path | None = None
+    """Where the server writes signed checkpoints of the audit chain's head (outside the
+    database); with ``audit_checkpoint_key_file``."""
+    audit_checkpoint_key_file: Path | None = None
+    """The file holding the checkpoints' key (at least 32 bytes; never in the database)."""
+    audit_checkpoint_interval: Duration = dt.timedelta(minutes=10)
+    """How often the server writes a checkpoint (and once at start)."""
+    forwarded_allow_ips: str | None = None
+    """Addresses of the reverse proxies whose ``X-Forwarded-For`` and ``X-Forwarded-Proto`` the
+    server believes (comma-separated, or ``*``); unset: none, the client is the peer address."""
+    api_docs: bool | None = None
+    """Serve ``/openapi.json`` and ``/api/docs`` (default: everywhere but production)."""
     outcome_script: Path | None = None
+    clock_file: Path | None = None
+    """Tests only: a file holding seconds to add to the server's clock."""
+    session_idle_timeout: Duration = dt.timedelta(minutes=30)
+    """A player's session ends after this long without activity."""
+    operator_session_lifetime: Duration = dt.timedelta(hours=8)
+    """How long a console login lasts."""
+    payment_provider: PaymentProviderKind | None = None
+    """Deposits' and withdrawals' provider (default: simulated outside production, none in it)."""
+    metrics_token: SecretStr | None = None
+    """When set, ``/metrics`` answers only ``Authorization: Bearer <token>``."""
 
     @model_validator(mode="after")
     def _refuse_unsafe(self) -> Self:
@@ -108,6 +150,36 @@ class Settings(BaseSettings):
                 "COLOUR_COLLECTOR_OUTCOME_SCRIPT is for automated tests only: it is refused "
                 f"when environment is {self.environment.value!r}"
             )
+        if self.clock_file is not None and self.environment is not Environment.TEST:
+            raise ValueError(
+                "COLOUR_COLLECTOR_CLOCK_FILE is for automated tests only: it is refused "
+                f"when environment is {self.environment.value!r}"
+            )
+        if production and self.payment_provider is PaymentProviderKind.SIMULATED:
+            raise ValueError(
+                "COLOUR_COLLECTOR_PAYMENT_PROVIDER=simulated moves no real money: it is refused"
+                " in production"
+            )
+        if self.session_idle_timeout <= dt.timedelta(0):
+            raise ValueError("COLOUR_COLLECTOR_SESSION_IDLE_TIMEOUT must be positive")
+        if self.operator_session_lifetime <= dt.timedelta(0):
+            raise ValueError("COLOUR_COLLECTOR_OPERATOR_SESSION_LIFETIME must be positive")
+        if production and (
+            self.password_hash_time_cost < MIN_PRODUCTION_TIME_COST
+            or self.password_hash_memory_kib < MIN_PRODUCTION_MEMORY_KIB
+        ):
+            raise ValueError(
+                "password hashing is too cheap for production: COLOUR_COLLECTOR_PASSWORD_HASH_"
+                f"TIME_COST must be at least {MIN_PRODUCTION_TIME_COST} and MEMORY_KIB at least"
+                f" {MIN_PRODUCTION_MEMORY_KIB} (OWASP's minimum for Argon2id)"
+            )
+        if (self.audit_checkpoint_dir is None) != (self.audit_checkpoint_key_file is None):
+            raise ValueError(
+                "COLOUR_COLLECTOR_AUDIT_CHECKPOINT_DIR and"
+                " COLOUR_COLLECTOR_AUDIT_CHECKPOINT_KEY_FILE are set together"
+            )
+        if self.audit_checkpoint_interval <= dt.timedelta(0):
+            raise ValueError("COLOUR_COLLECTOR_AUDIT_CHECKPOINT_INTERVAL must be positive")
         if self.auto_finish_interval <= dt.timedelta(0):
             raise ValueError("COLOUR_COLLECTOR_AUTO_FINISH_INTERVAL must be positive")
         if self.session_lifetime <= dt.timedelta(0):
@@ -122,6 +194,24 @@ class Settings(BaseSettings):
         if self.test_deposits_enabled is None:
             return self.environment is not Environment.PRODUCTION
         return self.test_deposits_enabled
+
+    @property
+    def serves_api_docs(self) -> bool:
+        """Whether ``/openapi.json`` and ``/api/docs`` are served (default: not in production)."""
+        if self.api_docs is None:
+            return self.environment is not Environment.PRODUCTION
+        return self.api_docs
+
+    @property
+    def payments(self) -> PaymentProviderKind:
+        """The payment provider in use (default: simulated outside production)."""
+        if self.payment_provider is None:
+            return (
+                PaymentProviderKind.NONE
+                if self.environment is Environment.PRODUCTION
+                else PaymentProviderKind.SIMULATED
+            )
+        return self.payment_provider
 
     @property
     def cookies_secure(self) -> bool:

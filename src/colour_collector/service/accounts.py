@@ -1,9 +1,9 @@
-"""Accounts and sessions: register, log in (with throttling of failures), log out, who am I.
+"""Accounts and sessions: register, log in (throttled), log out, who is logged in.
 
-Sessions are opaque random tokens; only their SHA-256 is stored, so a copy of the database
-does not let anyone log in. Failed logins are recorded in the database (so every server
-process sees them) and, past a limit per e-mail or per client within a window, further
-attempts are refused with :class:`TooManyAttemptsError` before the password is even checked.
+Sessions are opaque random tokens; only their SHA-256 is stored, so a copy of the database does
+not let anyone log in. A login attempt is counted as a failure *before* its password is checked
+(and forgiven when it succeeds), so the throttle holds however many attempts arrive at once, and
+the slow password hash runs outside any transaction.
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ import datetime as dt
 import hashlib
 import math
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+from email_validator import EmailNotValidError, validate_email
 
 from colour_collector.service import audit
 from colour_collector.service.clock import utcnow
@@ -23,30 +24,61 @@ from colour_collector.service.errors import (
     InvalidCredentialsError,
     InvalidInputError,
     NotAuthenticatedError,
-    NotFoundError,
     TooManyAttemptsError,
     UnderageError,
 )
-from colour_collector.service.models import Account, AccountId, AuditKind
+from colour_collector.service.models import (
+    Account,
+    AuditKind,
+    MovementKind,
+    Session,
+    SessionSummary,
+)
 from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
 
 MINIMUM_AGE = 18
 """Players must be at least this old."""
-
+MAX_EMAIL_LENGTH = 254
+"""Longest e-mail address accepted (RFC 5321's path limit)."""
+EARLIEST_DATE_OF_BIRTH = dt.date(1900, 1, 1)
+"""The earliest date of birth accepted: anything before is a typing slip."""
 MIN_PASSWORD_LENGTH = 10
 """Shortest password accepted."""
-
 MAX_PASSWORD_LENGTH = 256
 """Longest password accepted (hashing cost grows with length)."""
+SESSION_GONE = "session expired or unknown; log in again"
+"""What a request with a dead session is told."""
 
-_hasher = PasswordHasher()
-_DUMMY_HASH = _hasher.hash("not a real password, used to even out timing")
+
+class Passwords:
+    """Argon2id password hashing at a configurable cost (tests use a cheap one)."""
+
+    def __init__(self, *, time_cost: int = 3, memory_kib: int = 65536, parallelism: int = 4):
+        self._hasher = PasswordHasher(
+            time_cost=time_cost, memory_cost=memory_kib, parallelism=parallelism
+        )
+        # Verified against when the e-mail is unknown, so both answers take the same time.
+        self._dummy = self._hasher.hash("not a real password, used to even out timing")
+
+    def hash(self, password: str) -> str:
+        """A new salted hash of ``password``."""
+        return self._hasher.hash(password)
+
+    def verify(self, password_hash: str | None, password: str) -> bool:
+        """Whether ``password`` matches ``password_hash`` (None: no account; always False)."""
+        try:
+            matches = self._hasher.verify(password_hash or self._dummy, password)
+        except (VerifyMismatchError, VerificationError, InvalidHashError):
+            return False
+        return matches and password_hash is not None
 
 
 @dataclass(frozen=True, slots=True)
-class LoginPolicy:
-    """How failed logins are throttled and how long sessions last."""
+class AccountPolicy:
+    """How passwords are hashed, failed logins throttled and sessions timed."""
 
+    passwords: Passwords = field(default_factory=Passwords)
+    """The password hasher."""
     max_failures_per_email: int = 5
     """Failures allowed for one e-mail within the window."""
     max_failures_per_client: int = 20
@@ -55,6 +87,14 @@ class LoginPolicy:
     """How far back failures count."""
     session_lifetime: dt.timedelta = dt.timedelta(hours=12)
     """How long a session lasts after login."""
+    idle_timeout: dt.timedelta | None = None
+    """How long a session lasts without activity (None: until ``session_lifetime``); see
+    ``service.inactivity``."""
+
+    def session_end(self, started: dt.datetime, active: dt.datetime) -> dt.datetime:
+        """When a session started at ``started`` and last active at ``active`` ends."""
+        end = started + self.session_lifetime
+        return end if self.idle_timeout is None else min(end, active + self.idle_timeout)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,21 +110,22 @@ class LoggedIn:
 
 
 def normalise_email(email: str) -> str:
-    """Trimmed, lower-case e-mail; :class:`InvalidInputError` if it does not look like one."""
-    cleaned = email.strip().lower()
-    local, at, domain = cleaned.partition("@")
-    if (
-        not at
-        or not local
-        or "." not in domain
-        or domain.startswith(".")
-        or domain.endswith(".")
-        or "@" in domain
-        or any(c.isspace() for c in cleaned)
-        or len(cleaned) > 254
-    ):
-        raise InvalidInputError(f"not an e-mail address: {email!r}", field="email")
-    return cleaned
+    """The address as stored and compared: checked and normalised by ``email-validator`` (its
+    syntax, no control or bidirectional-override characters, a domain with a dot, the domain in
+    Unicode), trimmed and lower-cased; :class:`InvalidInputError` saying what is wrong otherwise.
+    """
+    try:
+        checked = validate_email(email.strip(), check_deliverability=False)
+    except EmailNotValidError as error:
+        raise InvalidInputError(
+            f"not an e-mail address: {email[:80]!r}: {error}", field="email"
+        ) from None
+    normalised = checked.normalized.lower()
+    if len(normalised) > MAX_EMAIL_LENGTH:
+        raise InvalidInputError(
+            f"an e-mail address has at most {MAX_EMAIL_LENGTH} characters", field="email"
+        )
+    return normalised
 
 
 def hash_token(token: str) -> str:
@@ -101,7 +142,8 @@ def age_on(date_of_birth: dt.date, today: dt.date) -> int:
 
 
 def register(
-    uow_factory: UnitOfWorkFactory,
+    factory: UnitOfWorkFactory,
+    policy: AccountPolicy,
     *,
     email: str,
     password: str,
@@ -110,24 +152,48 @@ def register(
 ) -> Account:
     """Create an account; refuses under-18s, weak passwords and taken e-mails."""
     at = now or utcnow()
-    normalised = normalise_email(email)
-    if date_of_birth > at.date():
-        raise InvalidInputError(
-            f"date of birth {date_of_birth.isoformat()!r} is in the future", field="date_of_birth"
+    found: list[InvalidInputError] = []
+    try:
+        normalised = normalise_email(email)
+    except InvalidInputError as bad:
+        found.append(bad)
+    if date_of_birth < EARLIEST_DATE_OF_BIRTH:
+        found.append(
+            InvalidInputError(
+                f"date of birth {date_of_birth.isoformat()!r} is before"
+                f" {EARLIEST_DATE_OF_BIRTH.isoformat()}: please check it",
+                field="date_of_birth",
+            )
         )
-    if age_on(date_of_birth, at.date()) < MINIMUM_AGE:
-        raise UnderageError(
-            f"you must be {MINIMUM_AGE} or over to play; date of birth"
-            f" {date_of_birth.isoformat()!r} is under {MINIMUM_AGE}",
-            field="date_of_birth",
+    elif date_of_birth > at.date():
+        found.append(
+            InvalidInputError(
+                f"date of birth {date_of_birth.isoformat()!r} is in the future",
+                field="date_of_birth",
+            )
+        )
+    elif age_on(date_of_birth, at.date()) < MINIMUM_AGE:
+        found.append(
+            UnderageError(
+                f"you must be {MINIMUM_AGE} or over to play; date of birth"
+                f" {date_of_birth.isoformat()!r} is under {MINIMUM_AGE}",
+                field="date_of_birth",
+            )
         )
     if not MIN_PASSWORD_LENGTH <= len(password) <= MAX_PASSWORD_LENGTH:
-        raise InvalidInputError(
-            f"password must be {MIN_PASSWORD_LENGTH} to {MAX_PASSWORD_LENGTH} characters long",
-            field="password",
+        found.append(
+            InvalidInputError(
+                f"password must be {MIN_PASSWORD_LENGTH} to {MAX_PASSWORD_LENGTH} characters long",
+                field="password",
+            )
         )
-    password_hash = _hasher.hash(password)
-    with uow_factory() as uow:
+    if found:
+        # Every field at once; an under-18 player is told that first (its own problem code).
+        found.sort(key=lambda bad: not isinstance(bad, UnderageError))
+        first = found[0]
+        raise type(first)(str(first), field=first.field, also=tuple(found[1:]))
+    password_hash = policy.passwords.hash(password)  # slow: before the transaction
+    with factory() as uow:
         account = uow.accounts.add(
             email=normalised,
             password_hash=password_hash,
@@ -139,145 +205,114 @@ def register(
     return account
 
 
-def _retry_after(failures: list[dt.datetime], window: dt.timedelta, now: dt.datetime) -> int:
+def _retry_after(failures: tuple[dt.datetime, ...], window: dt.timedelta, now: dt.datetime) -> int:
     return max(1, math.ceil((failures[0] + window - now).total_seconds()))
 
 
 def login(
-    uow_factory: UnitOfWorkFactory,
+    factory: UnitOfWorkFactory,
+    policy: AccountPolicy,
     *,
     email: str,
     password: str,
     client: str,
-    policy: LoginPolicy,
     now: dt.datetime | None = None,
 ) -> LoggedIn:
-    """Check the password and open a session, or record the failure.
+    """Check the password and open a session.
 
     Raises :class:`TooManyAttemptsError` without checking the password when the e-mail or the
     client has too many recent failures, :class:`InvalidCredentialsError` on a wrong e-mail or
-    password (the failure is committed).
+    password (the attempt stays counted).
     """
     at = now or utcnow()
     try:
         normalised = normalise_email(email)
     except InvalidInputError:
         normalised = email.strip().lower()[:254]
-    since = at - policy.window
-    with uow_factory() as uow:
-        by_email = list(uow.login_attempts.failures_by_email(normalised, since))
-        by_client = list(uow.login_attempts.failures_by_client(client, since))
+    with factory() as uow:
+        failures = uow.login_throttle.failures(
+            email=normalised, client=client, after=at - policy.window
+        )
         waits = []
-        if len(by_email) >= policy.max_failures_per_email:
-            waits.append(_retry_after(by_email, policy.window, at))
-        if len(by_client) >= policy.max_failures_per_client:
-            waits.append(_retry_after(by_client, policy.window, at))
+        if len(failures.by_email) >= policy.max_failures_per_email:
+            waits.append(_retry_after(failures.by_email, policy.window, at))
+        if len(failures.by_client) >= policy.max_failures_per_client:
+            waits.append(_retry_after(failures.by_client, policy.window, at))
         if waits:
             raise TooManyAttemptsError(
                 "too many failed logins; try again later", retry_after_seconds=max(waits)
             )
-        stored = uow.accounts.find_by_email(normalised)
-        matches = _password_matches(stored.password_hash if stored else None, password)
-        if stored is None or not matches:
-            uow.login_attempts.add_failure(email=normalised, client=client, at=at)
-            uow.login_attempts.delete_before(at - policy.window * 4)
-            uow.commit()
-            raise InvalidCredentialsError("wrong e-mail or password")
-        token = secrets.token_urlsafe(32)
-        expires = at + policy.session_lifetime
-        uow.login_attempts.clear_email(normalised)
-        uow.sessions.delete_expired(at)
-        uow.sessions.add(
-            token_hash=hash_token(token),
-            account_id=stored.account.id,
-            created_at=at,
-            expires_at=expires,
-        )
+        uow.login_throttle.add_failure(email=normalised, client=client, at=at)
+        uow.login_throttle.forget_before(at - policy.window * 4)
+        stored = uow.accounts.by_email(normalised)
+        uow.commit()
+    matches = policy.passwords.verify(None if stored is None else stored.password_hash, password)
+    if stored is None or not matches:
+        raise InvalidCredentialsError("wrong e-mail or password")
+    token = secrets.token_urlsafe(32)
+    expires = policy.session_end(at, at)
+    with factory() as uow:
+        uow.login_throttle.clear(normalised)
+        uow.accounts.remove_expired_sessions(at)
+        uow.accounts.add_session(Session(hash_token(token), stored.account.id, at, expires))
         audit.append(uow, AuditKind.LOGIN, stored.account.id, {"client": client}, now=at)
         uow.commit()
     return LoggedIn(account=stored.account, token=token, expires_at=expires)
 
 
-def _password_matches(password_hash: str | None, password: str) -> bool:
-    try:
-        return _hasher.verify(password_hash or _DUMMY_HASH, password) and password_hash is not None
-    except (VerifyMismatchError, VerificationError, InvalidHashError):
-        return False
-
-
-def logout(uow_factory: UnitOfWorkFactory, token: str | None) -> bool:
-    """End the session of ``token`` if it exists; return whether one was ended."""
+def logout(factory: UnitOfWorkFactory, token: str | None) -> bool:
+    """End the session of ``token`` if it exists; whether one was ended."""
     if not token:
         return False
-    with uow_factory() as uow:
-        account_id = uow.sessions.delete(hash_token(token))
-        if account_id is None:
+    with factory() as uow:
+        ended = uow.accounts.remove_session(hash_token(token))
+        if ended is None:
             return False
-        audit.append(uow, AuditKind.LOGOUT, account_id, {})
+        audit.append(uow, AuditKind.LOGOUT, ended.account_id, {})
         uow.commit()
     return True
 
 
+def live_session(
+    uow: UnitOfWork, token: str | None, now: dt.datetime, *, lock_account: bool = False
+) -> Session:
+    """The live session of ``token`` inside ``uow`` (its account locked if ``lock_account``);
+    :class:`NotAuthenticatedError` when there is none."""
+    if not token:
+        raise NotAuthenticatedError("log in first")
+    token_hash = hash_token(token)
+    found = (
+        uow.accounts.session_for_update(token_hash, now)
+        if lock_account
+        else uow.accounts.session(token_hash, now)
+    )
+    if found is None:
+        raise NotAuthenticatedError(SESSION_GONE)
+    return found
+
+
 def current_account(
-    uow_factory: UnitOfWorkFactory, token: str | None, *, now: dt.datetime | None = None
+    factory: UnitOfWorkFactory, token: str | None, *, now: dt.datetime | None = None
 ) -> Account:
     """The account of a live session; :class:`NotAuthenticatedError` otherwise."""
-    if not token:
-        raise NotAuthenticatedError("log in first")
-    with uow_factory(write=False) as uow:
-        return account_in(uow, token, now or utcnow())
-
-
-def _session_hash(token: str | None) -> str:
-    """The stored hash of a session token; :class:`NotAuthenticatedError` without one."""
-    if not token:
-        raise NotAuthenticatedError("log in first")
-    return hash_token(token)
-
-
-_SESSION_GONE = "session expired or unknown; log in again"
-
-
-def account_in(uow: UnitOfWork, token: str | None, now: dt.datetime) -> Account:
-    """:func:`current_account` inside the caller's unit of work."""
-    account = uow.sessions.account_for(_session_hash(token), now)
-    if account is None:
-        raise NotAuthenticatedError(_SESSION_GONE)
+    with factory() as uow:
+        session = live_session(uow, token, now or utcnow())
+        account = uow.accounts.get(session.account_id)
+    if account is None:  # sessions reference accounts: only a broken database gets here
+        raise NotAuthenticatedError(SESSION_GONE)
     return account
 
 
-@dataclass(frozen=True, slots=True)
-class SessionToken:
-    """A request's session token, looked up in the unit of work of the action it asks for.
-
-    An action given one instead of an :data:`AccountId` saves a transaction of its own for the
-    look-up; it answers :class:`NotAuthenticatedError` (and changes nothing) for a dead session.
-    """
-
-    token: str
-
-
-Caller = AccountId | SessionToken
-"""Who asks: an account already known, or a session token still to be looked up."""
-
-
-def locked_caller_id(uow: UnitOfWork, caller: Caller, now: dt.datetime) -> AccountId:
-    """:func:`caller_id`, with the account locked for update (a session token: one statement).
-
-    Raises :class:`NotFoundError` for an :data:`AccountId` that names no account.
-    """
-    if isinstance(caller, SessionToken):
-        found = uow.sessions.lock_account_for(_session_hash(caller.token), now)
-        if found is None:
-            raise NotAuthenticatedError(_SESSION_GONE)
-        return found
-    if not uow.accounts.lock(caller):
-        raise NotFoundError(f"no account with id {caller!r}")
-    return caller
-
-
-def caller_id(uow: UnitOfWork, caller: Caller, now: dt.datetime) -> AccountId:
-    """The account of ``caller``, looked up inside ``uow`` when it is a session token."""
-    if isinstance(caller, SessionToken):
-        return account_in(uow, caller.token, now).id
-    return caller
+def session_summary(
+    factory: UnitOfWorkFactory, token: str | None, *, now: dt.datetime | None = None
+) -> SessionSummary:
+    """The live session of ``token``: when it started and the money staked and won since."""
+    with factory() as uow:
+        session = live_session(uow, token, now or utcnow())
+        totals = uow.wallets.totals_since(session.account_id, session.created_at)
+    return SessionSummary(
+        started_at=session.created_at,
+        expires_at=session.expires_at,
+        staked_pence=-totals.get(MovementKind.STAKE, 0),
+        won_pence=totals.get(MovementKind.PRIZE, 0),
+    )

@@ -3,10 +3,11 @@
 Each entry's hash is SHA-256 over a canonical JSON serialisation of
 ``(seq, created_at, kind, account_id, payload, prev_hash)`` (see :func:`entry_hash`), and each
 entry names the hash of the one before, so editing, removing or reordering any entry breaks the
-chain from that point. :func:`append` runs inside the caller's unit of work; the store locks the
-chain head, hashes and inserts the entry and moves the head (on PostgreSQL in one statement), so
-the entry commits (or not) together with the action it records and two concurrent appends can
-never both claim the same ``seq``. :func:`check_entry` recomputes every hash independently.
+chain from that point. :func:`append` runs inside the caller's unit of work, as its last write:
+the store chains the entry after the head in one statement (locking the head, computing the hash
+in the database: ``store.audit_log``), so the entry commits (or not) together with the action it
+records and two concurrent appends can never both claim the same ``seq``. :func:`check_entry`
+recomputes every hash independently, in Python, as a verifier should.
 """
 
 from __future__ import annotations
@@ -65,30 +66,14 @@ def hashed_fields(
     """The middle of :func:`entry_hash`'s canonical text: the fields known before the chain head.
 
     ``entry_hash(seq=s, prev_hash=p, ...)`` is the SHA-256 of
-    ``'[' + str(s) + ',' + hashed_fields(...) + ',"' + p + '"]'``, so the store can append an
-    entry after the head it locks without knowing how the fields are serialised.
+    ``'[' + str(s) + ',' + hashed_fields(...) + ',"' + p + '"]'``: the store chains an entry
+    after the head it locks without knowing how the fields are serialised.
     """
     return json.dumps(
         [canonical_time(created_at), kind, account_id, payload],
         separators=(",", ":"),
         ensure_ascii=True,
     )[1:-1]
-
-
-def new_entry(
-    kind: AuditKind,
-    account_id: AccountId | None,
-    payload: Mapping[str, JsonValue],
-    *,
-    now: dt.datetime | None = None,
-) -> NewAuditEntry:
-    """An entry to append, with its payload serialised and its hashed fields."""
-    at = (now or utcnow()).astimezone(dt.UTC)
-    text = canonical_payload(payload)
-    fields = hashed_fields(created_at=at, kind=str(kind), account_id=account_id, payload=text)
-    return NewAuditEntry(
-        created_at=at, kind=str(kind), account_id=account_id, payload=text, hashed=fields
-    )
 
 
 def append(
@@ -98,9 +83,14 @@ def append(
     payload: Mapping[str, JsonValue],
     *,
     now: dt.datetime | None = None,
-) -> None:
-    """Append an entry inside the caller's unit of work (the caller commits)."""
-    uow.audit.append(new_entry(kind, account_id, payload, now=now))
+) -> AuditEntry:
+    """Append an entry inside the caller's unit of work, as its last write (the caller
+    commits): the store chains it after the head, which stays locked until the unit of work
+    ends."""
+    at = (now or utcnow()).astimezone(dt.UTC)
+    text = canonical_payload(payload)
+    fields = hashed_fields(created_at=at, kind=str(kind), account_id=account_id, payload=text)
+    return uow.audit.append(NewAuditEntry(at, str(kind), account_id, text, fields))
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,21 +135,43 @@ def check_entry(entry: AuditEntry, expected_seq: int, prev_hash: str) -> None:
 
 
 def verify_chain(uow_factory: UnitOfWorkFactory, *, batch: int = 1000) -> ChainReport:
-    """Check every entry in order and the chain head; raise :class:`AuditChainBrokenError`."""
-    with uow_factory(write=False) as uow:
-        expected, prev_hash, count = 1, GENESIS_HASH, 0
-        while True:
-            entries = uow.audit.entries(after_seq=expected - 1, limit=batch)
+    """Check every entry in order, that they end exactly at the chain head, and that nothing is
+    stored after it; raise :class:`AuditChainBrokenError` at the first break.
+
+    Entries are read in batches, each in a short unit of work of its own (an entry never changes
+    once written), so a server may go on appending meanwhile: when the head has moved on by the
+    end, the check goes on to the new head.
+    """
+    expected, prev_hash = 1, GENESIS_HASH
+    with uow_factory() as uow:
+        head = uow.audit.head()
+    while True:
+        while expected <= head.seq:
+            with uow_factory() as uow:
+                entries = uow.audit.entries(
+                    after_seq=expected - 1, limit=min(batch, head.seq - expected + 1)
+                )
             if not entries:
                 break
             for entry in entries:
                 check_entry(entry, expected, prev_hash)
-                expected, prev_hash, count = expected + 1, entry.hash, count + 1
-        head = uow.audit.head()
+                expected, prev_hash = expected + 1, entry.hash
+        count = expected - 1
         if head.seq != count or head.hash != prev_hash:
             raise AuditChainBrokenError(
                 min(head.seq, count) + 1,
                 f"chain head says seq={head.seq} hash={head.hash!r} but the log ends at"
                 f" seq={count} hash={prev_hash!r} (entries were removed or added)",
             )
-        return ChainReport(entries=count, last_hash=prev_hash)
+        with uow_factory() as uow:
+            last = uow.audit.last_seq()  # read before the head: an append moves both at once
+            latest = uow.audit.head()
+        if latest.seq == head.seq:
+            if last > head.seq:
+                raise AuditChainBrokenError(
+                    head.seq + 1,
+                    f"entries up to seq={last} are stored after the chain head seq={head.seq}"
+                    " (entries were added outside the chain)",
+                )
+            return ChainReport(entries=count, last_hash=prev_hash)
+        head = latest  # appended meanwhile: check on to the new head

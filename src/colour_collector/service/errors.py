@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 
 class ServiceError(Exception):
     """Root of every error a use case raises on purpose. ``str(error)`` is safe to show."""
@@ -11,10 +13,24 @@ class ServiceError(Exception):
 class InvalidInputError(ServiceError, ValueError):
     """The request is well-formed but a value is not acceptable."""
 
-    def __init__(self, message: str, *, field: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        field: str | None = None,
+        also: tuple[InvalidInputError, ...] = (),
+    ) -> None:
         super().__init__(message)
         self.field = field
         """Dotted name of the offending field, if one."""
+        self.also = also
+        """Other fields of the same request that are not acceptable either."""
+
+    @property
+    def problems(self) -> list[tuple[str, str]]:
+        """Every ``(field, message)`` of the request found wrong, this one first."""
+        found = [(self.field, str(self))] if self.field else []
+        return found + [(e.field, str(e)) for e in self.also if e.field]
 
 
 class UnderageError(InvalidInputError):
@@ -85,10 +101,16 @@ class PlayNotFoundError(NotFoundError):
 class StepOutOfOrderError(ServiceError):
     """The player asked for a step that is not the next one."""
 
-    def __init__(self, message: str, *, expected: str | None) -> None:
+    def __init__(self, message: str, *, expected: str | None, revealed: int | None = None) -> None:
         super().__init__(message)
         self.expected = expected
         """The step the play waits for (None when it is over)."""
+        self.revealed = revealed
+        """How many steps of the play are revealed (when known)."""
+
+
+class PlayChangedError(ServiceError):
+    """The stored play moved on while this request held an older copy (nothing was written)."""
 
 
 class PlayNotOverError(ServiceError):
@@ -115,3 +137,102 @@ class TooManyTriesError(ServiceError):
 
 class PoolExhaustedServiceError(ServiceError):
     """The finite prize pool has no entries left: no more plays can be sold."""
+
+
+class SalesStoppedError(ServiceError):
+    """An operator has stopped sales of the game: no new plays (plays in progress go on)."""
+
+
+class ExcludedError(ServiceError):
+    """The player is on a time-out or self-excluded: no purchases or deposits until it ends."""
+
+    def __init__(self, message: str, *, until: dt.datetime) -> None:
+        super().__init__(message)
+        self.until = until
+        """When the break ends."""
+
+
+class TimedOutError(ExcludedError):
+    """The player is on a time-out."""
+
+
+class SelfExcludedError(ExcludedError):
+    """The player has excluded themselves."""
+
+
+class RealityCheckDueError(ServiceError):
+    """The player's reality check is due: it must be seen before the next purchase."""
+
+    def __init__(
+        self, message: str, *, played_seconds: int, net_pence: int, due_at: dt.datetime
+    ) -> None:
+        super().__init__(message)
+        self.played_seconds = played_seconds
+        """Time since the session started."""
+        self.net_pence = net_pence
+        """Prizes minus stakes in the session."""
+        self.due_at = due_at
+        """When it became due."""
+
+
+class DepositLimitExceededError(ServiceError):
+    """A deposit would take the player over one of their deposit limits."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        period: str,
+        limit_pence: int,
+        deposited_pence: int,
+        resets_at: dt.datetime | None,
+    ) -> None:
+        super().__init__(message)
+        self.period = period
+        """The limit's period (daily, weekly, monthly)."""
+        self.limit_pence = limit_pence
+        """The limit."""
+        self.deposited_pence = deposited_pence
+        """Deposited in the period so far."""
+        self.resets_at = resets_at
+        """When enough of the period's deposits have left it for this deposit to fit (None: the
+        deposit is larger than the limit itself)."""
+
+
+class DepositLimitsUnansweredError(ServiceError):
+    """The player has not yet been asked about deposit limits (set one or decline first)."""
+
+
+class LimitChangeNotDueError(ServiceError):
+    """An increase or removal of a deposit limit was confirmed before its cooling-off ended."""
+
+    def __init__(self, message: str, *, period: str, confirmable_at: dt.datetime) -> None:
+        super().__init__(message)
+        self.period = period
+        """The limit's period."""
+        self.confirmable_at = confirmable_at
+        """When it may be confirmed."""
+
+
+class NoPendingLimitChangeError(ServiceError):
+    """There is no increase or removal of this limit to confirm."""
+
+
+class PaymentDeclinedError(ServiceError):
+    """The payment provider refused the payment (nothing was moved)."""
+
+
+class PaymentsUnavailableError(ServiceError):
+    """No payment provider is configured on this server."""
+
+
+class OperatorNotAuthenticatedError(ServiceError):
+    """No live operator session."""
+
+
+class OperatorForbiddenError(ServiceError):
+    """The operator's role does not allow this."""
+
+
+class OperatorNameTakenError(ServiceError):
+    """An operator with this name exists."""

@@ -28,6 +28,8 @@ class MovementKind(StrEnum):
     """Money given back by an operator."""
     ADJUSTMENT = "adjustment"
     """A manual correction by an operator."""
+    WITHDRAWAL = "withdrawal"
+    """Money paid out to the player through the payment provider."""
 
 
 @unique
@@ -50,6 +52,36 @@ class AuditKind(StrEnum):
     """A player finished a play."""
     AUTO_FINISH = "auto_finish"
     """The operator finished an abandoned play."""
+    WITHDRAWAL = "withdrawal"
+    """Money was paid out of a wallet."""
+    DEPOSIT_LIMITS_SET = "deposit_limits_set"
+    """A player set deposit limits (decreases at once, increases pending)."""
+    DEPOSIT_LIMITS_DECLINED = "deposit_limits_declined"
+    """A player chose not to set a deposit limit when asked."""
+    DEPOSIT_LIMIT_CONFIRMED = "deposit_limit_confirmed"
+    """A player confirmed a pending increase or removal after the cooling-off."""
+    TIME_OUT = "time_out"
+    """A player took a time-out."""
+    SELF_EXCLUSION = "self_exclusion"
+    """A player excluded themselves."""
+    REALITY_CHECK_SET = "reality_check_set"
+    """A player chose their reality check interval."""
+    REALITY_CHECK = "reality_check"
+    """A player saw a reality check and chose to continue."""
+    OPERATOR_ADDED = "operator_added"
+    """An operator account was created (command line)."""
+    OPERATOR_LOGIN = "operator_login"
+    """An operator logged in to the console."""
+    OPERATOR_LOGOUT = "operator_logout"
+    """An operator logged out of the console."""
+    SALES_STOPPED = "sales_stopped"
+    """An operator stopped sales of the game."""
+    SALES_STARTED = "sales_started"
+    """An operator started (or restarted) sales of the game."""
+    PLAYER_LOOKUP = "player_lookup"
+    """An operator looked at a player's account."""
+    AUDIT_VERIFIED = "audit_verified"
+    """An operator had the audit chain verified."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +109,30 @@ class StoredAccount:
 
 
 @dataclass(frozen=True, slots=True)
+class Session:
+    """A login session. Only the SHA-256 of its token is stored (``token_hash``)."""
+
+    token_hash: str
+    """SHA-256 (hex) of the opaque token held in the player's cookie."""
+    account_id: AccountId
+    """Whose session."""
+    created_at: dt.datetime
+    """When the player logged in (UTC)."""
+    expires_at: dt.datetime
+    """When it ends (UTC)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoginFailures:
+    """Recent failed logins, oldest first, as the throttle counts them."""
+
+    by_email: tuple[dt.datetime, ...]
+    """Failures for the e-mail tried."""
+    by_client: tuple[dt.datetime, ...]
+    """Failures from the client's address."""
+
+
+@dataclass(frozen=True, slots=True)
 class Movement:
     """One row of the wallet ledger."""
 
@@ -96,7 +152,7 @@ class Movement:
 
 @dataclass(frozen=True, slots=True)
 class NewAuditEntry:
-    """An audit log entry to append: its fields known before the chain head is locked."""
+    """An audit log entry to append: what is known of it before it is chained after the head."""
 
     created_at: dt.datetime
     """When it is appended (UTC)."""
@@ -107,7 +163,7 @@ class NewAuditEntry:
     payload: str
     """Canonical JSON text of the details."""
     hashed: str
-    """The middle of its hashed text (``service.audit.hashed_fields``)."""
+    """The middle of its canonical hashed text (``service.audit.hashed_fields``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,3 +194,22 @@ class ChainHead:
     """Sequence number of the last entry (0 when empty)."""
     hash: str
     """Its hash (64 zeros when empty)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSummary:
+    """A login session so far: what a reality check and the session bar show."""
+
+    started_at: dt.datetime
+    """When the player logged in (UTC)."""
+    expires_at: dt.datetime
+    """When the session ends unless renewed (UTC)."""
+    staked_pence: Pence
+    """Stakes paid since login (positive)."""
+    won_pence: Pence
+    """Prizes credited since login."""
+
+    @property
+    def net_pence(self) -> Pence:
+        """Prizes minus stakes since login."""
+        return self.won_pence - self.staked_pence

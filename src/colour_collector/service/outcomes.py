@@ -25,15 +25,9 @@ from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
 
 
 class OutcomeSource(Protocol):
-    """Draws the outcome of a new play."""
+    """Draws the outcome of a new play, inside the purchase's unit of work."""
 
-    @property
-    def needs_transaction(self) -> bool:
-        """Whether :meth:`draw` reads or changes stored state, so must run inside the
-        purchase's unit of work (otherwise the purchase may draw before it opens one)."""
-        ...
-
-    def draw(self, uow: UnitOfWork | None, rng: random.Random) -> Tier | None:
+    def draw(self, uow: UnitOfWork, rng: random.Random) -> Tier | None:
         """The outcome: a prize tier, or None for no win."""
         ...
 
@@ -41,22 +35,16 @@ class OutcomeSource(Protocol):
 class IndependentSource:
     """Independent draws weighted by the pool counts."""
 
-    needs_transaction = False
-    """An independent draw depends on nothing stored."""
-
     def __init__(self, pool: PrizePool) -> None:
         self._draw = IndependentDraw(pool)
 
-    def draw(self, uow: UnitOfWork | None, rng: random.Random) -> Tier | None:
-        """One independent draw (the unit of work is not needed)."""
+    def draw(self, uow: UnitOfWork, rng: random.Random) -> Tier | None:
+        """One independent draw (nothing stored is read)."""
         return self._draw.draw(rng)
 
 
 class FinitePoolSource:
     """Deals from the finite pool stored in the database."""
-
-    needs_transaction = True
-    """The remaining pool is stored: dealing changes it."""
 
     def __init__(self, pool: PrizePool) -> None:
         self._full = FinitePool.from_pool(pool).remaining
@@ -64,14 +52,12 @@ class FinitePoolSource:
     def prepare(self, factory: UnitOfWorkFactory) -> None:
         """Store the full pool if no pool is stored yet (at server start; safe to race)."""
         with factory() as uow:
-            uow.pool.create_if_missing(self._full)
+            uow.pool.add_if_missing(self._full)
             uow.commit()
 
-    def draw(self, uow: UnitOfWork | None, rng: random.Random) -> Tier | None:
+    def draw(self, uow: UnitOfWork, rng: random.Random) -> Tier | None:
         """Lock the pool row, deal one entry, store what remains."""
-        if uow is None:
-            raise ValueError("a deal from the finite pool needs the purchase's unit of work")
-        remaining = uow.pool.lock()
+        remaining = uow.pool.get_for_update()
         if remaining is None:
             raise PoolExhaustedServiceError("the prize pool is not set up: no plays are on sale")
         if sum(remaining) == 0:
@@ -84,9 +70,6 @@ class FinitePoolSource:
 class ScriptedSource:
     """Test environments only: the listed outcomes first, in order, then ``then``."""
 
-    needs_transaction = True
-    """A scripted outcome is taken only by a purchase that goes through."""
-
     def __init__(self, names: Iterable[str | None], then: OutcomeSource) -> None:
         self._queue: deque[Tier | None] = deque(
             None if name is None else tier_by_name(name) for name in names
@@ -94,7 +77,7 @@ class ScriptedSource:
         self._then = then
         self._lock = threading.Lock()
 
-    def draw(self, uow: UnitOfWork | None, rng: random.Random) -> Tier | None:
+    def draw(self, uow: UnitOfWork, rng: random.Random) -> Tier | None:
         """The next scripted outcome, or a draw from the source behind."""
         with self._lock:
             if self._queue:

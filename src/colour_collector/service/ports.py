@@ -1,15 +1,20 @@
-"""What the use cases ask of storage. ``colour_collector.store`` implements these.
+"""What the use cases ask of storage, one port per aggregate, in the domain's words.
 
-A unit of work is one database transaction: it rolls back unless :meth:`UnitOfWork.commit` is
-called. Use cases that move money or append to the audit log do all their writes through one
-unit of work, so a purchase can debit the wallet, store the play and append the audit entry
-atomically.
+``colour_collector.store`` implements these on SQLite and PostgreSQL; ``tests/fakes.py`` in
+memory. A unit of work is one database transaction: it rolls back unless
+:meth:`UnitOfWork.commit` is called, and nothing in it commits by itself. A use case that moves
+money or appends to the audit log does all its writes through one unit of work, so a purchase
+debits the wallet, stores the play and appends the audit entry atomically.
+
+Locks: a ``..._for_update`` read holds its row until the end of the transaction. Writers lock in
+one order, everywhere: the account, then the play, then the audit chain's head (appending to the
+audit log is the last write of a unit of work), so two units of work never deadlock.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Protocol, Self
 
@@ -18,17 +23,34 @@ from colour_collector.service.models import (
     AccountId,
     AuditEntry,
     ChainHead,
+    LoginFailures,
     Movement,
     MovementKind,
     NewAuditEntry,
     Pence,
+    Session,
     StoredAccount,
 )
-from colour_collector.service.play_models import PlayStatus, PurchaseState, StoredPlay, TryPlay
+from colour_collector.service.play_models import StoredPlay, TryPlay
+from colour_collector.service.protection_models import (
+    AuditCheck,
+    DepositLimit,
+    Exclusion,
+    ExclusionKind,
+    OperatorRole,
+    OperatorSession,
+    OutcomeFigures,
+    Payment,
+    PaymentKind,
+    ProtectionSettings,
+    SalesState,
+    StoredOperator,
+)
+from colour_collector.service.protection_models import Operator as OperatorAccount
 
 
-class AccountRepository(Protocol):
-    """Accounts and their credentials."""
+class Accounts(Protocol):
+    """Players' accounts and their login sessions."""
 
     def add(
         self, *, email: str, password_hash: str, date_of_birth: dt.date, created_at: dt.datetime
@@ -40,79 +62,65 @@ class AccountRepository(Protocol):
         """The account with this id, if any."""
         ...
 
-    def find_by_email(self, email: str) -> StoredAccount | None:
-        """The account registered with this normalised e-mail, if any."""
+    def get_for_update(self, account_id: AccountId) -> Account | None:
+        """The account with this id, locked: writers of one account's wallet serialise here."""
         ...
 
-    def lock(self, account_id: AccountId) -> bool:
-        """Hold the account row until the end of the transaction (``SELECT ... FOR UPDATE``);
-        False if there is no such account.
-
-        Writers that read-then-write the wallet of one account call this first so that they
-        serialise. On SQLite the whole write transaction is already serialised by
-        ``BEGIN IMMEDIATE``.
-        """
+    def by_email(self, email: str) -> StoredAccount | None:
+        """The account registered with this normalised e-mail, with its password hash."""
         ...
 
-
-class SessionRepository(Protocol):
-    """Login sessions, keyed by the SHA-256 of the opaque token held in the cookie."""
-
-    def add(
-        self,
-        *,
-        token_hash: str,
-        account_id: AccountId,
-        created_at: dt.datetime,
-        expires_at: dt.datetime,
-    ) -> None:
-        """Store a new session."""
+    def add_session(self, session: Session) -> None:
+        """Store a new login session."""
         ...
 
-    def lock_account_for(self, token_hash: str, now: dt.datetime) -> AccountId | None:
-        """The account of the session with this token hash live at ``now``, locked for update
-        as ``AccountRepository.lock`` locks it (one statement for both)."""
+    def session(self, token_hash: str, now: dt.datetime) -> Session | None:
+        """The session with this token hash if it is live at ``now``."""
         ...
 
-    def account_for(self, token_hash: str, now: dt.datetime) -> Account | None:
-        """The account of an unexpired session, if any (one query)."""
+    def session_for_update(self, token_hash: str, now: dt.datetime) -> Session | None:
+        """:meth:`session`, with its account locked as :meth:`get_for_update` locks it."""
         ...
 
-    def delete(self, token_hash: str) -> AccountId | None:
-        """Remove a session; return its account if it existed."""
+    def remove_session(self, token_hash: str) -> Session | None:
+        """End a session; the session ended, if there was one."""
         ...
 
-    def delete_expired(self, now: dt.datetime) -> int:
-        """Remove expired sessions; return how many."""
+    def remove_expired_sessions(self, now: dt.datetime) -> int:
+        """End every session expired at ``now``; how many."""
+        ...
+
+    def renew_session(self, token_hash: str, expires_at: dt.datetime) -> None:
+        """Move a session's end to ``expires_at`` (the player was active)."""
         ...
 
 
-class LoginAttemptRepository(Protocol):
-    """Failed login attempts, shared by every server process through the database."""
+class LoginThrottle(Protocol):
+    """Failed logins, shared by every server process, counted per e-mail and per client."""
 
     def add_failure(self, *, email: str, client: str, at: dt.datetime) -> None:
-        """Record one failed attempt."""
+        """Record one failed (or not yet checked) attempt."""
         ...
 
-    def failures_by_email(self, email: str, since: dt.datetime) -> Sequence[dt.datetime]:
-        """Times of failures for this e-mail at or after ``since``, oldest first."""
+    def failures(self, *, email: str, client: str, after: dt.datetime) -> LoginFailures:
+        """Failures of this e-mail and from this client later than ``after``."""
         ...
 
-    def failures_by_client(self, client: str, since: dt.datetime) -> Sequence[dt.datetime]:
-        """Times of failures from this client at or after ``since``, oldest first."""
-        ...
-
-    def clear_email(self, email: str) -> None:
+    def clear(self, email: str) -> None:
         """Forget the failures of an e-mail (after a successful login)."""
         ...
 
-    def delete_before(self, before: dt.datetime) -> int:
-        """Forget failures older than ``before``; return how many."""
+    def forget_before(self, before: dt.datetime) -> int:
+        """Forget failures older than ``before``; how many."""
         ...
 
 
-class LedgerRepository(Protocol):
-    """The wallet ledger: one row per movement, the balance is their sum."""
+class Wallets(Protocol):
+    """The wallet ledger: one row per movement; a balance is the sum of its account's rows.
+
+    Callers lock the account (:meth:`Accounts.get_for_update`) before reading a balance they
+    mean to change.
+    """
 
     def add(
         self,
@@ -122,158 +130,71 @@ class LedgerRepository(Protocol):
         kind: MovementKind,
         reference: str | None,
         created_at: dt.datetime,
+        idempotency_key: str | None = None,
     ) -> Movement:
-        """Append one movement."""
+        """Append one movement (with the Idempotency-Key it was asked for with, if one: a key
+        is used at most once an account)."""
         ...
 
-    def add_later(
-        self,
-        *,
-        account_id: AccountId,
-        amount_pence: Pence,
-        kind: MovementKind,
-        reference: str | None,
-        created_at: dt.datetime,
-    ) -> None:
-        """Append one movement without waiting for its id: the store may send it with the next
-        statement or the commit (its error, if any, is raised there)."""
+    def by_idempotency_key(self, account_id: AccountId, key: str) -> Movement | None:
+        """The account's movement asked for with this Idempotency-Key, if any."""
+        ...
+
+    def after(self, movement_id: int, limit: int) -> Sequence[Movement]:
+        """Every account's movements with an id above ``movement_id``, by id, at most
+        ``limit`` (to read the whole ledger a batch at a time)."""
         ...
 
     def balance(self, account_id: AccountId) -> Pence:
-        """Sum of all movements of the account (0 when none)."""
+        """The account's balance (0 without movements)."""
         ...
 
     def recent(self, account_id: AccountId, limit: int) -> Sequence[Movement]:
-        """The latest movements, newest first."""
+        """The account's latest movements, newest first."""
         ...
 
     def get(self, movement_id: int) -> Movement | None:
         """One movement by id."""
         ...
 
-
-class AuditRepository(Protocol):
-    """The append-only, hash-chained audit log."""
-
-    def append(self, entry: NewAuditEntry) -> None:
-        """Chain an entry after the head: lock the head row (until the end of the
-        transaction), insert the entry with ``seq`` one more than the head's and ``prev_hash``
-        the head's hash, and move the head to it. The store may send it with the commit (its
-        error, if any, is raised there).
-
-        Its hash is the SHA-256 (hex) of ``'[' + str(seq) + ',' + hashed + ',"' + prev_hash +
-        '"]'`` (``hashed``: ``entry.hashed``, :func:`colour_collector.service.audit.hashed_fields`).
-        """
+    def totals_since(
+        self, account_id: AccountId, since: dt.datetime
+    ) -> Mapping[MovementKind, Pence]:
+        """The sum of the account's movements of each kind made at or after ``since``."""
         ...
 
-    def head(self) -> ChainHead:
-        """The chain head, without locking."""
-        ...
-
-    def entries(self, after_seq: int = 0, limit: int = 1000) -> Sequence[AuditEntry]:
-        """Entries with ``seq > after_seq`` in order, at most ``limit``."""
+    def movements_since(
+        self, account_id: AccountId, kind: MovementKind, since: dt.datetime
+    ) -> Sequence[Movement]:
+        """The account's movements of ``kind`` made after ``since``, oldest first."""
         ...
 
 
-class UnitOfWork(Protocol):
-    """One transaction over all repositories. Rolls back on exit unless committed."""
-
-    @property
-    def accounts(self) -> AccountRepository:
-        """Accounts and credentials."""
-        ...
-
-    @property
-    def sessions(self) -> SessionRepository:
-        """Login sessions."""
-        ...
-
-    @property
-    def login_attempts(self) -> LoginAttemptRepository:
-        """Failed logins."""
-        ...
-
-    @property
-    def ledger(self) -> LedgerRepository:
-        """The wallet ledger."""
-        ...
-
-    @property
-    def audit(self) -> AuditRepository:
-        """The audit log."""
-        ...
-
-    @property
-    def plays(self) -> PlayRepository:
-        """Purchased plays."""
-        ...
-
-    @property
-    def tries(self) -> TryRepository:
-        """Free Try plays."""
-        ...
-
-    @property
-    def pool(self) -> PoolRepository:
-        """The finite prize pool."""
-        ...
-
-    def __enter__(self) -> Self: ...
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None: ...
-
-    def commit(self) -> None:
-        """Make every write of this unit of work durable."""
-        ...
-
-    def rollback(self) -> None:
-        """Discard every write of this unit of work."""
-        ...
-
-
-class UnitOfWorkFactory(Protocol):
-    """Opens units of work. ``write=False`` may skip taking the write lock (SQLite)."""
-
-    def __call__(self, *, write: bool = True) -> UnitOfWork: ...
-
-
-class PlayRepository(Protocol):
+class Plays(Protocol):
     """Purchased plays."""
 
     def add(self, play: StoredPlay) -> StoredPlay:
-        """Store a new play (its ``id`` is ignored); raise ``DuplicatePlayError`` if its Play
-        Number or (account, Idempotency-Key) is taken."""
+        """Store a new play (its ``id`` is ignored and returned set); raise
+        ``DuplicatePlayError`` if its Play Number or (account, Idempotency-Key) is taken."""
         ...
 
-    def get(self, play_number: str, *, lock: bool = False) -> StoredPlay | None:
-        """The play with this Play Number (locked for update when ``lock``)."""
+    def get(self, play_number: str) -> StoredPlay | None:
+        """The play with this Play Number."""
         ...
 
-    def locked_for_session(
-        self,
-        token_hash: str,
-        play_number: str,
-        now: dt.datetime,
-        known: tuple[int, str] | None = None,
+    def get_for_update(self, play_number: str) -> StoredPlay | None:
+        """The play with this Play Number, locked."""
+        ...
+
+    def session_play_for_update(
+        self, token_hash: str, play_number: str, now: dt.datetime
     ) -> StoredPlay | None:
-        """The play with this Play Number, locked for update, if it belongs to the account of a
-        session with this token hash that is live at ``now`` (one statement for both).
-
-        ``known`` is ``(revealed, record)`` the caller already holds for this play in progress:
-        when the stored play is in progress at that ``revealed``, its record is not read, and
-        the returned play carries ``known``'s record.
-        """
+        """The play with this Play Number, locked, if it belongs to the account of the session
+        with this token hash and the session is live at ``now``."""
         ...
 
-    def before_purchase(self, account_id: AccountId, idempotency_key: str | None) -> PurchaseState:
-        """What a purchase must know before it buys, read in one statement: the play an earlier
-        purchase with this key made (none without a key), the account's play in progress and
-        its balance (the sum of its ledger rows). Plays found are then read in full."""
+    def by_idempotency_key(self, account_id: AccountId, key: str) -> StoredPlay | None:
+        """The play the account bought with this Idempotency-Key."""
         ...
 
     def unfinished(self, account_id: AccountId) -> StoredPlay | None:
@@ -289,84 +210,329 @@ class PlayRepository(Protocol):
         ...
 
     def due(self, now: dt.datetime, limit: int) -> Sequence[str]:
-        """Play Numbers of plays in progress whose ``finish_by`` has passed."""
+        """Play Numbers of plays in progress whose ``finish_by`` has passed, oldest first."""
         ...
 
-    def update(
-        self,
-        play_id: int,
-        *,
-        record: str,
-        revealed: int,
-        status: PlayStatus,
-        balance_after_pence: Pence | None,
-        finished_at: dt.datetime | None,
-    ) -> None:
-        """Save progress."""
+    def after(self, play_id: int, limit: int) -> Sequence[StoredPlay]:
+        """Every account's plays with an id above ``play_id``, by id, at most ``limit`` (to
+        read them all a batch at a time)."""
         ...
 
-    def advance(self, play_id: int, revealed: int) -> None:
-        """Save progress when only the number of revealed steps changed."""
-        ...
-
-    def advance_kept(
-        self,
-        play: StoredPlay,
-        *,
-        token_hash: str,
-        now: dt.datetime,
-        record: str | None,
-        entry: NewAuditEntry,
-    ) -> bool:
-        """A step of a play the caller kept from when it last stored it: if the stored play is
-        still ``play`` (in progress at ``play.revealed``) and a session with this token hash is
-        live at ``now`` for its owner, move ``revealed`` on by one (and save ``record``, unless
-        None) and append ``entry`` to the audit log; otherwise write nothing.
-
-        Return whether it was written. It must be the first thing the unit of work does; the
-        store may commit it by itself (on PostgreSQL it is one statement, and the commit that
-        follows has nothing left to do; a rollback cannot undo it).
-        """
+    def save(self, play: StoredPlay, *, was: StoredPlay) -> None:
+        """Store ``play``'s progress (record, revealed, status, balance after, finished at) over
+        ``was``, the play as read in this unit of work. Raise ``PlayChangedError`` (writing
+        nothing) if the stored play is no longer at ``was.revealed``."""
         ...
 
 
-class TryRepository(Protocol):
-    """Free Try plays, found by the hash of their secret token."""
+class TryPlays(Protocol):
+    """Free Try plays, found by the SHA-256 of their secret token."""
 
     def add(self, token_hash: str, play: TryPlay, client: str) -> TryPlay:
         """Store a new Try play started by ``client`` (its network address)."""
         ...
 
-    def started_since(self, client: str, since: dt.datetime) -> int:
-        """How many Try plays ``client`` started at or after ``since``."""
-        ...
-
-    def get(self, token_hash: str, *, lock: bool = False) -> TryPlay | None:
+    def get(self, token_hash: str) -> TryPlay | None:
         """The Try play with this token hash."""
         ...
 
-    def update(
-        self, play_id: int, *, record: str, revealed: int, finished_at: dt.datetime | None
-    ) -> None:
-        """Save progress."""
+    def get_for_update(self, token_hash: str) -> TryPlay | None:
+        """The Try play with this token hash, locked."""
         ...
 
-    def delete_before(self, before: dt.datetime) -> int:
-        """Forget Try plays started before ``before``; return how many."""
+    def save(self, play: TryPlay, *, was: TryPlay) -> None:
+        """Store ``play``'s progress over ``was`` (as :meth:`Plays.save`)."""
+        ...
+
+    def started_after(self, client: str, after: dt.datetime) -> int:
+        """How many Try plays ``client`` started later than ``after``."""
+        ...
+
+    def remove_before(self, before: dt.datetime) -> int:
+        """Forget Try plays started before ``before``; how many."""
         ...
 
 
-class PoolRepository(Protocol):
+class AuditLog(Protocol):
+    """The append-only, hash-chained audit log and its head (the last entry)."""
+
+    def head(self) -> ChainHead:
+        """The chain head."""
+        ...
+
+    def append(self, entry: NewAuditEntry) -> AuditEntry:
+        """Chain ``entry`` after the head and store it as the new head: ``seq`` one more than
+        the head's, ``prev_hash`` the head's hash, ``hash`` the SHA-256 (hex) of
+        ``'[' + str(seq) + ',' + entry.hashed + ',"' + prev_hash + '"]'`` (which
+        ``service.audit.entry_hash`` recomputes from the stored fields). The head stays locked
+        until the unit of work ends: appenders serialise here, the last lock a writer takes.
+        Return the stored entry."""
+        ...
+
+    def entries(self, after_seq: int = 0, limit: int = 1000) -> Sequence[AuditEntry]:
+        """Entries with ``seq > after_seq`` in order, at most ``limit``."""
+        ...
+
+    def last_seq(self) -> int:
+        """The highest ``seq`` stored (0 when there is none)."""
+        ...
+
+
+class PrizePools(Protocol):
     """The finite prize pool's remaining counts, shared by every server process."""
 
-    def lock(self) -> tuple[int, ...] | None:
-        """Lock the pool row and return the remaining counts (None if no pool is stored)."""
+    def get_for_update(self) -> tuple[int, ...] | None:
+        """The remaining count of each outcome, locked (None if no pool is stored)."""
         ...
 
-    def create_if_missing(self, remaining: tuple[int, ...]) -> bool:
+    def add_if_missing(self, remaining: tuple[int, ...]) -> bool:
         """Store a full pool unless one is stored; True if this call stored it."""
         ...
 
     def save(self, remaining: tuple[int, ...], dealt: int) -> None:
-        """Store new remaining counts (the row must be locked)."""
+        """Store new remaining counts (after :meth:`get_for_update`)."""
         ...
+
+
+class PlayerProtections(Protocol):
+    """A player's protection: deposit limits, time-outs and self-exclusions, reality checks.
+
+    Writers lock the account first (as for the wallet)."""
+
+    def settings(self, account_id: AccountId) -> ProtectionSettings:
+        """The player's settings (the defaults when none were stored)."""
+        ...
+
+    def save_settings(self, settings: ProtectionSettings) -> None:
+        """Store the player's settings."""
+        ...
+
+    def limits(self, account_id: AccountId) -> Sequence[DepositLimit]:
+        """The player's deposit limits that are set or have a change waiting, by period."""
+        ...
+
+    def save_limit(self, limit: DepositLimit) -> None:
+        """Store one period's limit (a limit with no amount and nothing waiting is removed)."""
+        ...
+
+    def add_exclusion(
+        self,
+        *,
+        account_id: AccountId,
+        kind: ExclusionKind,
+        starts_at: dt.datetime,
+        ends_at: dt.datetime,
+    ) -> Exclusion:
+        """Store a time-out or self-exclusion."""
+        ...
+
+    def exclusions(self, account_id: AccountId) -> Sequence[Exclusion]:
+        """Every exclusion the player took, latest first."""
+        ...
+
+    def active_exclusion(self, account_id: AccountId, now: dt.datetime) -> Exclusion | None:
+        """The exclusion in force at ``now`` that ends last, if any."""
+        ...
+
+    def last_reality_check(self, token_hash: str) -> dt.datetime | None:
+        """When the player last continued after a reality check in this login session."""
+        ...
+
+    def record_reality_check(self, token_hash: str, at: dt.datetime) -> None:
+        """Remember that the player continued after a reality check at ``at``."""
+        ...
+
+
+class SalesSwitch(Protocol):
+    """Whether the game is on sale: one switch shared by every server process."""
+
+    def state(self) -> SalesState:
+        """The switch (on sale when never changed)."""
+        ...
+
+    def state_for_update(self) -> SalesState:
+        """The switch, locked until the unit of work ends (operators change it one at a time)."""
+        ...
+
+    def save(self, state: SalesState) -> None:
+        """Store a new position of the switch."""
+        ...
+
+
+class Payments(Protocol):
+    """Deposits and withdrawals made through the payment provider."""
+
+    def add(self, payment: Payment) -> Payment:
+        """Store a payment (its ``id`` is ignored and returned set)."""
+        ...
+
+    def by_idempotency_key(
+        self, account_id: AccountId, kind: PaymentKind, key: str
+    ) -> Payment | None:
+        """The account's payment of ``kind`` made with this Idempotency-Key."""
+        ...
+
+
+class Operators(Protocol):
+    """Operator accounts and their console sessions."""
+
+    def add(
+        self, *, name: str, password_hash: str, role: OperatorRole, created_at: dt.datetime
+    ) -> OperatorAccount:
+        """Store a new operator; raise ``OperatorNameTakenError`` if the name is taken."""
+        ...
+
+    def by_name(self, name: str) -> StoredOperator | None:
+        """The operator with this name, with the password hash."""
+        ...
+
+    def get(self, operator_id: int) -> OperatorAccount | None:
+        """The operator with this id."""
+        ...
+
+    def all(self) -> Sequence[OperatorAccount]:
+        """Every operator, by name."""
+        ...
+
+    def add_session(self, session: OperatorSession) -> None:
+        """Store a console login."""
+        ...
+
+    def session(self, token_hash: str, now: dt.datetime) -> OperatorSession | None:
+        """The console session with this token hash if it is live at ``now``."""
+        ...
+
+    def remove_session(self, token_hash: str) -> OperatorSession | None:
+        """End a console session; the session ended, if there was one."""
+        ...
+
+
+class SalesFigures(Protocol):
+    """What the game has sold and paid, for the operator's live monitoring."""
+
+    def by_outcome(self) -> Sequence[OutcomeFigures]:
+        """Plays sold and their prizes, per outcome."""
+        ...
+
+    def in_progress(self) -> int:
+        """Plays bought and not yet finished."""
+        ...
+
+    def paid(self) -> tuple[int, Pence]:
+        """Finished plays with a prize, and the prizes credited for them."""
+        ...
+
+
+class AuditChecks(Protocol):
+    """Results of verifying the audit chain."""
+
+    def add(self, check: AuditCheck) -> None:
+        """Store a result."""
+        ...
+
+    def last(self) -> AuditCheck | None:
+        """The latest result."""
+        ...
+
+
+class PaymentProvider(Protocol):
+    """The payment provider: takes deposits from and pays withdrawals to a player.
+
+    A call with a key already used answers as the first call did and moves no more money, so a
+    request retried after a lost answer or a failed commit is safe."""
+
+    def take_deposit(self, *, account_id: AccountId, amount_pence: Pence, key: str) -> str:
+        """Take ``amount_pence`` from the player; the provider's reference. Raise
+        ``PaymentDeclinedError`` if refused."""
+        ...
+
+    def send_withdrawal(self, *, account_id: AccountId, amount_pence: Pence, key: str) -> str:
+        """Pay ``amount_pence`` to the player; the provider's reference. Raise
+        ``PaymentDeclinedError`` if refused."""
+        ...
+
+
+class UnitOfWork(Protocol):
+    """One transaction over every aggregate. Rolls back on exit unless committed."""
+
+    @property
+    def accounts(self) -> Accounts:
+        """Accounts and sessions."""
+        ...
+
+    @property
+    def login_throttle(self) -> LoginThrottle:
+        """Failed logins."""
+        ...
+
+    @property
+    def wallets(self) -> Wallets:
+        """The wallet ledger."""
+        ...
+
+    @property
+    def plays(self) -> Plays:
+        """Purchased plays."""
+        ...
+
+    @property
+    def tries(self) -> TryPlays:
+        """Free Try plays."""
+        ...
+
+    @property
+    def audit(self) -> AuditLog:
+        """The audit log."""
+        ...
+
+    @property
+    def pool(self) -> PrizePools:
+        """The finite prize pool."""
+        ...
+
+    @property
+    def protection(self) -> PlayerProtections:
+        """Players' deposit limits, exclusions and reality checks."""
+        ...
+
+    @property
+    def sales(self) -> SalesSwitch:
+        """The sales switch."""
+        ...
+
+    @property
+    def payments(self) -> Payments:
+        """Deposits and withdrawals through the payment provider."""
+        ...
+
+    @property
+    def operators(self) -> Operators:
+        """Operator accounts and console sessions."""
+        ...
+
+    @property
+    def figures(self) -> SalesFigures:
+        """What the game has sold and paid."""
+        ...
+
+    @property
+    def audit_checks(self) -> AuditChecks:
+        """Results of verifying the audit chain."""
+        ...
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+    def commit(self) -> None:
+        """Make every write of this unit of work durable, at once."""
+        ...
+
+
+UnitOfWorkFactory = Callable[[], UnitOfWork]
+"""Opens a unit of work: ``with factory() as uow: ...; uow.commit()``."""

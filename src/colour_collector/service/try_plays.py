@@ -11,10 +11,10 @@ import random
 import secrets
 from dataclasses import dataclass, replace
 
-from colour_collector.game import codec
 from colour_collector.game.generator import generate
 from colour_collector.game.progress import expected_step
 from colour_collector.game.replay import replay
+from colour_collector.service import records
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import (
     PlayNotFoundError,
@@ -23,8 +23,8 @@ from colour_collector.service.errors import (
 )
 from colour_collector.service.outcomes import OutcomeSource
 from colour_collector.service.play_models import TryPlay
-from colour_collector.service.plays import advance, parse_step_request
-from colour_collector.service.ports import UnitOfWorkFactory
+from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
+from colour_collector.service.reveal import advance, check_retry, parse_step_request
 
 TOKEN_BYTES = 24
 """Random bytes in a Try token."""
@@ -61,7 +61,7 @@ def start(
     at = now or utcnow()
     token = secrets.token_urlsafe(TOKEN_BYTES)
     with factory() as uow:
-        if uow.tries.started_since(client, at - RATE_WINDOW) >= per_hour:
+        if uow.tries.started_after(client, at - RATE_WINDOW) >= per_hour:
             raise TooManyTriesError(
                 f"at most {per_hour} Try plays an hour from one address; try again later",
                 retry_after_seconds=int(RATE_WINDOW.total_seconds()),
@@ -70,7 +70,7 @@ def start(
         record = generate(tier, rng)
         play = TryPlay(
             id=0,
-            record=codec.dumps(record),
+            record=records.encode(record),
             revealed=0,
             steps=len(record.steps),
             prize_pence=0 if tier is None else tier.prize_pence,
@@ -78,21 +78,28 @@ def start(
             finished_at=None,
         )
         play = uow.tries.add(_hash(token), play, client)
-        uow.tries.delete_before(at - KEEP_FOR)
+        uow.tries.remove_before(at - KEEP_FOR)
         uow.commit()
     return token, play
 
 
-def _valid(token: str) -> str:
+def _key(token: str) -> str:
     if not 16 <= len(token) <= 64 or not token.replace("-", "").replace("_", "").isalnum():
         raise PlayNotFoundError(f"{token[:80]!r} is not a Try play id")
     return _hash(token)
 
 
+def _locked(uow: UnitOfWork, token: str) -> TryPlay:
+    play = uow.tries.get_for_update(_key(token))
+    if play is None:
+        raise PlayNotFoundError("no such Try play (it may have expired)")
+    return play
+
+
 def get(factory: UnitOfWorkFactory, token: str) -> TryPlay:
     """The Try play with this token."""
-    key = _valid(token)
-    with factory(write=False) as uow:
+    key = _key(token)
+    with factory() as uow:
         play = uow.tries.get(key)
     if play is None:
         raise PlayNotFoundError("no such Try play (it may have expired)")
@@ -105,41 +112,42 @@ def reveal(
     kind: str,
     pick: str | None,
     rng: random.Random,
+    *,
+    step: int | None = None,
 ) -> tuple[TryPlay, int]:
-    """Reveal the next step of a Try play."""
+    """Reveal the next step of a Try play (``step``: as :func:`.reveal.reveal`); the play as
+    saved and the index of the step revealed."""
     step_kind, parity = parse_step_request(kind, pick)
-    key = _valid(token)
     with factory() as uow:
-        play = uow.tries.get(key, lock=True)
-        if play is None:
-            raise PlayNotFoundError("no such Try play (it may have expired)")
-        record = advance(codec.loads(play.record), play.revealed, step_kind, parity, rng)
-        text = play.record if parity is None else codec.dumps(record)
-        uow.tries.update(play.id, record=text, revealed=play.revealed + 1, finished_at=None)
+        play = _locked(uow, token)
+        record = records.decode(play.record)
+        if step is not None and step != play.revealed:
+            check_retry(record, play.revealed, step, step_kind, parity)
+            return play, step
+        shown = advance(record, play.revealed, step_kind, parity, rng)
+        text = play.record if shown is record else records.encode(shown)
+        saved = replace(play, record=text, revealed=play.revealed + 1)
+        uow.tries.save(saved, was=play)
         uow.commit()
-    return replace(play, record=text, revealed=play.revealed + 1), play.revealed
+    return saved, play.revealed
 
 
 def finish(
     factory: UnitOfWorkFactory, token: str, *, now: dt.datetime | None = None
 ) -> TryFinished:
     """Press FINISH on a Try play: nothing is credited."""
-    key = _valid(token)
     with factory() as uow:
-        play = uow.tries.get(key, lock=True)
-        if play is None:
-            raise PlayNotFoundError("no such Try play (it may have expired)")
-        record = codec.loads(play.record)
+        play = _locked(uow, token)
+        record = records.decode(play.record)
         nxt = expected_step(record, play.revealed)
         if nxt is not None:
             raise PlayNotOverError(
                 f"the Try play is not over: the next step is {nxt.value!r}", expected=nxt.value
             )
         if play.finished_at is None:
-            play = replace(play, finished_at=now or utcnow())
-            uow.tries.update(
-                play.id, record=play.record, revealed=play.revealed, finished_at=play.finished_at
-            )
+            closed = replace(play, finished_at=now or utcnow())
+            uow.tries.save(closed, was=play)
+            play = closed
         uow.commit()
     tier = replay(record).tier
     return TryFinished(play, None if tier is None else tier.name)

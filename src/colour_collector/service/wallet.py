@@ -1,10 +1,10 @@
 """The wallet: a ledger of signed movements in integer pence whose sum is the balance.
 
 :func:`credit` and :func:`debit` run inside the caller's unit of work and do not commit, so a
-purchase can ``debit`` the stake, store the play and ``audit.append`` in one transaction. Both
-lock the account first (``SELECT ... FOR UPDATE`` on PostgreSQL; on SQLite every write unit of
-work starts with ``BEGIN IMMEDIATE``), so the balance read and the new row cannot interleave
-with another writer and the balance never goes below zero.
+purchase debits the stake, stores the play and appends to the audit log in one transaction. The
+caller has locked the account (:meth:`~colour_collector.service.ports.Accounts.get_for_update`
+or a session read ``lock_account=True``), so a balance read and the movement written after it
+cannot interleave with another writer, and a balance never goes below zero.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from colour_collector.service import audit
+from colour_collector.service import audit, safeguards
+from colour_collector.service.accounts import live_session
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import (
     InsufficientFundsError,
@@ -21,18 +22,12 @@ from colour_collector.service.errors import (
     NotFoundError,
     TestDepositsDisabledError,
 )
-from colour_collector.service.models import (
-    AccountId,
-    AuditKind,
-    Movement,
-    MovementKind,
-    Pence,
-)
+from colour_collector.service.idempotency import check_idempotency_key
+from colour_collector.service.models import AccountId, AuditKind, Movement, MovementKind, Pence
 from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
 
 MAX_TEST_DEPOSIT_PENCE: Pence = 100_000
 """Largest single test deposit: £1,000."""
-
 MAX_MOVEMENTS_PAGE = 100
 """Most movements one statement returns."""
 
@@ -49,85 +44,26 @@ def _check_positive(amount_pence: Pence) -> None:
         )
 
 
-def balance(uow: UnitOfWork, account_id: AccountId) -> Pence:
-    """The balance: the sum of the ledger rows of the account."""
-    return uow.ledger.balance(account_id)
-
-
 def credit(
     uow: UnitOfWork,
     account_id: AccountId,
     amount_pence: Pence,
     kind: MovementKind,
     *,
-    reference: str | None = None,
-    now: dt.datetime | None = None,
+    reference: str | None,
+    now: dt.datetime,
+    idempotency_key: str | None = None,
 ) -> Movement:
-    """Add ``amount_pence`` (> 0) to the wallet inside ``uow``; the caller commits."""
+    """Add ``amount_pence`` (> 0) to a locked account's wallet inside ``uow``."""
     _check_positive(amount_pence)
-    if not uow.accounts.lock(account_id):
-        raise NotFoundError(f"no account with id {account_id!r}")
-    return uow.ledger.add(
-        account_id=account_id,
-        amount_pence=amount_pence,
-        kind=kind,
-        reference=reference,
-        created_at=now or utcnow(),
-    )
-
-
-def credit_locked(
-    uow: UnitOfWork,
-    account_id: AccountId,
-    amount_pence: Pence,
-    kind: MovementKind,
-    *,
-    reference: str | None,
-    now: dt.datetime,
-) -> None:
-    """:func:`credit` for a caller that holds the account's lock in ``uow``; the movement is
-    written with the unit of work's next statement or its commit."""
-    _check_positive(amount_pence)
-    uow.ledger.add_later(
+    return uow.wallets.add(
         account_id=account_id,
         amount_pence=amount_pence,
         kind=kind,
         reference=reference,
         created_at=now,
+        idempotency_key=idempotency_key,
     )
-
-
-def debit_locked(
-    uow: UnitOfWork,
-    account_id: AccountId,
-    amount_pence: Pence,
-    kind: MovementKind,
-    *,
-    balance_pence: Pence,
-    reference: str | None,
-    now: dt.datetime,
-) -> None:
-    """:func:`debit` for a caller that holds the account's lock in ``uow`` and has read its
-    balance since (``balance_pence``); the movement is written with the unit of work's next
-    statement or its commit. Raises :class:`InsufficientFundsError` (writing nothing)."""
-    _check_positive(amount_pence)
-    _check_covers(balance_pence, amount_pence)
-    uow.ledger.add_later(
-        account_id=account_id,
-        amount_pence=-amount_pence,
-        kind=kind,
-        reference=reference,
-        created_at=now,
-    )
-
-
-def _check_covers(balance_pence: Pence, amount_pence: Pence) -> None:
-    if balance_pence < amount_pence:
-        raise InsufficientFundsError(
-            f"balance is {balance_pence} pence, {amount_pence} pence needed",
-            balance_pence=balance_pence,
-            wanted_pence=amount_pence,
-        )
 
 
 def debit(
@@ -136,24 +72,27 @@ def debit(
     amount_pence: Pence,
     kind: MovementKind,
     *,
-    reference: str | None = None,
-    now: dt.datetime | None = None,
-) -> Movement:
-    """Take ``amount_pence`` (> 0) from the wallet inside ``uow``; the caller commits.
-
-    Raises :class:`InsufficientFundsError` (writing nothing) if the balance is smaller.
-    """
+    reference: str | None,
+    now: dt.datetime,
+) -> Pence:
+    """Take ``amount_pence`` (> 0) from a locked account's wallet inside ``uow``; the balance
+    after. Raises :class:`InsufficientFundsError` (writing nothing) if the balance is smaller."""
     _check_positive(amount_pence)
-    if not uow.accounts.lock(account_id):
-        raise NotFoundError(f"no account with id {account_id!r}")
-    _check_covers(uow.ledger.balance(account_id), amount_pence)
-    return uow.ledger.add(
+    balance = uow.wallets.balance(account_id)
+    if balance < amount_pence:
+        raise InsufficientFundsError(
+            f"balance is {balance} pence, {amount_pence} pence needed",
+            balance_pence=balance,
+            wanted_pence=amount_pence,
+        )
+    uow.wallets.add(
         account_id=account_id,
         amount_pence=-amount_pence,
         kind=kind,
         reference=reference,
-        created_at=now or utcnow(),
+        created_at=now,
     )
+    return balance - amount_pence
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,24 +105,38 @@ class Statement:
     """Latest movements, newest first."""
 
 
-def statement(uow_factory: UnitOfWorkFactory, account_id: AccountId, limit: int = 20) -> Statement:
-    """Balance and latest movements, read in one transaction."""
+def statement(
+    factory: UnitOfWorkFactory,
+    token: str | None,
+    limit: int = 20,
+    *,
+    now: dt.datetime | None = None,
+) -> Statement:
+    """The logged-in player's balance and latest movements."""
     if not 1 <= limit <= MAX_MOVEMENTS_PAGE:
         raise InvalidInputError(
             f"limit must be between 1 and {MAX_MOVEMENTS_PAGE}, got {limit!r}", field="limit"
         )
-    with uow_factory(write=False) as uow:
+    with factory() as uow:
+        session = live_session(uow, token, now or utcnow())
         return Statement(
-            balance_pence=uow.ledger.balance(account_id),
-            movements=tuple(uow.ledger.recent(account_id, limit)),
+            balance_pence=uow.wallets.balance(session.account_id),
+            movements=tuple(uow.wallets.recent(session.account_id, limit)),
         )
 
 
-def movement(uow_factory: UnitOfWorkFactory, account_id: AccountId, movement_id: int) -> Movement:
-    """One movement of the account's wallet; :class:`NotFoundError` if not there or not theirs."""
-    with uow_factory(write=False) as uow:
-        found = uow.ledger.get(movement_id)
-    if found is None or found.account_id != account_id:
+def movement(
+    factory: UnitOfWorkFactory,
+    token: str | None,
+    movement_id: int,
+    *,
+    now: dt.datetime | None = None,
+) -> Movement:
+    """One movement of the player's wallet; :class:`NotFoundError` if not there or not theirs."""
+    with factory() as uow:
+        session = live_session(uow, token, now or utcnow())
+        found = uow.wallets.get(movement_id)
+    if found is None or found.account_id != session.account_id:
         raise NotFoundError(f"no movement with id {movement_id!r} in this wallet")
     return found
 
@@ -196,17 +149,23 @@ class Deposit:
     """The ledger row written."""
     balance_pence: Pence
     """Balance after the deposit."""
+    created: bool = True
+    """Whether this request credited it (False: an earlier one with the same Idempotency-Key)."""
 
 
 def test_deposit(
-    uow_factory: UnitOfWorkFactory,
-    account_id: AccountId,
+    factory: UnitOfWorkFactory,
+    token: str | None,
     amount_pence: Pence,
     *,
     enabled: bool,
     max_pence: Pence = MAX_TEST_DEPOSIT_PENCE,
+    idempotency_key: str | None = None,
+    now: dt.datetime | None = None,
 ) -> Deposit:
-    """Credit test funds (test environments only), audited, in one transaction."""
+    """Credit test funds (test environments only), audited, in one transaction. A repeat with
+    an Idempotency-Key used before answers the earlier deposit and credits nothing (a different
+    amount with a used key is refused)."""
     if not enabled:
         raise TestDepositsDisabledError("test deposits are disabled on this server")
     _check_positive(amount_pence)
@@ -215,15 +174,41 @@ def test_deposit(
             f"a test deposit is at most {max_pence} pence, got {amount_pence!r}",
             field="amount_pence",
         )
-    with uow_factory() as uow:
-        row = credit(uow, account_id, amount_pence, MovementKind.DEPOSIT, reference="test deposit")
+    key = check_idempotency_key(idempotency_key)
+    at = now or utcnow()
+    with factory() as uow:
+        session = live_session(uow, token, at, lock_account=True)
+        earlier = None if key is None else uow.wallets.by_idempotency_key(session.account_id, key)
+        if earlier is not None:
+            if earlier.amount_pence != amount_pence or earlier.kind is not MovementKind.DEPOSIT:
+                raise InvalidInputError(
+                    f"Idempotency-Key {key!r} was used for another movement"
+                    f" ({earlier.amount_pence} pence, {earlier.kind.value})",
+                    field="Idempotency-Key",
+                )
+            return Deposit(earlier, uow.wallets.balance(session.account_id), created=False)
+        safeguards.before_deposit(uow, session.account_id, amount_pence, at)
+        row = credit(
+            uow,
+            session.account_id,
+            amount_pence,
+            MovementKind.DEPOSIT,
+            reference="test deposit",
+            now=at,
+            idempotency_key=key,
+        )
+        new_balance = uow.wallets.balance(session.account_id)
         audit.append(
             uow,
             AuditKind.DEPOSIT,
-            account_id,
-            {"movement_id": row.id, "amount_pence": amount_pence, "test": True},
-            now=row.created_at,
+            session.account_id,
+            {
+                "movement_id": row.id,
+                "amount_pence": amount_pence,
+                "test": True,
+                "idempotency_key": key,
+            },
+            now=at,
         )
-        new_balance = uow.ledger.balance(account_id)
         uow.commit()
     return Deposit(movement=row, balance_pence=new_balance)

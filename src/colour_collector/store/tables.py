@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     Column,
     Date,
     DateTime,
@@ -99,7 +100,9 @@ ledger = Table(
     Column("kind", String(32), nullable=False),
     Column("reference", String(255), nullable=True),
     Column("created_at", UtcDateTime, nullable=False),
+    Column("idempotency_key", String(255), nullable=True),
     Index("ix_ledger_account_id_id", "account_id", "id"),
+    Index("uq_ledger_account_id_idempotency_key", "account_id", "idempotency_key", unique=True),
     # Covers the balance (the sum of an account's amounts) without reading the rows.
     Index("ix_ledger_account_id_amount_pence", "account_id", "amount_pence"),
 )
@@ -123,7 +126,8 @@ audit_head = Table(
     Column("seq", BigInteger, nullable=False),
     Column("hash", String(64), nullable=False),
 )
-"""A single row (id=1) naming the last entry; appenders lock it to serialise."""
+"""A single row (id=1) naming the last entry; appenders lock it to serialise, and a trigger on
+``audit_log`` (migration 0004) moves it to each entry stored."""
 
 plays = Table(
     "plays",
@@ -176,3 +180,113 @@ prize_pool = Table(
     Column("dealt", BigInteger, nullable=False),
 )
 """The finite pool's remaining counts (one row, id=1); dealers lock it to deal one entry."""
+
+player_protection = Table(
+    "player_protection",
+    metadata,
+    Column("account_id", Integer, ForeignKey("accounts.id"), primary_key=True),
+    Column("limits_answered_at", UtcDateTime, nullable=True),
+    Column("reality_check_minutes", Integer, nullable=False),
+)
+"""A player's protection settings (no row: the defaults)."""
+
+deposit_limits = Table(
+    "deposit_limits",
+    metadata,
+    Column("account_id", Integer, ForeignKey("accounts.id"), primary_key=True),
+    Column("period", String(16), primary_key=True),
+    Column("amount_pence", BigInteger, nullable=True),
+    Column("requested_at", UtcDateTime, nullable=True),
+    Column("requested_pence", BigInteger, nullable=True),
+)
+"""Deposit limits in force per period, and an increase or removal waiting for confirmation."""
+
+exclusions = Table(
+    "exclusions",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("account_id", Integer, ForeignKey("accounts.id"), nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("starts_at", UtcDateTime, nullable=False),
+    Column("ends_at", UtcDateTime, nullable=False),
+    Index("ix_exclusions_account_id_ends_at", "account_id", "ends_at"),
+)
+"""Time-outs and self-exclusions: never updated or deleted."""
+
+reality_checks = Table(
+    "reality_checks",
+    metadata,
+    Column(
+        "token_hash",
+        String(64),
+        ForeignKey("sessions.token_hash", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("checked_at", UtcDateTime, nullable=False),
+)
+"""When the player of a login session last continued after a reality check."""
+
+game_sales = Table(
+    "game_sales",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("on_sale", Boolean, nullable=False),
+    Column("changed_at", UtcDateTime, nullable=True),
+    Column("changed_by", String(64), nullable=True),
+    Column("reason", String(500), nullable=True),
+)
+"""The sales switch: one row (id=1, made by migration 0040)."""
+
+payments = Table(
+    "payments",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("account_id", Integer, ForeignKey("accounts.id"), nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("amount_pence", BigInteger, nullable=False),
+    Column("idempotency_key", String(255), nullable=False),
+    Column("provider_reference", String(255), nullable=False),
+    Column("movement_id", Integer, ForeignKey("ledger.id"), nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+    Index(
+        "uq_payments_account_id_kind_idempotency_key",
+        "account_id",
+        "kind",
+        "idempotency_key",
+        unique=True,
+    ),
+)
+"""Deposits and withdrawals through the payment provider, found again by Idempotency-Key."""
+
+operators = Table(
+    "operators",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(64), nullable=False, unique=True),
+    Column("password_hash", String(255), nullable=False),
+    Column("role", String(16), nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+)
+"""Operator accounts (made by ``colour-collector operator add``)."""
+
+operator_sessions = Table(
+    "operator_sessions",
+    metadata,
+    Column("token_hash", String(64), primary_key=True),
+    Column("operator_id", Integer, ForeignKey("operators.id"), nullable=False, index=True),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("expires_at", UtcDateTime, nullable=False),
+)
+"""Console logins; only the SHA-256 of each token is stored."""
+
+audit_checks = Table(
+    "audit_checks",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("checked_at", UtcDateTime, nullable=False),
+    Column("operator", String(64), nullable=True),
+    Column("entries", BigInteger, nullable=False),
+    Column("last_hash", String(64), nullable=False),
+    Column("problem", Text, nullable=True),
+)
+"""Results of verifying the audit chain from the console."""

@@ -1,95 +1,74 @@
 """The SQLAlchemy unit of work: one connection, one transaction, rolled back unless committed.
 
-It works on a Core :class:`~sqlalchemy.Connection`, not an ORM ``Session``: the repositories
-run prepared Core statements and map rows themselves, and a ``Session`` only added its own
-bookkeeping to every statement.
+It works on a Core :class:`~sqlalchemy.Connection`: the repositories run Core statements and map
+rows to the service's frozen records themselves, so no ORM identity map sits between a request
+and the rows it reads.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from contextlib import AbstractContextManager
 from types import TracebackType
-from typing import Any, Self
+from typing import Self
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, Engine
 
-from colour_collector.store import batch
-from colour_collector.store.play_repositories import (
-    SqlPlayRepository,
-    SqlPoolRepository,
-    SqlTryRepository,
-)
-from colour_collector.store.repositories import (
-    SqlAccountRepository,
-    SqlAuditRepository,
-    SqlLedgerRepository,
-    SqlLoginAttemptRepository,
-    SqlSessionRepository,
-)
+from colour_collector.store.accounts import SqlAccounts, SqlLoginThrottle
+from colour_collector.store.audit_checks import SqlAuditChecks
+from colour_collector.store.audit_log import SqlAuditLog
+from colour_collector.store.operators import SqlOperators
+from colour_collector.store.payments import SqlPayments
+from colour_collector.store.plays import SqlPlays, SqlTryPlays
+from colour_collector.store.prize_pools import SqlPrizePools
+from colour_collector.store.protection import SqlPlayerProtections
+from colour_collector.store.sales import SqlSalesFigures, SqlSalesSwitch
+from colour_collector.store.wallets import SqlWallets
 
 
 class SqlUnitOfWork:
     """Implements :class:`colour_collector.service.ports.UnitOfWork`.
 
-    Use as ``with db.unit_of_work() as uow: ...; uow.commit()``. Leaving the block without
-    ``commit()`` (or with an exception) rolls everything back. ``uow.connection`` is there for
-    repositories added later that must share the transaction.
+    ``with database() as uow: ...; uow.commit()``: leaving the block without ``commit()`` (or
+    with an exception) rolls everything back.
     """
 
-    accounts: SqlAccountRepository
-    sessions: SqlSessionRepository
-    login_attempts: SqlLoginAttemptRepository
-    ledger: SqlLedgerRepository
-    audit: SqlAuditRepository
-    plays: SqlPlayRepository
-    tries: SqlTryRepository
-    pool: SqlPoolRepository
-    connection: Connection
+    accounts: SqlAccounts
+    login_throttle: SqlLoginThrottle
+    wallets: SqlWallets
+    plays: SqlPlays
+    tries: SqlTryPlays
+    audit: SqlAuditLog
+    pool: SqlPrizePools
+    protection: SqlPlayerProtections
+    sales: SqlSalesSwitch
+    payments: SqlPayments
+    operators: SqlOperators
+    figures: SqlSalesFigures
+    audit_checks: SqlAuditChecks
 
-    def __init__(
-        self,
-        connect: Callable[[], Connection],
-        release: Callable[[Connection], None],
-        execution_options: Mapping[str, Any],
-        gate: AbstractContextManager[None] | None = None,
-        *,
-        batched: bool = False,
-    ) -> None:
-        self._connect = connect
-        self._release = release
-        self._execution_options = dict(execution_options)
-        self._gate = gate
-        self._batched = batched
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
 
     def __enter__(self) -> Self:
-        if self._gate is not None:
-            self._gate.__enter__()
+        connection = self._engine.connect()
         try:
-            self.connection = self._connect()
-            try:
-                if self._execution_options:
-                    self.connection.execution_options(**self._execution_options)
-                if self._batched:  # PostgreSQL: BEGIN is queued, sent with the first read
-                    batch.start(self.connection)
-                else:  # open the transaction now, with the right BEGIN on SQLite
-                    self.connection.begin()
-            except BaseException:
-                self.connection.close()  # not kept for reuse: it may be broken
-                raise
+            connection.begin()
         except BaseException:
-            if self._gate is not None:
-                self._gate.__exit__(None, None, None)
+            connection.close()
             raise
-        connection = self.connection
-        self.accounts = SqlAccountRepository(connection)
-        self.sessions = SqlSessionRepository(connection)
-        self.login_attempts = SqlLoginAttemptRepository(connection)
-        self.ledger = SqlLedgerRepository(connection)
-        self.audit = SqlAuditRepository(connection)
-        self.plays = SqlPlayRepository(connection)
-        self.tries = SqlTryRepository(connection)
-        self.pool = SqlPoolRepository(connection)
+        self.connection: Connection = connection
+        self.accounts = SqlAccounts(connection)
+        self.login_throttle = SqlLoginThrottle(connection)
+        self.wallets = SqlWallets(connection)
+        self.plays = SqlPlays(connection)
+        self.tries = SqlTryPlays(connection)
+        self.audit = SqlAuditLog(connection)
+        self.pool = SqlPrizePools(connection)
+        self.protection = SqlPlayerProtections(connection)
+        self.sales = SqlSalesSwitch(connection)
+        self.payments = SqlPayments(connection)
+        self.operators = SqlOperators(connection)
+        self.figures = SqlSalesFigures(connection)
+        self.audit_checks = SqlAuditChecks(connection)
         return self
 
     def __exit__(
@@ -99,24 +78,11 @@ class SqlUnitOfWork:
         tb: TracebackType | None,
     ) -> None:
         try:
-            try:
-                self.rollback()
-            except BaseException:
-                self.connection.close()  # it may be broken: not kept for reuse
-                raise
-            self._release(self.connection)
+            if self.connection.in_transaction():
+                self.connection.rollback()
         finally:
-            if self._gate is not None:
-                self._gate.__exit__(None, None, None)
+            self.connection.close()
 
     def commit(self) -> None:
-        """Commit the transaction; later writes in the block start a new one."""
-        batch.end(self.connection, commit=True)
-        if self.connection.in_transaction():  # SQLAlchemy's own, or not batched
-            self.connection.commit()
-
-    def rollback(self) -> None:
-        """Roll the transaction back."""
-        batch.end(self.connection, commit=False)
-        if self.connection.in_transaction():
-            self.connection.rollback()
+        """Commit the transaction (durably: see ``store.database``)."""
+        self.connection.commit()

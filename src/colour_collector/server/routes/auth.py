@@ -1,36 +1,34 @@
-"""Accounts and sessions: register, log in, log out, who am I, CSRF token."""
+"""Accounts and sessions: register, log in, log out, who am I, this session, CSRF token."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response, status
+from fastapi import APIRouter, Request, status
+from starlette.responses import Response
 
-from colour_collector.server.dependencies import (
-    SESSION_COOKIE,
-    ClientAddress,
-    CurrentAccount,
-    DatabaseDep,
-    LoginPolicyDep,
-    SessionCookie,
-    SettingsDep,
-)
-from colour_collector.server.middleware import CSRF_HEADER
+from colour_collector.server.dependencies import ClientAddress, RuntimeDep, SessionToken
+from colour_collector.server.middleware import CSRF_HEADER, SESSION_COOKIE
+from colour_collector.server.responses import answer
 from colour_collector.server.schemas import (
+    BAD_PARAMETERS,
     BODY_PROBLEMS,
     AccountResponse,
     CsrfResponse,
     LoginRequest,
     RegisterRequest,
+    SessionResponse,
     problem_responses,
 )
 from colour_collector.service import accounts
 
-router = APIRouter(prefix="/api", tags=["accounts"])
+router = APIRouter(prefix="/api", tags=["accounts"], responses=BAD_PARAMETERS)
+
+_AUTH = {401: "Not logged in (`not_authenticated`)."}
 
 
 @router.get("/csrf", response_model=CsrfResponse)
-def csrf(request: Request) -> CsrfResponse:
+def csrf(request: Request) -> Response:
     """The CSRF token (also set as the ``cc_csrf`` cookie); echo it in ``X-CSRF-Token``."""
-    return CsrfResponse(csrf_token=request.state.csrf_token, header=CSRF_HEADER)
+    return answer(CsrfResponse(csrf_token=request.state.csrf_token, header=CSRF_HEADER))
 
 
 @router.post(
@@ -45,12 +43,16 @@ def csrf(request: Request) -> CsrfResponse:
         }
     ),
 )
-def register(body: RegisterRequest, database: DatabaseDep) -> AccountResponse:
+def register(body: RegisterRequest, runtime: RuntimeDep) -> Response:
     """Create an account. Under-18s are refused (422 ``underage``). Does not log in."""
     account = accounts.register(
-        database, email=body.email, password=body.password, date_of_birth=body.date_of_birth
+        runtime.database,
+        runtime.accounts,
+        email=body.email,
+        password=body.password,
+        date_of_birth=body.date_of_birth,
     )
-    return AccountResponse.of(account)
+    return answer(AccountResponse.of(account), status.HTTP_201_CREATED)
 
 
 @router.post(
@@ -64,19 +66,13 @@ def register(body: RegisterRequest, database: DatabaseDep) -> AccountResponse:
         }
     ),
 )
-def login(
-    *,
-    body: LoginRequest,
-    response: Response,
-    database: DatabaseDep,
-    policy: LoginPolicyDep,
-    client: ClientAddress,
-    settings: SettingsDep,
-) -> AccountResponse:
+def login(body: LoginRequest, runtime: RuntimeDep, client: ClientAddress) -> Response:
     """Log in; sets the HttpOnly ``cc_session`` cookie."""
+    policy = runtime.accounts
     logged_in = accounts.login(
-        database, email=body.email, password=body.password, client=client, policy=policy
+        runtime.database, policy, email=body.email, password=body.password, client=client
     )
+    response = answer(AccountResponse.of(logged_in.account))
     response.set_cookie(
         SESSION_COOKIE,
         logged_in.token,
@@ -84,32 +80,41 @@ def login(
         path="/",
         httponly=True,
         samesite="lax",
-        secure=settings.cookies_secure,
+        secure=runtime.settings.cookies_secure,
     )
-    return AccountResponse.of(logged_in.account)
+    return response
 
 
 @router.post(
     "/logout",
     status_code=status.HTTP_204_NO_CONTENT,
     response_class=Response,
-    responses=problem_responses({403: BODY_PROBLEMS[403], 413: BODY_PROBLEMS[413]}),
+    responses=problem_responses(
+        {403: BODY_PROBLEMS[403], 413: BODY_PROBLEMS[413], 422: "A bad cookie (`invalid_request`)."}
+    ),
 )
-def logout(database: DatabaseDep, settings: SettingsDep, token: SessionCookie = None) -> Response:
+def logout(runtime: RuntimeDep, token: SessionToken = None) -> Response:
     """End the session (idempotent) and clear the session cookie."""
-    accounts.logout(database, token)
+    accounts.logout(runtime.database, token)
     response = Response(status_code=status.HTTP_204_NO_CONTENT)
     response.delete_cookie(
-        SESSION_COOKIE, path="/", httponly=True, samesite="lax", secure=settings.cookies_secure
+        SESSION_COOKIE,
+        path="/",
+        httponly=True,
+        samesite="lax",
+        secure=runtime.settings.cookies_secure,
     )
     return response
 
 
-@router.get(
-    "/me",
-    response_model=AccountResponse,
-    responses=problem_responses({401: "Not logged in (`not_authenticated`)."}),
-)
-def me(account: CurrentAccount) -> AccountResponse:
+@router.get("/me", response_model=AccountResponse, responses=problem_responses(_AUTH))
+def me(runtime: RuntimeDep, token: SessionToken = None) -> Response:
     """The logged-in player."""
-    return AccountResponse.of(account)
+    return answer(AccountResponse.of(accounts.current_account(runtime.database, token)))
+
+
+@router.get("/session", response_model=SessionResponse, responses=problem_responses(_AUTH))
+def session(runtime: RuntimeDep, token: SessionToken = None) -> Response:
+    """This login session: when it started, and the money staked and won since (the same in
+    every tab of the browser)."""
+    return answer(SessionResponse.of(accounts.session_summary(runtime.database, token)))

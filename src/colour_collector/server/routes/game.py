@@ -5,7 +5,14 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from colour_collector.game.config import COUNTED_KINDS, load_config
-from colour_collector.server.play_schemas import GameResponse
+from colour_collector.server.play_schemas import (
+    BonusPrizeInfo,
+    ColourInfo,
+    GameResponse,
+    GridSize,
+    PrizeTableInfo,
+    ReelRange,
+)
 
 router = APIRouter(prefix="/api", tags=["game"])
 
@@ -19,28 +26,28 @@ def game() -> GameResponse:
         price_pence=cfg.price,
         starting_spins=cfg.starting_spins,
         colours=[
-            {"name": name, "letter": letter}
+            ColourInfo(name=name, letter=letter)
             for name, letter in zip(cfg.colours, cfg.colour_letters, strict=True)
         ],
         start_colour=cfg.colours[cfg.start_colour],
-        grid={"columns": cfg.grid_columns, "rows": cfg.grid_rows},
-        prize_grid={"columns": cfg.prize_grid_columns, "rows": cfg.prize_grid_rows},
+        grid=GridSize(columns=cfg.grid_columns, rows=cfg.grid_rows),
+        prize_grid=GridSize(columns=cfg.prize_grid_columns, rows=cfg.prize_grid_rows),
         prize_table=[
-            {"shape": row.shape, "boxes": row.boxes, "amounts_pence": list(row.amounts)}
+            PrizeTableInfo(shape=row.shape, boxes=row.boxes, amounts_pence=list(row.amounts))
             for row in cfg.prize_table
         ],
         bonus_prizes=[
-            {
-                "kind": spec.kind.value,
-                "label": spec.label,
-                "min": spec.minimum,
-                "max": spec.maximum,
-                "boost": spec.boost,
-                "counted": spec.kind in COUNTED_KINDS,
-            }
+            BonusPrizeInfo(
+                kind=spec.kind,
+                label=spec.label,
+                min=spec.minimum,
+                max=spec.maximum,
+                boost=spec.boost,
+                counted=spec.kind in COUNTED_KINDS,
+            )
             for spec in cfg.bonus_prizes.values()
         ],
         bonus_box=cfg.bonus_box,
         prize_game_box=cfg.prize_game_box,
-        reel={"min": cfg.reel_min, "max": cfg.reel_max},
+        reel=ReelRange(min=cfg.reel_min, max=cfg.reel_max),
     )

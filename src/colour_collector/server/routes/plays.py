@@ -1,21 +1,18 @@
-"""Purchased plays: quote, purchase, reveal, finish, current play, My Games and recall."""
+"""Purchased plays: quote, purchase, steps, FINISH, the unfinished play, My Games and recall."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query, Request, status
+from fastapi import APIRouter, Body, Query, status
 from starlette.responses import Response
 
-from colour_collector.game.view import board, step_and_board, step_detail
-from colour_collector.server import direct
 from colour_collector.server.dependencies import (
-    CurrentAccount,
-    DatabaseDep,
-    get_database,
-    session_token,
+    IdempotencyKey,
+    PlayNumber,
+    RuntimeDep,
+    SessionToken,
 )
-from colour_collector.server.offload import database_call
 from colour_collector.server.play_schemas import (
     EmptyRequest,
     FinishResponse,
@@ -30,16 +27,15 @@ from colour_collector.server.play_schemas import (
     StepRequest,
     StepResponse,
 )
-from colour_collector.server.runtime import play_policy, play_rng
-from colour_collector.server.schemas import BODY_PROBLEMS, problem_responses
-from colour_collector.service import plays
+from colour_collector.server.presenter import board, step_and_board, steps_shown
+from colour_collector.server.responses import answer
+from colour_collector.server.schemas import BAD_PARAMETERS, BODY_PROBLEMS, problem_responses
+from colour_collector.service import my_games as games
+from colour_collector.service import purchase as buying
+from colour_collector.service import records, reveal, settle
 from colour_collector.service.play_models import StoredPlay
-from colour_collector.service.record_cache import CONTINUATIONS
 
-router = APIRouter(prefix="/api", tags=["plays"])
-
-IDEMPOTENCY_KEY = "Idempotency-Key"
-"""Header that makes a retried purchase return the same play."""
+router = APIRouter(prefix="/api", tags=["plays"], responses=BAD_PARAMETERS)
 
 _AUTH = {401: "Not logged in (`not_authenticated`)."}
 _NOT_FOUND = {
@@ -47,23 +43,12 @@ _NOT_FOUND = {
     "answers the same.",
     422: "Invalid parameter (`invalid_request`).",
 }
-PlayNumber = Annotated[
-    str,
-    Path(
-        min_length=1,
-        max_length=direct.PLAY_NUMBER_MAX,
-        description=direct.PLAY_NUMBER_DESCRIPTION,
-    ),
-]
 
 
 def _view(play: StoredPlay) -> PlayViewResponse:
     return PlayViewResponse(
-        play=PlayResponse.of(play), board=board(plays.record_of(play), play.revealed)
+        play=PlayResponse.of(play), board=board(records.decode(play.record), play.revealed)
     )
-
-
-# The routes every play calls come first: FastAPI tries routes in order.
 
 
 @router.post(
@@ -81,41 +66,35 @@ def _view(play: StoredPlay) -> PlayViewResponse:
                 **BODY_PROBLEMS,
                 **_AUTH,
                 409: "Not enough money (`insufficient_funds`); nothing was debited.",
-                422: "Not confirmed (`confirmation_required`) or a bad field or"
-                " Idempotency-Key (`invalid_request`).",
+                422: "A bad field (`confirm` must be true) or Idempotency-Key (`invalid_request`).",
                 503: "The prize pool is sold out (`sold_out`).",
             }
         ),
     },
-    openapi_extra=direct.documented(
-        PurchaseRequest,
-        with_play_number=False,
-        headers={IDEMPOTENCY_KEY: "Repeat a purchase safely: the same key returns the same play."},
-    ),
 )
-async def purchase(request: Request) -> Response:
+def purchase(
+    body: PurchaseRequest,
+    runtime: RuntimeDep,
+    token: SessionToken = None,
+    idempotency_key: IdempotencyKey = None,
+) -> Response:
     """Buy a play for the price: debit, store and audit in one transaction.
 
     Answers 201 with the new play; 200 with the same play when the Idempotency-Key was used
     before; 200 with ``resumed: true`` when a play is unfinished (it must be finished first).
     """
-    caller = session_token(request)  # looked up in the purchase's own transaction
-    order = await direct.body(request, PurchaseRequest)
-    database = await get_database(request)
-    done = await database_call(
-        database,
-        plays.purchase,
-        database,
-        caller,
-        play_policy(request),
-        confirm=order.confirm,
-        idempotency_key=request.headers.get(IDEMPOTENCY_KEY),
-        rng=play_rng(request),
+    done = buying.purchase(
+        runtime.database,
+        token,
+        runtime.plays,
+        confirm=body.confirm,
+        idempotency_key=idempotency_key,
+        rng=runtime.rng,
     )
-    return direct.answer(
+    return answer(
         PurchaseResponse(
             play=PlayResponse.of(done.play),
-            board=board(done.play_record(), done.play.revealed),
+            board=board(done.record, done.play.revealed),
             resumed=done.resumed,
             balance_pence=done.balance_pence,
         ),
@@ -131,29 +110,23 @@ async def purchase(request: Request) -> Response:
             **BODY_PROBLEMS,
             **_AUTH,
             **_NOT_FOUND,
-            409: "Not the next step (`step_out_of_order`; `expected` names it).",
+            409: "Not the next step (`step_out_of_order`; `expected` names it, `revealed` says"
+            " how far the play is).",
         }
     ),
-    openapi_extra=direct.documented(StepRequest),
 )
-async def reveal(request: Request) -> Response:
+def reveal_step(
+    play_number: PlayNumber,
+    body: Annotated[StepRequest, Body()],
+    runtime: RuntimeDep,
+    token: SessionToken = None,
+) -> Response:
     """Reveal the next step: a spin, a bonus pick (with ``pick``) or a Prize Game spin."""
-    caller = session_token(request)  # looked up in the step's own transaction
-    number = direct.play_number(request)
-    step_request = await direct.body(request, StepRequest)
-    database = await get_database(request)
-    done = await database_call(
-        database,
-        plays.reveal,
-        database,
-        caller,
-        number,
-        step_request.kind,
-        step_request.pick,
-        rng=play_rng(request),
+    done = reveal.reveal(
+        runtime.database, token, play_number, body.kind, body.pick, rng=runtime.rng, step=body.step
     )
-    step, screen = step_and_board(done.record, done.index, continuations=CONTINUATIONS)
-    return direct.answer(StepResponse(step=step, board=screen))
+    shown, screen = step_and_board(done.record, done.index)
+    return answer(StepResponse(step=shown, board=screen))
 
 
 @router.post(
@@ -162,16 +135,13 @@ async def reveal(request: Request) -> Response:
     responses=problem_responses(
         {**BODY_PROBLEMS, **_AUTH, **_NOT_FOUND, 409: "Steps remain (`play_not_over`)."}
     ),
-    openapi_extra=direct.documented(EmptyRequest),
 )
-async def finish(request: Request) -> Response:
+def finish(
+    play_number: PlayNumber, body: EmptyRequest, runtime: RuntimeDep, token: SessionToken = None
+) -> Response:
     """Press FINISH: the prize is credited exactly once; repeats answer the same."""
-    caller = session_token(request)  # looked up in FINISH's own transaction
-    number = direct.play_number(request)
-    await direct.body(request, EmptyRequest)
-    database = await get_database(request)
-    done = await database_call(database, plays.finish, database, caller, number)
-    return direct.answer(
+    done = settle.finish(runtime.database, token, play_number)
+    return answer(
         FinishResponse(
             play=PlayResponse.of(done.play),
             prize_pence=done.play.prize_pence,
@@ -182,15 +152,17 @@ async def finish(request: Request) -> Response:
 
 
 @router.get("/plays/quote", response_model=QuoteResponse, responses=problem_responses(_AUTH))
-async def quote(request: Request, account: CurrentAccount, database: DatabaseDep) -> QuoteResponse:
+def quote(runtime: RuntimeDep, token: SessionToken = None) -> Response:
     """The purchase screen: price, balance, and any unfinished play a purchase would resume."""
-    found = await database_call(database, plays.quote, database, account.id, play_policy(request))
+    found = buying.quote(runtime.database, token, runtime.plays)
     pounds = found.price_pence / 100
-    return QuoteResponse(
-        price_pence=found.price_pence,
-        balance_pence=found.balance_pence,
-        message=f"You are about to play Colour Collector for £{pounds:,.2f}",
-        unfinished=None if found.unfinished is None else PlayResponse.of(found.unfinished),
+    return answer(
+        QuoteResponse(
+            price_pence=found.price_pence,
+            balance_pence=found.balance_pence,
+            message=f"You are about to play Colour Collector for £{pounds:,.2f}",
+            unfinished=None if found.unfinished is None else PlayResponse.of(found.unfinished),
+        )
     )
 
 
@@ -199,9 +171,9 @@ async def quote(request: Request, account: CurrentAccount, database: DatabaseDep
     response_model=PlayViewResponse,
     responses=problem_responses({**_AUTH, 404: "No unfinished play (`play_not_found`)."}),
 )
-async def current(account: CurrentAccount, database: DatabaseDep) -> PlayViewResponse:
+def current(runtime: RuntimeDep, token: SessionToken = None) -> Response:
     """The unfinished play, to resume it at exactly its step."""
-    return _view(await database_call(database, plays.current, database, account.id))
+    return answer(_view(games.current(runtime.database, token)))
 
 
 @router.get(
@@ -209,11 +181,9 @@ async def current(account: CurrentAccount, database: DatabaseDep) -> PlayViewRes
     response_model=PlayViewResponse,
     responses=problem_responses({**_AUTH, **_NOT_FOUND}),
 )
-async def get_play(
-    play_number: PlayNumber, account: CurrentAccount, database: DatabaseDep
-) -> PlayViewResponse:
+def get_play(play_number: PlayNumber, runtime: RuntimeDep, token: SessionToken = None) -> Response:
     """One of your plays and the screen at its current step."""
-    return _view(await database_call(database, plays.get_play, database, account.id, play_number))
+    return answer(_view(games.get_play(runtime.database, token, play_number)))
 
 
 @router.get(
@@ -221,19 +191,21 @@ async def get_play(
     response_model=MyGamesResponse,
     responses=problem_responses({**_AUTH, 422: "Bad page or per_page (`invalid_request`)."}),
 )
-async def my_games(
-    account: CurrentAccount,
-    database: DatabaseDep,
+def my_games(
+    runtime: RuntimeDep,
+    token: SessionToken = None,
     page: Annotated[int, Query(ge=1, le=1_000_000, description="Page, from 1.")] = 1,
-    per_page: Annotated[int, Query(ge=1, le=plays.MAX_PAGE, description="Plays a page.")] = 20,
-) -> MyGamesResponse:
+    per_page: Annotated[int, Query(ge=1, le=games.MAX_PAGE, description="Plays a page.")] = 20,
+) -> Response:
     """Your plays, newest first."""
-    found = await database_call(database, plays.my_games, database, account.id, page, per_page)
-    return MyGamesResponse(
-        items=[PlayResponse.of(p) for p in found.items],
-        page=found.page,
-        per_page=found.per_page,
-        total=found.total,
+    found = games.my_games(runtime.database, token, page, per_page)
+    return answer(
+        MyGamesResponse(
+            items=[PlayResponse.of(p) for p in found.items],
+            page=found.page,
+            per_page=found.per_page,
+            total=found.total,
+        )
     )
 
 
@@ -242,19 +214,19 @@ async def my_games(
     response_model=RecallResponse,
     responses=problem_responses({**_AUTH, **_NOT_FOUND}),
 )
-async def recall(
-    play_number: PlayNumber, account: CurrentAccount, database: DatabaseDep
-) -> RecallResponse:
+def recall(play_number: PlayNumber, runtime: RuntimeDep, token: SessionToken = None) -> Response:
     """Recall a play: every revealed step with the screen after it, picks, balances."""
-    play = await database_call(database, plays.get_play, database, account.id, play_number)
-    record = plays.record_of(play)
-    return RecallResponse(
-        play=PlayResponse.of(play),
-        start=board(record, 0),
-        steps=[
-            RecalledStep(step=step_detail(record, i), board=board(record, i + 1))
-            for i in range(play.revealed)
-        ],
-        balance_before_pence=play.balance_before_pence,
-        balance_after_pence=play.balance_after_pence,
+    play = games.get_play(runtime.database, token, play_number)
+    record = records.decode(play.record)
+    return answer(
+        RecallResponse(
+            play=PlayResponse.of(play),
+            start=board(record, 0),
+            steps=[
+                RecalledStep(step=shown, board=screen)
+                for shown, screen in steps_shown(record, play.revealed)
+            ],
+            balance_before_pence=play.balance_before_pence,
+            balance_after_pence=play.balance_after_pence,
+        )
     )

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Request, status
+from fastapi import APIRouter, Body, Path, status
+from starlette.responses import Response
 
-from colour_collector.game import codec
-from colour_collector.game.view import board, step_detail
-from colour_collector.server.dependencies import ClientAddress, DatabaseDep, SettingsDep
+from colour_collector.server.dependencies import ClientAddress, RuntimeDep
 from colour_collector.server.play_schemas import (
     EmptyRequest,
     StepRequest,
@@ -17,11 +16,12 @@ from colour_collector.server.play_schemas import (
     TryStepResponse,
     TryViewResponse,
 )
-from colour_collector.server.runtime import runtime
-from colour_collector.server.schemas import BODY_PROBLEMS, problem_responses
-from colour_collector.service import try_plays
+from colour_collector.server.presenter import board, step_and_board
+from colour_collector.server.responses import answer
+from colour_collector.server.schemas import BAD_PARAMETERS, BODY_PROBLEMS, problem_responses
+from colour_collector.service import records, try_plays
 
-router = APIRouter(prefix="/api/try", tags=["try"])
+router = APIRouter(prefix="/api/try", tags=["try"], responses=BAD_PARAMETERS)
 
 TryId = Annotated[str, Path(min_length=1, max_length=100, description="The Try play's secret id.")]
 _NOT_FOUND = {404: "No such Try play (`play_not_found`).", 422: "Invalid id (`invalid_request`)."}
@@ -35,30 +35,26 @@ _NOT_FOUND = {404: "No such Try play (`play_not_found`).", 422: "Invalid id (`in
         {**BODY_PROBLEMS, 429: "Too many Try plays from this address (`too_many_tries`)."}
     ),
 )
-def start(
-    body: EmptyRequest,
-    request: Request,
-    database: DatabaseDep,
-    settings: SettingsDep,
-    client: ClientAddress,
-) -> TryStartResponse:
+def start(body: EmptyRequest, runtime: RuntimeDep, client: ClientAddress) -> Response:
     """Start a free Try play: same rules and odds, no money. Limited per address and hour."""
-    found = runtime(request)
     token, play = try_plays.start(
-        database,
-        found.try_outcomes,
-        found.rng,
+        runtime.database,
+        runtime.try_outcomes,
+        runtime.rng,
         client=client,
-        per_hour=settings.try_plays_per_hour,
+        per_hour=runtime.settings.try_plays_per_hour,
     )
-    return TryStartResponse(try_id=token, board=board(codec.loads(play.record), 0))
+    return answer(
+        TryStartResponse(try_id=token, board=board(records.decode(play.record), 0)),
+        status.HTTP_201_CREATED,
+    )
 
 
 @router.get("/{try_id}", response_model=TryViewResponse, responses=problem_responses(_NOT_FOUND))
-def get(try_id: TryId, database: DatabaseDep) -> TryViewResponse:
+def get(try_id: TryId, runtime: RuntimeDep) -> Response:
     """The Try play's screen at its current step."""
-    play = try_plays.get(database, try_id)
-    return TryViewResponse(board=board(codec.loads(play.record), play.revealed))
+    play = try_plays.get(runtime.database, try_id)
+    return answer(TryViewResponse(board=board(records.decode(play.record), play.revealed)))
 
 
 @router.post(
@@ -68,13 +64,13 @@ def get(try_id: TryId, database: DatabaseDep) -> TryViewResponse:
         {**BODY_PROBLEMS, **_NOT_FOUND, 409: "Not the next step (`step_out_of_order`)."}
     ),
 )
-def reveal(
-    try_id: TryId, body: StepRequest, request: Request, database: DatabaseDep
-) -> TryStepResponse:
+def reveal(try_id: TryId, body: Annotated[StepRequest, Body()], runtime: RuntimeDep) -> Response:
     """Reveal the next step of a Try play."""
-    play, index = try_plays.reveal(database, try_id, body.kind, body.pick, runtime(request).rng)
-    record = codec.loads(play.record)
-    return TryStepResponse(step=step_detail(record, index), board=board(record, play.revealed))
+    play, index = try_plays.reveal(
+        runtime.database, try_id, body.kind, body.pick, runtime.rng, step=body.step
+    )
+    shown, screen = step_and_board(records.decode(play.record), index)
+    return answer(TryStepResponse(step=shown, board=screen))
 
 
 @router.post(
@@ -84,7 +80,7 @@ def reveal(
         {**BODY_PROBLEMS, **_NOT_FOUND, 409: "Steps remain (`play_not_over`)."}
     ),
 )
-def finish(try_id: TryId, body: EmptyRequest, database: DatabaseDep) -> TryFinishResponse:
+def finish(try_id: TryId, body: EmptyRequest, runtime: RuntimeDep) -> Response:
     """FINISH a Try play: shows what it would have won; nothing is credited."""
-    done = try_plays.finish(database, try_id)
-    return TryFinishResponse(prize_pence=done.play.prize_pence, tier=done.tier)
+    done = try_plays.finish(runtime.database, try_id)
+    return answer(TryFinishResponse(prize_pence=done.play.prize_pence, tier=done.tier))

@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, status
+from starlette.responses import Response
 
-from colour_collector.server.dependencies import CurrentAccount, DatabaseDep, SettingsDep
+from colour_collector.server.dependencies import IdempotencyKey, RuntimeDep, SessionToken
+from colour_collector.server.responses import answer
 from colour_collector.server.schemas import (
+    BAD_PARAMETERS,
     BODY_PROBLEMS,
     MovementResponse,
     TestDepositRequest,
@@ -17,8 +20,10 @@ from colour_collector.server.schemas import (
 )
 from colour_collector.service import wallet
 
-router = APIRouter(prefix="/api/wallet", tags=["wallet"])
+router = APIRouter(prefix="/api/wallet", tags=["wallet"], responses=BAD_PARAMETERS)
 
+MAX_ID = 2**31 - 1
+"""Largest row id the tables hold (a 32-bit column); a larger id is a bad parameter (422)."""
 _UNAUTHENTICATED = {401: "Not logged in (`not_authenticated`)."}
 _INVALID = {422: "Invalid parameter (`invalid_request`)."}
 
@@ -29,17 +34,19 @@ _INVALID = {422: "Invalid parameter (`invalid_request`)."}
     responses=problem_responses({**_UNAUTHENTICATED, **_INVALID}),
 )
 def get_wallet(
-    account: CurrentAccount,
-    database: DatabaseDep,
+    runtime: RuntimeDep,
+    token: SessionToken = None,
     limit: Annotated[
         int, Query(ge=1, le=wallet.MAX_MOVEMENTS_PAGE, description="How many movements.")
     ] = 20,
-) -> WalletResponse:
+) -> Response:
     """Balance (pence) and the latest movements, newest first."""
-    found = wallet.statement(database, account.id, limit)
-    return WalletResponse(
-        balance_pence=found.balance_pence,
-        movements=[MovementResponse.of(row) for row in found.movements],
+    found = wallet.statement(runtime.database, token, limit)
+    return answer(
+        WalletResponse(
+            balance_pence=found.balance_pence,
+            movements=[MovementResponse.of(row) for row in found.movements],
+        )
     )
 
 
@@ -51,12 +58,12 @@ def get_wallet(
     ),
 )
 def get_movement(
-    account: CurrentAccount,
-    database: DatabaseDep,
-    movement_id: Annotated[int, Path(ge=1, le=2**62, description="Movement id.")],
-) -> MovementResponse:
+    movement_id: Annotated[int, Path(ge=1, le=MAX_ID, description="Movement id.")],
+    runtime: RuntimeDep,
+    token: SessionToken = None,
+) -> Response:
     """One movement of the logged-in player's wallet."""
-    return MovementResponse.of(wallet.movement(database, account.id, movement_id))
+    return answer(MovementResponse.of(wallet.movement(runtime.database, token, movement_id)))
 
 
 @router.post(
@@ -64,32 +71,45 @@ def get_movement(
     status_code=status.HTTP_201_CREATED,
     response_model=TestDepositResponse,
     summary="TEST ENVIRONMENTS ONLY: add test funds (not real money)",
-    responses=problem_responses(
-        {
-            **BODY_PROBLEMS,
-            **_UNAUTHENTICATED,
-            403: "CSRF check failed (`csrf_failed`), or test deposits are disabled on this"
-            " server (`test_deposits_disabled`, always so in production).",
-        }
-    ),
+    responses={
+        200: {
+            "model": TestDepositResponse,
+            "description": "Nothing credited: the deposit an earlier request with the same"
+            " Idempotency-Key made.",
+        },
+        **problem_responses(
+            {
+                **BODY_PROBLEMS,
+                **_UNAUTHENTICATED,
+                403: "CSRF check failed (`csrf_failed`), or test deposits are disabled on this"
+                " server (`test_deposits_disabled`, always so in production).",
+                422: "A bad amount or Idempotency-Key, or a key used for another movement"
+                " (`invalid_request`).",
+            }
+        ),
+    },
 )
 def test_deposit(
     body: TestDepositRequest,
-    account: CurrentAccount,
-    database: DatabaseDep,
-    settings: SettingsDep,
-) -> TestDepositResponse:
+    runtime: RuntimeDep,
+    token: SessionToken = None,
+    idempotency_key: IdempotencyKey = None,
+) -> Response:
     """**Test environments only.** Credits test funds to the wallet: this is not real money
     and there is no payment. Refused with 403 ``test_deposits_disabled`` when the server runs
     with test deposits off (always in production). At most £1,000 (100000 pence) per deposit.
     """
     done = wallet.test_deposit(
-        database,
-        account.id,
+        runtime.database,
+        token,
         body.amount_pence,
-        enabled=settings.test_deposits,
-        max_pence=settings.max_test_deposit_pence,
+        enabled=runtime.settings.test_deposits,
+        max_pence=runtime.settings.max_test_deposit_pence,
+        idempotency_key=idempotency_key,
     )
-    return TestDepositResponse(
-        movement=MovementResponse.of(done.movement), balance_pence=done.balance_pence
+    return answer(
+        TestDepositResponse(
+            movement=MovementResponse.of(done.movement), balance_pence=done.balance_pence
+        ),
+        status.HTTP_201_CREATED if done.created else status.HTTP_200_OK,
     )

@@ -1,11 +1,12 @@
 // HTTP to the server: JSON in and out, the CSRF header on every POST, problem+json errors.
 
 export class ApiError extends Error {
-  constructor(status, problem) {
+  constructor(status, problem, retryAfter = null) {
     super((problem && (problem.detail || problem.title)) || `request failed (${status})`);
     this.status = status;
-    this.code = problem && problem.code;
+    this.code = (problem && problem.code) || null;
     this.problem = problem || {};
+    this.retryAfter = retryAfter;
   }
 }
 
@@ -41,9 +42,15 @@ export async function request(method, path, body, extraHeaders = {}) {
   if (text) {
     try { data = JSON.parse(text); } catch { data = { detail: text }; }
   }
-  if (!answer.ok) throw new ApiError(answer.status, data);
+  if (!answer.ok) {
+    const retry = Number.parseInt(answer.headers.get("Retry-After") || "", 10);
+    throw new ApiError(answer.status, data, Number.isFinite(retry) ? retry : null);
+  }
   return data;
 }
 
 export const get = (path) => request("GET", path);
 export const post = (path, body, headers) => request("POST", path, body, headers);
+
+/** A lost answer or a briefly unavailable server: the same request may be sent again. */
+export const retriable = (error) => !(error instanceof ApiError) || error.status === 503;

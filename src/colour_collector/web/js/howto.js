@@ -1,6 +1,6 @@
 // HOW TO PLAY: the seven panels, in the Game Procedures' own words.
 
-import { $ } from "./util.js";
+import { $, focusHeading } from "./dom.js";
 
 export const PANELS = [
   { heading: null, text: "YOU START THE GAME WITH 6 SPINS. BEFORE EACH SPIN, ONE OF SIX COLOURS WILL BE APPLIED TO EVERY SYMBOL ON THE PLAY GRID." },
@@ -24,8 +24,9 @@ function show() {
   $('[data-testid="how-to-text"]').textContent = panel.text;
   $('[data-testid="how-to-page"]').textContent = `${page + 1} / ${PANELS.length}`;
   const next = $('[data-testid="how-to-next"]');
+  const hadFocus = document.activeElement === next;
   next.disabled = page === PANELS.length - 1;
-  if (next.disabled) $('[data-testid="how-to-close"]').focus();
+  if (next.disabled && hadFocus) $('[data-testid="how-to-close"]').focus();
 }
 
 /** Open the panels; ``close`` runs when the X is selected (the procedures: on to the Main Game). */
@@ -36,7 +37,7 @@ export function openHowTo(close) {
   $('[data-testid="how-to"]').hidden = false;
   document.body.dataset.overlay = "howto";
   show();
-  $('[data-testid="how-to-next"]').focus();
+  focusHeading($("#howto-h"));
 }
 
 function closeHowTo() {

@@ -1,0 +1,217 @@
+"""Request and response bodies of player protection, payments and the public game information."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import Field, StrictBool, StrictInt
+
+from colour_collector.server.schemas import Request, Response
+from colour_collector.service.deposits import PaymentMade
+from colour_collector.service.limits import MAX_LIMIT_PENCE
+from colour_collector.service.payments import MAX_PAYMENT_PENCE
+from colour_collector.service.protection import LimitStanding, Protection
+from colour_collector.service.protection_models import (
+    Exclusion,
+    ExclusionKind,
+    LimitPeriod,
+    PaymentKind,
+)
+from colour_collector.service.reality_checks import INTERVAL_MINUTES, RealityCheck
+
+LimitAmount = StrictInt | None
+
+
+class DepositLimitsRequest(Request):
+    """``POST /api/protection/deposit-limits``: every period, null for no limit."""
+
+    daily_pence: LimitAmount = Field(
+        description=f"Limit over any 24 hours, 1 to {MAX_LIMIT_PENCE} pence, or null."
+    )
+    weekly_pence: LimitAmount = Field(
+        description=f"Limit over any 7 days, 1 to {MAX_LIMIT_PENCE} pence, or null."
+    )
+    monthly_pence: LimitAmount = Field(
+        description=f"Limit over any 30 days, 1 to {MAX_LIMIT_PENCE} pence, or null."
+    )
+
+
+class TimeOutRequest(Request):
+    """``POST /api/protection/time-out``."""
+
+    days: StrictInt = Field(description="1 to 42 days (24 hours to 6 weeks).")
+    confirm: StrictBool = Field(description="Must be true: a time-out cannot be undone.")
+
+
+class SelfExclusionRequest(Request):
+    """``POST /api/protection/self-exclusion``."""
+
+    months: StrictInt = Field(description="6 to 60 months (6 months to 5 years).")
+    confirm: StrictBool = Field(description="Must be true: a self-exclusion cannot be undone.")
+
+
+class RealityCheckIntervalRequest(Request):
+    """``POST /api/protection/reality-check/interval``."""
+
+    interval_minutes: StrictInt = Field(
+        description=f"Minutes of play between reality checks, {INTERVAL_MINUTES[0]} to"
+        f" {INTERVAL_MINUTES[1]}."
+    )
+
+
+class PaymentRequest(Request):
+    """``POST /api/wallet/deposits`` and ``/api/wallet/withdrawals``."""
+
+    amount_pence: StrictInt = Field(
+        gt=0, le=MAX_PAYMENT_PENCE, description=f"1 to {MAX_PAYMENT_PENCE} pence (£10,000)."
+    )
+
+
+class DepositLimitResponse(Response):
+    """One period's deposit limit."""
+
+    period: LimitPeriod
+    amount_pence: int | None = Field(description="The limit in force; null: no limit.")
+    deposited_pence: int = Field(description="Deposits in the window ending now (gross).")
+    remaining_pence: int | None = Field(description="What may still be deposited; null: any.")
+    pending: bool = Field(description="An increase or removal waits for confirmation.")
+    requested_pence: int | None = Field(
+        description="The limit asked for (null with pending: removal)."
+    )
+    confirmable_at: dt.datetime | None = Field(
+        description="When the waiting change may be confirmed (24 hours after it was asked)."
+    )
+
+    @classmethod
+    def of(cls, standing: LimitStanding) -> DepositLimitResponse:
+        """Shape a service record."""
+        limit = standing.limit
+        remaining = (
+            None
+            if limit.amount_pence is None
+            else max(0, limit.amount_pence - standing.deposited_pence)
+        )
+        return cls(
+            period=limit.period,
+            amount_pence=limit.amount_pence,
+            deposited_pence=standing.deposited_pence,
+            remaining_pence=remaining,
+            pending=limit.pending,
+            requested_pence=limit.requested_pence,
+            confirmable_at=limit.confirmable_at,
+        )
+
+
+class ExclusionResponse(Response):
+    """A time-out or self-exclusion."""
+
+    kind: ExclusionKind
+    starts_at: dt.datetime
+    ends_at: dt.datetime = Field(description="It cannot be lifted before then.")
+
+    @classmethod
+    def of(cls, exclusion: Exclusion) -> ExclusionResponse:
+        """Shape a service record."""
+        return cls(kind=exclusion.kind, starts_at=exclusion.starts_at, ends_at=exclusion.ends_at)
+
+
+class ProtectionResponse(Response):
+    """``GET /api/protection``: the player's protection now."""
+
+    deposit_limits: list[DepositLimitResponse] = Field(description="Daily, weekly, monthly.")
+    limits_answered: bool = Field(
+        description="The player has set a limit or declined to (asked before the first deposit)."
+    )
+    exclusion: ExclusionResponse | None = Field(
+        description="The time-out or self-exclusion in force: no purchases or deposits."
+    )
+    reality_check_minutes: int
+    now: dt.datetime = Field(description="The server's time of this answer.")
+
+    @classmethod
+    def of(cls, found: Protection) -> ProtectionResponse:
+        """Shape a service record."""
+        return cls(
+            deposit_limits=[DepositLimitResponse.of(found.limits[p]) for p in LimitPeriod],
+            limits_answered=found.limits_answered,
+            exclusion=None if found.exclusion is None else ExclusionResponse.of(found.exclusion),
+            reality_check_minutes=found.reality_check_minutes,
+            now=found.now,
+        )
+
+
+class RealityCheckResponse(Response):
+    """``GET /api/protection/reality-check``: this login session's reality check."""
+
+    interval_minutes: int
+    started_at: dt.datetime = Field(description="When this login session started.")
+    due_at: dt.datetime = Field(description="When the next check is (or was) due.")
+    due: bool = Field(description="A purchase now would be paused for the check.")
+    played_seconds: int = Field(description="Time played in this session.")
+    staked_pence: int
+    won_pence: int
+    net_pence: int = Field(description="Prizes minus stakes in this session.")
+
+    @classmethod
+    def of(cls, check: RealityCheck, now: dt.datetime) -> RealityCheckResponse:
+        """Shape a service record."""
+        return cls(
+            interval_minutes=check.interval_minutes,
+            started_at=check.started_at,
+            due_at=check.due_at,
+            due=check.due(now),
+            played_seconds=check.played_seconds,
+            staked_pence=check.staked_pence,
+            won_pence=check.won_pence,
+            net_pence=check.net_pence,
+        )
+
+
+class ActivityResponse(Response):
+    """``POST /api/session/activity``."""
+
+    expires_at: dt.datetime = Field(description="When the session ends unless active again.")
+
+
+class PaymentResponse(Response):
+    """A deposit or withdrawal through the payment provider."""
+
+    id: int
+    kind: PaymentKind
+    amount_pence: int
+    provider_reference: str
+    created_at: dt.datetime
+    balance_pence: int = Field(description="The wallet balance after the request.")
+
+    @classmethod
+    def of(cls, made: PaymentMade) -> PaymentResponse:
+        """Shape a service record."""
+        payment = made.payment
+        return cls(
+            id=payment.id,
+            kind=payment.kind,
+            amount_pence=payment.amount_pence,
+            provider_reference=payment.provider_reference,
+            created_at=payment.created_at,
+            balance_pence=made.balance_pence,
+        )
+
+
+class PrizeInformation(Response):
+    """One line of the published prize table."""
+
+    name: str = Field(description="The tier as printed, e.g. '£15 (£5 + £10 Prize Game)'.")
+    prize_pence: int
+    odds: int = Field(description="Approx. odds, 1 in this.")
+
+
+class GameInformationResponse(Response):
+    """``GET /api/game/information``: what a player may read before buying."""
+
+    name: Literal["Colour Collector"] = "Colour Collector"
+    price_pence: int
+    overall_odds: str = Field(description="'1 in 2.77'.")
+    payout_percent: str = Field(description="'73.50%'.")
+    prizes: list[PrizeInformation]
+    procedures: str = Field(description="The Game Procedures, as published (plain text).")

@@ -1,0 +1,237 @@
+"""Records of player protection and of the operator's side: deposit limits, exclusions, reality
+checks, payments, the sales switch, operators and the console's figures. Small frozen values, as
+in ``service.models``."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from enum import StrEnum, unique
+
+from colour_collector.service.models import AccountId, Pence
+
+COOLING_OFF = dt.timedelta(hours=24)
+"""How long an increase or removal of a deposit limit waits before the player may confirm it."""
+DEFAULT_REALITY_CHECK_MINUTES = 60
+"""A reality check every hour of play unless the player chooses otherwise."""
+
+
+@unique
+class LimitPeriod(StrEnum):
+    """The periods a deposit limit counts over: rolling windows ending now."""
+
+    DAILY = "daily"
+    """Any 24 hours."""
+    WEEKLY = "weekly"
+    """Any 7 days."""
+    MONTHLY = "monthly"
+    """Any 30 days."""
+
+    @property
+    def window(self) -> dt.timedelta:
+        """How far back deposits count."""
+        return _WINDOWS[self]
+
+
+_WINDOWS = {
+    LimitPeriod.DAILY: dt.timedelta(days=1),
+    LimitPeriod.WEEKLY: dt.timedelta(days=7),
+    LimitPeriod.MONTHLY: dt.timedelta(days=30),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class DepositLimit:
+    """A player's deposit limit for one period, and any change waiting for the cooling-off."""
+
+    account_id: AccountId
+    """Whose limit."""
+    period: LimitPeriod
+    """Over which period deposits are counted."""
+    amount_pence: Pence | None
+    """The limit in force (None: no limit)."""
+    requested_at: dt.datetime | None = None
+    """When an increase or removal was asked for (None: no change waiting)."""
+    requested_pence: Pence | None = None
+    """The limit asked for (None with ``requested_at``: removal)."""
+
+    @property
+    def pending(self) -> bool:
+        """Whether an increase or removal waits for the player's confirmation."""
+        return self.requested_at is not None
+
+    @property
+    def confirmable_at(self) -> dt.datetime | None:
+        """When the waiting change may be confirmed (24 hours after it was asked for)."""
+        return None if self.requested_at is None else self.requested_at + COOLING_OFF
+
+
+@dataclass(frozen=True, slots=True)
+class ProtectionSettings:
+    """A player's protection choices that are not limits or exclusions."""
+
+    account_id: AccountId
+    """Whose settings."""
+    limits_answered_at: dt.datetime | None = None
+    """When the player set deposit limits or declined to (None: not asked yet)."""
+    reality_check_minutes: int = DEFAULT_REALITY_CHECK_MINUTES
+    """Minutes of play between reality checks."""
+
+
+@unique
+class ExclusionKind(StrEnum):
+    """A break from gambling the player chose."""
+
+    TIME_OUT = "time_out"
+    """A short break: 24 hours to 6 weeks."""
+    SELF_EXCLUSION = "self_exclusion"
+    """A long break: 6 months to 5 years."""
+
+
+@dataclass(frozen=True, slots=True)
+class Exclusion:
+    """A time-out or self-exclusion: no purchases or deposits from ``starts_at`` to ``ends_at``."""
+
+    id: int
+    """Database id."""
+    account_id: AccountId
+    """Whose exclusion."""
+    kind: ExclusionKind
+    """Time-out or self-exclusion."""
+    starts_at: dt.datetime
+    """When it began."""
+    ends_at: dt.datetime
+    """When it ends (it cannot be lifted earlier)."""
+
+    def active(self, now: dt.datetime) -> bool:
+        """Whether it is in force at ``now``."""
+        return self.starts_at <= now < self.ends_at
+
+
+@dataclass(frozen=True, slots=True)
+class SalesState:
+    """Whether the game is on sale, and the operator's last change."""
+
+    on_sale: bool
+    """Whether purchases are accepted."""
+    changed_at: dt.datetime | None = None
+    """When an operator last changed it (None: never)."""
+    changed_by: str | None = None
+    """The operator who did."""
+    reason: str | None = None
+    """What the operator said about it."""
+
+
+@unique
+class PaymentKind(StrEnum):
+    """Money in or out through the payment provider."""
+
+    DEPOSIT = "deposit"
+    """Money taken from the player's card into the wallet."""
+    WITHDRAWAL = "withdrawal"
+    """Money paid from the wallet to the player."""
+
+
+@dataclass(frozen=True, slots=True)
+class Payment:
+    """One payment through the provider, found again by its Idempotency-Key."""
+
+    id: int
+    """Database id."""
+    account_id: AccountId
+    """Whose payment."""
+    kind: PaymentKind
+    """Deposit or withdrawal."""
+    amount_pence: Pence
+    """How much (positive)."""
+    idempotency_key: str
+    """The request's Idempotency-Key."""
+    provider_reference: str
+    """The provider's reference for it."""
+    movement_id: int
+    """The ledger row it wrote."""
+    created_at: dt.datetime
+    """When it was made."""
+
+
+@unique
+class OperatorRole(StrEnum):
+    """What an operator may do in the console. Each role may do what the ones before it may."""
+
+    VIEWER = "viewer"
+    """The game's state, the live figures, the pool, the audit chain's last verification."""
+    SUPPORT = "support"
+    """Also player look-up and the read-only tables (personal data)."""
+    MANAGER = "manager"
+    """Also the sales switch and verifying the audit chain."""
+
+    def allows(self, needed: OperatorRole) -> bool:
+        """Whether this role may do what ``needed`` may."""
+        order = list(OperatorRole)
+        return order.index(self) >= order.index(needed)
+
+
+@dataclass(frozen=True, slots=True)
+class Operator:
+    """An operator account (created on the command line)."""
+
+    id: int
+    """Database id."""
+    name: str
+    """Login name."""
+    role: OperatorRole
+    """What the operator may do."""
+    created_at: dt.datetime
+    """When the account was created."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredOperator:
+    """An operator with the password hash, for logging in."""
+
+    operator: Operator
+    """The public part."""
+    password_hash: str
+    """Argon2 hash of the password."""
+
+
+@dataclass(frozen=True, slots=True)
+class OperatorSession:
+    """A console login. Only the SHA-256 of its token is stored."""
+
+    token_hash: str
+    """SHA-256 (hex) of the token in the operator's cookie."""
+    operator_id: int
+    """Whose session."""
+    created_at: dt.datetime
+    """When the operator logged in."""
+    expires_at: dt.datetime
+    """When it ends."""
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeFigures:
+    """How many plays were sold with one outcome, and what they paid."""
+
+    tier_index: int | None
+    """The prize tier (None: no win)."""
+    plays: int
+    """Plays sold with this outcome."""
+    prize_pence: Pence
+    """Their prizes added up (whether credited yet or not)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AuditCheck:
+    """The result of one verification of the audit chain."""
+
+    checked_at: dt.datetime
+    """When it ran."""
+    operator: str | None
+    """Who asked for it (None: the command line)."""
+    entries: int
+    """Entries checked."""
+    last_hash: str
+    """Hash of the last entry checked."""
+    problem: str | None
+    """The first break found (None: the chain is intact)."""

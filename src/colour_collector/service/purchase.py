@@ -1,0 +1,159 @@
+"""Buying a play: the quote on the purchase screen, and the purchase itself.
+
+A purchase debits the price, draws the outcome, generates the whole play, stores it and appends
+to the audit log in one transaction, under the lock of the player's account. From then on the
+stored play decides everything.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import random
+from dataclasses import dataclass
+
+from colour_collector.game.generator import generate
+from colour_collector.game.record import PlayRecord
+from colour_collector.service import audit, records, safeguards
+from colour_collector.service.accounts import live_session
+from colour_collector.service.clock import utcnow
+from colour_collector.service.errors import ConfirmationRequiredError
+from colour_collector.service.idempotency import check_idempotency_key
+from colour_collector.service.models import AuditKind, MovementKind, Pence
+from colour_collector.service.outcomes import OutcomeSource
+from colour_collector.service.play_models import PlayStatus, StoredPlay
+from colour_collector.service.play_numbers import new_play_number
+from colour_collector.service.ports import UnitOfWorkFactory
+from colour_collector.service.wallet import debit
+
+
+@dataclass(frozen=True, slots=True)
+class PlayPolicy:
+    """What a purchase needs from the settings."""
+
+    price_pence: Pence
+    """The price of a play."""
+    finish_delay: dt.timedelta
+    """How long a play may stay unfinished before the server completes it."""
+    outcomes: OutcomeSource
+    """Where outcomes come from."""
+
+
+@dataclass(frozen=True, slots=True)
+class Quote:
+    """What the purchase screen shows before confirmation."""
+
+    price_pence: Pence
+    """The price."""
+    balance_pence: Pence
+    """The wallet balance now."""
+    unfinished: StoredPlay | None
+    """A play in progress that a purchase would resume instead."""
+
+
+@dataclass(frozen=True, slots=True)
+class Purchase:
+    """The answer to a purchase."""
+
+    play: StoredPlay
+    """The new play, or the one resumed."""
+    created: bool
+    """Whether this request bought it (False: resumed, or an Idempotency-Key repeat)."""
+    resumed: bool
+    """Whether an unfinished play was returned instead of a purchase."""
+    balance_pence: Pence
+    """The wallet balance after the request."""
+
+    @property
+    def record(self) -> PlayRecord:
+        """The play's record."""
+        return records.decode(self.play.record)
+
+
+def quote(
+    factory: UnitOfWorkFactory,
+    token: str | None,
+    policy: PlayPolicy,
+    *,
+    now: dt.datetime | None = None,
+) -> Quote:
+    """Price, balance and any unfinished play, for the purchase screen."""
+    with factory() as uow:
+        session = live_session(uow, token, now or utcnow())
+        return Quote(
+            policy.price_pence,
+            uow.wallets.balance(session.account_id),
+            uow.plays.unfinished(session.account_id),
+        )
+
+
+def purchase(
+    factory: UnitOfWorkFactory,
+    token: str | None,
+    policy: PlayPolicy,
+    *,
+    confirm: bool,
+    idempotency_key: str | None,
+    rng: random.Random,
+    now: dt.datetime | None = None,
+) -> Purchase:
+    """Buy a play, or answer the play an earlier purchase with the same Idempotency-Key bought,
+    or the unfinished play (which must be finished first), in one transaction."""
+    if confirm is not True:
+        raise ConfirmationRequiredError(
+            'a purchase must be confirmed: send {"confirm": true}', field="confirm"
+        )
+    key = check_idempotency_key(idempotency_key)
+    at = now or utcnow()
+    with factory() as uow:
+        session = live_session(uow, token, at, lock_account=True)
+        account_id = session.account_id
+        earlier = None if key is None else uow.plays.by_idempotency_key(account_id, key)
+        if earlier is not None:
+            return Purchase(earlier, False, False, uow.wallets.balance(account_id))
+        unfinished = uow.plays.unfinished(account_id)
+        if unfinished is not None:
+            return Purchase(unfinished, False, True, uow.wallets.balance(account_id))
+        safeguards.before_purchase(uow, session, at)
+        number = new_play_number()
+        balance = debit(
+            uow, account_id, policy.price_pence, MovementKind.STAKE, reference=number, now=at
+        )
+        tier = policy.outcomes.draw(uow, rng)
+        record = generate(tier, rng)
+        text = records.encode(record)
+        play = uow.plays.add(
+            StoredPlay(
+                id=0,
+                play_number=number,
+                account_id=account_id,
+                status=PlayStatus.IN_PROGRESS,
+                record=text,
+                revealed=0,
+                steps=len(record.steps),
+                tier_index=None if tier is None else tier.index,
+                prize_pence=0 if tier is None else tier.prize_pence,
+                price_pence=policy.price_pence,
+                idempotency_key=key,
+                balance_before_pence=balance + policy.price_pence,
+                balance_after_pence=None,
+                purchased_at=at,
+                finish_by=at + policy.finish_delay,
+                finished_at=None,
+            )
+        )
+        audit.append(
+            uow,
+            AuditKind.PURCHASE,
+            account_id,
+            {
+                "play_number": number,
+                "price_pence": policy.price_pence,
+                "tier": None if tier is None else tier.name,
+                "record_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+                "idempotency_key": key,
+            },
+            now=at,
+        )
+        uow.commit()
+    return Purchase(play, True, False, balance)

@@ -1,0 +1,54 @@
+"""Audit checkpoints kept as files in a directory of the operator's choosing (another disk, a
+mount of another machine, a directory a write-once store syncs): ``checkpoint-<seq>-<time>.json``.
+Implements ``service.audit_checkpoints.CheckpointStore``."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from colour_collector.service.audit import canonical_time
+from colour_collector.service.audit_checkpoints import Checkpoint
+from colour_collector.service.errors import AuditChainBrokenError
+
+
+class CheckpointDirectory:
+    """Checkpoints as JSON files in ``directory``."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def add(self, checkpoint: Checkpoint) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        stamp = checkpoint.taken_at.strftime("%Y%m%dT%H%M%S%fZ")
+        path = self.directory / f"checkpoint-{checkpoint.seq:012d}-{stamp}.json"
+        body = {
+            "seq": checkpoint.seq,
+            "hash": checkpoint.hash,
+            "taken_at": canonical_time(checkpoint.taken_at),
+            "signature": checkpoint.signature,
+        }
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
+        temporary.replace(path)  # a reader never sees half a file
+
+    def all(self) -> Sequence[Checkpoint]:
+        found = []
+        for path in sorted(self.directory.glob("checkpoint-*.json")):
+            try:
+                body = json.loads(path.read_text(encoding="utf-8"))
+                found.append(
+                    Checkpoint(
+                        seq=int(body["seq"]),
+                        hash=str(body["hash"]),
+                        taken_at=dt.datetime.fromisoformat(body["taken_at"]),
+                        signature=str(body["signature"]),
+                    )
+                )
+            except (ValueError, KeyError, TypeError) as error:
+                raise AuditChainBrokenError(
+                    0, f"checkpoint file {path.name} cannot be read ({error}): it was altered"
+                ) from None
+        return sorted(found, key=lambda c: (c.seq, c.taken_at))

@@ -1,0 +1,90 @@
+"""The sales switch (one row) and the figures of what the game has sold and paid."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import Connection, case, func, select, update
+
+from colour_collector.service.models import Pence
+from colour_collector.service.play_models import PlayStatus
+from colour_collector.service.protection_models import OutcomeFigures, SalesState
+from colour_collector.store.tables import game_sales, plays
+
+SWITCH_ROW = 1
+"""Id of the single ``game_sales`` row (made by migration 0040)."""
+_STATE = select(game_sales).where(game_sales.c.id == SWITCH_ROW)
+_STATE_FOR_UPDATE = _STATE.with_for_update()
+
+
+def _state(row: object) -> SalesState:
+    if row is None:
+        return SalesState(on_sale=True)
+    return SalesState(
+        on_sale=bool(row.on_sale),  # type: ignore[attr-defined]
+        changed_at=row.changed_at,  # type: ignore[attr-defined]
+        changed_by=row.changed_by,  # type: ignore[attr-defined]
+        reason=row.reason,  # type: ignore[attr-defined]
+    )
+
+
+class SqlSalesSwitch:
+    """Implements ``service.ports.SalesSwitch``."""
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    def state(self) -> SalesState:
+        return _state(self.connection.execute(_STATE).first())
+
+    def state_for_update(self) -> SalesState:
+        return _state(self.connection.execute(_STATE_FOR_UPDATE).first())
+
+    def save(self, state: SalesState) -> None:
+        self.connection.execute(
+            update(game_sales)
+            .where(game_sales.c.id == SWITCH_ROW)
+            .values(
+                on_sale=state.on_sale,
+                changed_at=state.changed_at,
+                changed_by=state.changed_by,
+                reason=state.reason,
+            )
+        )
+
+
+_FINISHED = plays.c.status != PlayStatus.IN_PROGRESS.value
+
+
+class SqlSalesFigures:
+    """Implements ``service.ports.SalesFigures`` (aggregates over every play)."""
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    def by_outcome(self) -> Sequence[OutcomeFigures]:
+        rows = self.connection.execute(
+            select(
+                plays.c.tier_index,
+                func.count().label("plays"),
+                func.coalesce(func.sum(plays.c.prize_pence), 0).label("prize"),
+            ).group_by(plays.c.tier_index)
+        )
+        return [OutcomeFigures(row.tier_index, int(row.plays), int(row.prize)) for row in rows]
+
+    def in_progress(self) -> int:
+        return int(
+            self.connection.execute(
+                select(func.count()).where(plays.c.status == PlayStatus.IN_PROGRESS.value)
+            ).scalar_one()
+        )
+
+    def paid(self) -> tuple[int, Pence]:
+        won = _FINISHED & (plays.c.prize_pence > 0)
+        row = self.connection.execute(
+            select(
+                func.coalesce(func.sum(case((won, 1), else_=0)), 0),
+                func.coalesce(func.sum(case((won, plays.c.prize_pence), else_=0)), 0),
+            )
+        ).one()
+        return int(row[0]), int(row[1])

@@ -1,0 +1,160 @@
+// The account: log in, register, log out, test money, the top bar (balance, net position and
+// time of this login session, from GET /api/session: the same in every tab) and the purchase
+// confirmation.
+
+import { get, post } from "./api.js";
+import { byTestId } from "./dom.js";
+import { money, signedMoney, clock } from "./format.js";
+import { prefs } from "./storage.js";
+import { showScreen, announce } from "./screens.js";
+import { explain, showErrors, clearErrors } from "./problems.js";
+import { S } from "./state.js";
+import { sessionRenewed } from "./protection.js";
+
+const q = byTestId;
+
+// ---------------------------------------------------------------- top bar
+
+export function drawBar() {
+  const logged = Boolean(S.me);
+  q("session-stats").hidden = !logged;
+  q("account-nav").hidden = !logged;
+  document.body.dataset.account = logged ? "yes" : "no";
+  if (!logged) return;
+  q("balance").textContent = money(S.balance);
+  q("balance").dataset.pence = S.balance === null ? "" : String(S.balance);
+  q("lobby-balance").textContent = money(S.balance);
+  q("lobby-email").textContent = `Logged in as ${S.me.email}`;
+  const net = S.session ? S.session.net_pence : 0;
+  q("net").textContent = signedMoney(net);
+  q("net").dataset.pence = String(net);
+  q("session-time").dataset.started = S.session ? S.session.started_at : "";
+  tick();
+}
+
+function tick() {
+  if (!S.me || !S.session) return;
+  const started = Date.parse(S.session.started_at);
+  if (Number.isFinite(started)) q("session-time").textContent = clock(Date.now() - started);
+}
+setInterval(tick, 1000);
+
+/** Balance and this login session's net position, from the server. */
+export async function refreshAccount() {
+  if (!S.me) return;
+  const [wallet, session] = await Promise.all([get("/api/wallet?limit=1"), get("/api/session")]);
+  S.balance = wallet.balance_pence;
+  S.session = session;
+  drawBar();
+}
+
+export function setBalance(pence) {
+  S.balance = pence;
+  drawBar();
+}
+
+// ---------------------------------------------------------------- log in, register, log out
+
+const values = (form) => Object.fromEntries(new FormData(form).entries());
+
+/**
+ * Wire the account forms. ``loggedIn()`` runs after a login (the app picks the screen);
+ * ``loggedOut()`` after a logout; ``guard(fn)`` runs an action with the busy flag and alerts.
+ */
+export function initAccount({ loggedIn, loggedOut, guard }) {
+  const submit = (form, action) => form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const entered = values(form);
+    guard(async () => {
+      clearErrors(form);
+      try {
+        await action(entered);
+      } catch (error) {
+        showErrors(form, explain(error, form.dataset.form, entered));
+        return;
+      }
+      await loggedIn();
+    });
+  });
+  const login = async ({ email, password }) => {
+    S.me = await post("/api/login", { email, password });
+    sessionRenewed();
+    prefs.maybeLoggedIn = true;
+    await refreshAccount();
+  };
+  submit(q("login-form"), login);
+  submit(q("register-form"), async (entered) => {
+    await post("/api/register", { email: entered.email, password: entered.password, date_of_birth: entered.date_of_birth });
+    await login(entered);
+  });
+  q("logout").addEventListener("click", () => guard(async () => {
+    await post("/api/logout", {});
+    forget();
+    await loggedOut();
+  }));
+  q("deposit-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const amount = Number.parseInt(q("deposit-amount").value, 10);
+    // One key a deposit: a retry of this request credits nothing more.
+    const key = crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`;
+    guard(async () => {
+      const done = await post("/api/wallet/test-deposit", { amount_pence: amount }, { "Idempotency-Key": key });
+      setBalance(done.balance_pence);
+      announce(`Test money added: ${money(amount)}. Balance ${money(S.balance)}.`);
+    });
+  });
+}
+
+/** Forget the account (logged out, or the session ended). */
+export function forget() {
+  S.me = null;
+  S.session = null;
+  S.balance = null;
+  prefs.maybeLoggedIn = false;
+  drawBar();
+}
+
+/** Ask the server who is logged in (only if this browser logged in before). */
+export async function whoAmI() {
+  if (!prefs.maybeLoggedIn) return null;
+  try {
+    S.me = await get("/api/me");
+    await refreshAccount();
+  } catch {
+    forget();
+  }
+  return S.me;
+}
+
+// ---------------------------------------------------------------- purchase
+
+/** The purchase confirmation: the server's quote, the balance, Confirm / Cancel. */
+export async function showPurchase() {
+  const quote = await get("/api/plays/quote");
+  setBalance(quote.balance_pence);
+  q("purchase-message").textContent = quote.message || "You are about to play Colour Collector for £5.00";
+  q("purchase-balance").textContent = money(quote.balance_pence);
+  q("purchase-balance").dataset.pence = String(quote.balance_pence);
+  const warn = q("purchase-warning");
+  const confirm = q("purchase-confirm");
+  warn.hidden = true;
+  confirm.disabled = false;
+  if (quote.unfinished) {
+    warn.hidden = false;
+    warn.textContent = `You have an unfinished play (${quote.unfinished.play_number}). Confirm continues it; nothing more is paid.`;
+  } else if (quote.balance_pence < quote.price_pence) {
+    warn.hidden = false;
+    warn.textContent = "Your balance is too low for this play. Add test money first.";
+    confirm.disabled = true;
+  }
+  showScreen("purchase");
+}
+
+/** Confirm: buy (or continue the unfinished play); returns ``{play, board}``. */
+export async function buy() {
+  const key = crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`;
+  const bought = await post("/api/plays", { confirm: true }, { "Idempotency-Key": key });
+  setBalance(bought.balance_pence);
+  await refreshAccount();
+  return bought;
+}

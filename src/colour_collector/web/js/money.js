@@ -1,0 +1,82 @@
+// Money: deposits and withdrawals through the payment provider (each with an Idempotency-Key,
+// so a retried request never moves money twice), the deposit limit question before the first
+// deposit, and the history of the wallet's movements.
+
+import { get, post } from "./api.js";
+import { $, byTestId, el } from "./dom.js";
+import { money, dateTimeText } from "./format.js";
+import { showScreen, announce } from "./screens.js";
+import { explain, showErrors, clearErrors } from "./problems.js";
+import { S } from "./state.js";
+
+const q = byTestId;
+const KIND = {
+  deposit: "Deposit", stake: "Play bought", prize: "Prize", refund: "Refund",
+  adjustment: "Adjustment", withdrawal: "Withdrawal",
+};
+
+/** "12.50" or "12" as pence; null when it is not an amount of money. */
+export function toPence(text) {
+  const cleaned = String(text || "").trim().replace(/^£/, "").replace(/,/g, "");
+  if (!/^\d{1,7}(\.\d{1,2})?$/.test(cleaned)) return null;
+  const [pounds, pence = ""] = cleaned.split(".");
+  return Number.parseInt(pounds, 10) * 100 + Number.parseInt(pence.padEnd(2, "0") || "0", 10);
+}
+
+const newKey = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`);
+
+/** ``open(name)`` navigates; ``guard(fn)`` runs an action with the busy flag; ``refresh()``
+ * reloads the top bar. */
+export function initMoney({ open, guard, refresh }) {
+  const pay = (form, path, amountOf) => form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    guard(async () => {
+      clearErrors(form);
+      const amount = amountOf();
+      if (amount === null || amount <= 0) {
+        showErrors(form, { fields: { amount_pence: "Enter an amount in pounds, like 20 or 12.50." }, form: null });
+        return;
+      }
+      let done;
+      try {
+        done = await post(path, { amount_pence: amount }, { "Idempotency-Key": newKey() });
+      } catch (error) {
+        showErrors(form, explain(error, form.dataset.form));
+        if (error.code === "deposit_limits_unanswered") q("limit-question").hidden = false;
+        return;
+      }
+      await refresh();
+      announce(`${done.kind === "deposit" ? "Deposited" : "Withdrawn"}: ${money(done.amount_pence)}. Balance ${money(done.balance_pence)}.`);
+      await showMoney();
+    });
+  });
+  pay(q("pay-in-form"), "/api/wallet/deposits", () => Number.parseInt(q("payin-amount").value, 10));
+  pay(q("pay-out-form"), "/api/wallet/withdrawals", () => toPence(q("payout-amount").value));
+  q("limit-question-set").addEventListener("click", () => guard(() => open("protection")));
+  q("limit-question-decline").addEventListener("click", () => guard(async () => {
+    await post("/api/protection/deposit-limits/decline", {});
+    announce("No deposit limit set. You can set one at any time.");
+    await showMoney();
+  }));
+  q("money-back").addEventListener("click", () => guard(() => open("lobby")));
+}
+
+export async function showMoney() {
+  const [wallet, protection] = await Promise.all([get("/api/wallet?limit=50"), get("/api/protection")]);
+  S.balance = wallet.balance_pence;
+  q("money-balance").textContent = money(wallet.balance_pence);
+  q("money-balance").dataset.pence = String(wallet.balance_pence);
+  q("limit-question").hidden = protection.limits_answered;
+  q("pay-in-form").hidden = !protection.limits_answered;
+  q("payout-amount").value = "";
+  const body = $('[data-testid="history"] tbody');
+  body.replaceChildren();
+  if (!wallet.movements.length) body.append(el("tr", {}, el("td", { colSpan: 3, text: "Nothing yet." })));
+  for (const m of wallet.movements) {
+    body.append(el("tr", { "data-testid": `movement-${m.id}` },
+      el("td", { text: dateTimeText(m.created_at) }),
+      el("th", { scope: "row", text: KIND[m.kind] || m.kind }),
+      el("td", { class: "money", text: m.amount_pence > 0 ? `+${money(m.amount_pence)}` : money(m.amount_pence) })));
+  }
+  showScreen("money");
+}

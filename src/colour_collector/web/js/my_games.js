@@ -1,0 +1,154 @@
+// My Games: the player's plays, ten a page, a look-up by Play Number, and the recall of a past
+// play step by step (the board after each step, from GET /api/my-games/{play_number}).
+
+import { get, ApiError } from "./api.js";
+import { $, byTestId, el, focusHeading } from "./dom.js";
+import { money, dateTimeText, colourName, describeCollected, bonusLabel, EXAMPLE_PLAY_NUMBER } from "./format.js";
+import { showScreen } from "./screens.js";
+import { explain, showErrors, clearErrors } from "./problems.js";
+import { S } from "./state.js";
+import * as view from "./board.js";
+import { hideEnd } from "./celebrate.js";
+
+const q = byTestId;
+const PER_PAGE = 10;
+const STATUS = { in_progress: "In progress", finished: "Finished", auto_finished: "Finished automatically" };
+
+/** ``open(name, params)`` navigates (app.js passes router.go). */
+export function initMyGames({ open, guard }) {
+  q("mg-prev").addEventListener("click", () => guard(() => open("my-games", { page: S.myGamesPage - 1 }, { replace: true })));
+  q("mg-next").addEventListener("click", () => guard(() => open("my-games", { page: S.myGamesPage + 1 }, { replace: true })));
+  q("recall-prev").addEventListener("click", () => step(-1));
+  q("recall-next").addEventListener("click", () => step(1));
+  q("recall-back").addEventListener("click", () => guard(() => open("my-games", { page: S.myGamesPage })));
+  $('[data-testid="my-games"] tbody').addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-action]");
+    if (!button) return;
+    if (button.dataset.action === "play") guard(() => open("play"));
+    else guard(() => open("recall", { playNumber: button.dataset.play }));
+  });
+  const form = q("lookup-form");
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const text = q("lookup-number").value.trim();
+    guard(async () => {
+      clearErrors(form);
+      if (!text) {
+        showErrors(form, { fields: { play_number: `Enter a Play Number, like ${EXAMPLE_PLAY_NUMBER}.` }, form: null });
+        return;
+      }
+      let found;
+      try {
+        found = await get(`/api/my-games/${encodeURIComponent(text)}`);
+      } catch (error) {
+        if (error instanceof ApiError && (error.status === 404 || error.status === 422)) {
+          const explained = error.status === 404 ? explain(error, "lookup")
+            : { fields: { play_number: `That is not a Play Number. It looks like ${EXAMPLE_PLAY_NUMBER}.` }, form: null };
+          showErrors(form, explained);
+          return;
+        }
+        throw error;
+      }
+      q("lookup-number").value = "";
+      if (found.play.status === "in_progress") await open("play");
+      else await open("recall", { playNumber: found.play.play_number });
+    });
+  });
+}
+
+export async function showMyGames(page = 1, highlight = null) {
+  const list = await get(`/api/my-games?page=${page}&per_page=${PER_PAGE}`);
+  S.myGamesPage = list.page || page;
+  const body = $('[data-testid="my-games"] tbody');
+  body.replaceChildren();
+  if (!list.items.length) body.append(el("tr", {}, el("td", { colSpan: 5, text: "No plays yet." })));
+  for (const item of list.items) {
+    const prize = item.prize_pence === null || item.prize_pence === undefined
+      ? "—" : item.prize_pence > 0 ? money(item.prize_pence) : "No win";
+    const action = item.status === "in_progress"
+      ? el("button", { type: "button", class: "btn sm", "data-testid": `continue-${item.play_number}`, text: "Continue", "data-action": "play" })
+      : el("button", { type: "button", class: "btn sm", "data-testid": `recall-${item.play_number}`, text: "Recall",
+        "aria-label": `Recall play ${item.play_number}`, "data-action": "recall", "data-play": item.play_number });
+    const row = el("tr", { "data-testid": `game-row-${item.play_number}`, "data-status": item.status },
+      el("th", { scope: "row", class: "pn", text: item.play_number }),
+      el("td", { class: "col-bought", text: item.purchased_at ? dateTimeText(item.purchased_at) : "" }),
+      el("td", { class: "col-status", text: STATUS[item.status] || item.status }),
+      el("td", { class: "money", text: prize, "data-testid": `game-prize-${item.play_number}` }),
+      el("td", {}, action));
+    if (highlight === item.play_number) row.classList.add("highlight");
+    body.append(row);
+  }
+  const pages = Math.max(1, Math.ceil((list.total || 0) / (list.per_page || PER_PAGE)));
+  q("mg-page").textContent = `Page ${S.myGamesPage} of ${pages}`;
+  q("mg-prev").disabled = S.myGamesPage <= 1;
+  q("mg-next").disabled = S.myGamesPage >= pages;
+  showScreen("mygames");
+}
+
+// ---------------------------------------------------------------- recall
+
+/** Show a past play at its start; ◀ ▶ step through it. */
+export async function showRecall(playNumber) {
+  const record = await get(`/api/my-games/${encodeURIComponent(playNumber)}`);
+  const frames = [{ board: record.start, step: null }, ...record.steps.map((s) => ({ board: s.board, step: s.step }))];
+  S.recall = { data: record, frames, index: 0 };
+  hideEnd();
+  showScreen("game", { focus: false });
+  q("recall-bar").hidden = false;
+  q("spin").hidden = true;
+  drawRecall();
+  focusHeading(q("game-heading"));
+}
+
+function step(delta) {
+  if (!S.recall) return;
+  const next = S.recall.index + delta;
+  if (next < 0 || next >= S.recall.frames.length) return;
+  S.recall.index = next;
+  drawRecall();
+}
+
+/** A recalled step in words; ``before`` is the board before it. */
+function describeStep(frameStep, before) {
+  if (frameStep.kind === "spin" || frameStep.kind === "prize_spin") {
+    const what = frameStep.kind === "spin" ? "SPIN" : "PRIZE GAME SPIN";
+    return `${what}: the wheel stopped on ${colourName(frameStep.wheel)} and collected ${describeCollected(frameStep.collected_items)}.`;
+  }
+  const panel = before && before.bonus_game ? before.bonus_game.panel : null;
+  const prize = panel && Number.isInteger(frameStep.prize) ? bonusLabel(panel[frameStep.prize]) : "a Bonus Prize";
+  return `BONUS GAME: picked ${String(frameStep.pick).toUpperCase()}, the reel showed ${frameStep.number}: ${frameStep.won ? `won ${prize}` : "the Bonus Game ended"}.`;
+}
+
+function drawRecall() {
+  const { data, frames, index } = S.recall;
+  const frame = frames[index];
+  const before = index > 0 ? frames[index - 1].board : null;
+  document.body.dataset.phase = "recall";
+  document.body.dataset.recallIndex = String(index);
+  const marks = frame.step ? view.marksOf(frame.step, before, frame.board) : null;
+  view.drawBoard(frame.board, { marks, recall: true });
+  view.setGameHeading(frame.board, true, data.play.play_number);
+  view.showBonusPanel(Boolean(frame.board.bonus_game));
+  for (const b of [q("pick-odd"), q("pick-even")]) b.disabled = true;
+  q("recall-position").textContent = `${data.play.play_number} — step ${index} of ${frames.length - 1}`;
+  let text = index === 0
+    ? `Start of the play. Balance before: ${money(data.balance_before_pence)}.`
+    : describeStep(frame.step, before);
+  if (index === frames.length - 1 && frame.board.result) {
+    const r = frame.board.result;
+    text += ` Result: ${r.prize_pence > 0 ? `won ${money(r.prize_pence)}${r.tier ? ` (${r.tier})` : ""}` : "no win"}.`;
+    if (data.balance_after_pence !== null && data.balance_after_pence !== undefined) {
+      text += ` Balance after: ${money(data.balance_after_pence)}.`;
+    }
+  }
+  q("recall-step").textContent = text;
+  q("recall-prev").disabled = index === 0;
+  q("recall-next").disabled = index === frames.length - 1;
+}
+
+export function leaveRecall() {
+  S.recall = null;
+  q("recall-bar").hidden = true;
+  q("spin").hidden = false;
+  delete document.body.dataset.recallIndex;
+}

@@ -1,0 +1,257 @@
+// State and flow of the play on screen (the "game manager"): which play, the board the server
+// last sent, the next step, and what happens between a player's action and the next one.
+//
+// Every step names its index (`step`: the board's `revealed`), so a retried request never
+// reveals a second step, and a tab that is behind (the play went on in another tab) is refused
+// with 409 step_out_of_order: it tells the player and reloads the play as the server has it,
+// instead of animating a step over an old grid.
+
+import { get, post, ApiError, retriable } from "./api.js";
+import { byTestId, focusHeading } from "./dom.js";
+import { colourName, describeCollected, money, bonusLabel } from "./format.js";
+import { wait } from "./motion.js";
+import { showScreen, announce, alertPlayer, setBusy, isBusy } from "./screens.js";
+import { sayProblem } from "./problems.js";
+import * as view from "./board.js";
+import * as anim from "./animations.js";
+import { showEnd, hideEnd } from "./celebrate.js";
+
+const q = byTestId;
+
+const P = {
+  mode: null,        // "play" | "try"
+  playNumber: null,  // a purchased play
+  tryId: null,       // a Try play
+  board: null,       // the board on screen, as the server sent it
+  marks: null,       // the last step's marks (kept until the next action)
+  label: "",         // "Play Number: CC-..." on the end screen
+};
+let onFinished = async () => {};
+
+export const currentPlay = () => P;
+
+/** ``finished(answer)`` runs after FINISH was accepted (app.js goes to the next screen). */
+export function initPlay({ finished }) { onFinished = finished; }
+
+const stepPath = () => (P.mode === "try" ? `/api/try/${P.tryId}/steps` : `/api/plays/${P.playNumber}/steps`);
+const statePath = () => (P.mode === "try" ? `/api/try/${P.tryId}` : `/api/plays/${P.playNumber}`);
+
+/** Take over the play ``board`` of a purchased play (``id`` its Play Number) or a Try. */
+export function load(mode, id, board) {
+  anim.cancelAnimations();
+  P.mode = mode;
+  P.playNumber = mode === "play" ? id : null;
+  P.tryId = mode === "try" ? id : null;
+  P.board = board;
+  P.marks = null;
+  P.label = mode === "play" ? `Play Number: ${id}` : "TRY — no money: this play has no Play Number and pays nothing.";
+  hideEnd();
+  view.showBonusPanel(false);
+  q("recall-bar").hidden = true;
+  q("spin").hidden = false;
+  view.drawBoard(board);
+}
+
+/** The start screen (before PLAY), for a play with nothing revealed yet. */
+export function showStart() {
+  showScreen("start");
+}
+
+/**
+ * Show the game screen for the loaded play: the board, its open panel (Bonus Game, end) and the
+ * focus on the heading of what shows. ``fresh``: the play is just starting (colours animate in).
+ */
+export async function enterGame({ fresh = false } = {}) {
+  showScreen("game", { focus: false });
+  const board = P.board;
+  document.body.dataset.phase = board.phase;
+  view.drawBoard(board, { marks: P.marks });
+  if (board.phase === "bonus") view.showBonusPanel(true);
+  updateButtons();
+  if (board.phase === "over") {
+    if (board.prize_game && !P.marks && P.mode === "play") await restoreFinalMarks();
+    await showEnd(board, { label: P.label, celebrate: false });
+    return;
+  }
+  focusPhaseHeading(board);
+  if (fresh && board.revealed === 0) {
+    setBusy(true);
+    try { await anim.intro(board); } catch (error) { if (!(error instanceof anim.Cancelled)) throw error; } finally {
+      setBusy(false);
+      updateButtons();
+    }
+  }
+}
+
+/** Resuming at the end of a Prize Game: the squares its last spin collected stay empty. */
+async function restoreFinalMarks() {
+  try {
+    const recall = await get(`/api/my-games/${encodeURIComponent(P.playNumber)}`);
+    const last = recall.steps[recall.steps.length - 1];
+    const before = recall.steps.length > 1 ? recall.steps[recall.steps.length - 2].board : recall.start;
+    if (last && last.step.kind === "prize_spin") {
+      P.marks = view.marksOf(last.step, before, last.board);
+      view.drawBoard(P.board, { marks: P.marks });
+    }
+  } catch { /* the board without marks is still right */ }
+}
+
+function focusPhaseHeading(board) {
+  if (board.phase === "bonus") focusHeading(q("bonus-heading"));
+  else if (board.phase === "prize") focusHeading(q("grid-heading"));
+  else focusHeading(q("game-heading"));
+}
+
+function updateButtons() {
+  const board = P.board;
+  const live = board && document.body.dataset.phase !== "recall" && !isBusy();
+  q("spin").disabled = !(live && (board.next === "spin" || board.next === "prize_spin"));
+  for (const b of [q("pick-odd"), q("pick-even")]) b.disabled = !(live && board.next === "bonus_pick");
+}
+document.addEventListener("cc:busy", () => updateButtons());
+
+/** POST the next step, naming its index; a lost answer or a 503 is asked again (same index). */
+async function requestStep(kind, pick) {
+  const body = { kind, pick: pick || null, step: P.board.revealed };
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await post(stepPath(), body);
+    } catch (error) {
+      if (!retriable(error) || attempt >= 2) throw error;
+      await new Promise((resolve) => { setTimeout(resolve, 400 * (attempt + 1)); });
+    }
+  }
+}
+
+/** The play went on elsewhere: say so, then show it as the server has it. */
+async function movedOn() {
+  const text = "This play has moved on in another tab or window. It now shows where the play is.";
+  alertPlayer(text, "notice");
+  const data = await get(statePath());
+  P.board = data.board;
+  P.marks = null;
+  view.showBonusPanel(false);
+  hideEnd();
+  await enterGame();
+}
+
+/** SPIN (Main Game or Prize Game) or a Bonus Game pick. */
+export async function act(kind, pick = null) {
+  const board = P.board;
+  if (isBusy() || !board || board.next !== kind || document.body.dataset.phase === "recall") return;
+  setBusy(true);
+  const before = board;
+  try {
+    // The last step's marks stay until this action.
+    P.marks = null;
+    view.drawLastSpin(null);
+    let answer;
+    try {
+      answer = await requestStep(kind, pick);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === "step_out_of_order") { await movedOn(); return; }
+      alertPlayer(sayProblem(error));
+      view.drawBoard(before, { marks: null });
+      return;
+    }
+    await reveal(before, answer.step, answer.board, pick);
+  } catch (error) {
+    if (error instanceof anim.Cancelled) return;
+    throw error;
+  } finally {
+    setBusy(false);
+    updateButtons();
+  }
+}
+
+async function reveal(before, step, after, pick) {
+  P.board = after;
+  let marks = null;
+  if (step.kind === "spin") {
+    marks = await anim.mainSpin(before, step, after);
+    announce(`The wheel stopped on ${colourName(step.wheel)}. Collected: ${describeCollected(step.collected_items)}.`);
+  } else if (step.kind === "prize_spin") {
+    marks = await anim.prizeSpin(before, step, after);
+    announce(`The wheel stopped on ${colourName(step.wheel)}. Collected: ${describeCollected(step.collected_items)}. Prize Pot ${money(after.prize_game.pot_pence)}.`);
+    if (after.prize_game.over) {
+      announce(after.prize_game.doubled
+        ? `WIN x2 collected! The Prize Pot of ${money(after.prize_game.pot_pence)} is doubled to ${money(after.result.prize_game_pence)}.`
+        : `WIN collected! You win the Prize Pot: ${money(after.result.prize_game_pence)}.`);
+    }
+  } else {
+    await anim.bonusPick(step, pick);
+    const prize = before.bonus_game && Number.isInteger(step.prize) ? bonusLabel(before.bonus_game.panel[step.prize]) : "a Bonus Prize";
+    announce(step.won
+      ? `${pick.toUpperCase()}: the reel shows ${step.number}. You win ${prize}! Pick again.`
+      : `${pick.toUpperCase()}: the reel shows ${step.number}. The Bonus Game is over.`);
+    if (!step.won) await anim.bonusClose(before, after);
+  }
+  for (const [r, row] of after.prize_table.entries()) {
+    if (row.complete && !before.prize_table[r].complete) announce(`Row complete: ${row.shape} wins ${money(row.amount_pence)}.`);
+  }
+  P.marks = marks;
+  await changePhase(before, step, after);
+}
+
+/** After a step: a Bonus Game opens, the Prize Game starts, the play ends, or the same goes on. */
+async function changePhase(before, step, after) {
+  document.body.dataset.phase = after.phase;
+  const lostPick = step.kind === "bonus_pick" && !step.won;
+  if (after.phase === "bonus" && (before.phase !== "bonus" || lostPick)) {
+    view.drawBoard(after, { marks: P.marks });
+    view.showBonusPanel(false);
+    announce("BONUS GAME UNLOCKED. Select ODD or EVEN.");
+    await anim.bonusOpen(after);
+    focusHeading(q("bonus-heading"));
+    return;
+  }
+  if (after.phase === "bonus") {   // a won pick: pick again
+    view.drawBoard(after, { marks: P.marks });
+    view.showBonusPanel(true);
+    q(`pick-${after.bonus_game.rounds[after.bonus_game.rounds.length - 1].pick}`).focus();
+    return;
+  }
+  if (after.prize_game && !before.prize_game) {
+    announce("PRIZE GAME. Keep spinning until you collect WIN!");
+    await anim.prizeIntro(after);
+    view.drawBoard(after);
+    focusHeading(q("grid-heading"));
+    return;
+  }
+  view.drawBoard(after, { marks: P.marks });
+  if (after.phase === "over") {
+    await wait(300);
+    await showEnd(after, { label: P.label, celebrate: true });
+    return;
+  }
+  if (before.phase === "bonus") focusHeading(q("game-heading"));   // back to the Main Game window
+  else q("spin").focus();
+}
+
+/** FINISH: the play is settled by the server; app.js moves on. */
+export async function finish() {
+  if (!P.board || P.board.phase !== "over") return;
+  setBusy(true);
+  q("finish").disabled = true;
+  try {
+    const path = P.mode === "try" ? `/api/try/${P.tryId}/finish` : `/api/plays/${P.playNumber}/finish`;
+    const done = await post(path, {});
+    const mode = P.mode;
+    anim.cancelAnimations();
+    hideEnd();
+    P.board = null;
+    await onFinished(mode, done);
+  } catch (error) {
+    alertPlayer(sayProblem(error));
+  } finally {
+    q("finish").disabled = false;
+    setBusy(false);
+  }
+}
+
+/** Leave the play (another screen): running animations stop; the server keeps the play. */
+export function leave() {
+  anim.cancelAnimations();
+  hideEnd();
+  view.showBonusPanel(false);
+}

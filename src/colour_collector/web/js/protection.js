@@ -1,0 +1,191 @@
+// Safer play: deposit limits (a lower one at once, a higher one after 24 hours and a
+// confirmation), the reality check interval, a time-out and self-exclusion; the reality check
+// itself (the pause before the next purchase); and the activity that keeps the session alive.
+
+import { get, post } from "./api.js";
+import { byTestId, el } from "./dom.js";
+import { money, dateTimeText } from "./format.js";
+import { showScreen, announce } from "./screens.js";
+import { explain, showErrors, clearErrors } from "./problems.js";
+import { toPence } from "./money.js";
+import { S } from "./state.js";
+
+const q = byTestId;
+const PERIODS = ["daily", "weekly", "monthly"];
+const NAMES = { daily: "daily", weekly: "weekly", monthly: "monthly" };
+
+/** The break in force, in words (or null). */
+function breakText(exclusion) {
+  if (!exclusion) return null;
+  const what = exclusion.kind === "time_out" ? "You are taking a time-out" : "You have excluded yourself";
+  return `${what} until ${dateTimeText(exclusion.ends_at)}. No plays or deposits until then; you can still finish a play you started and withdraw your balance.`;
+}
+
+/** The lobby's notice of a break in force. */
+export async function drawBreak() {
+  if (!S.me) return;
+  const found = await get("/api/protection");
+  const text = breakText(found.exclusion);
+  q("lobby-break").hidden = !text;
+  q("lobby-break").textContent = text || "";
+}
+
+function limitStatus(limit) {
+  const parts = [];
+  if (limit.amount_pence === null) parts.push("No limit.");
+  else parts.push(`Limit ${money(limit.amount_pence)}: ${money(limit.deposited_pence)} deposited, ${money(limit.remaining_pence)} left.`);
+  if (limit.pending) {
+    const asked = limit.requested_pence === null ? "no limit" : money(limit.requested_pence);
+    parts.push(`Change to ${asked} can be confirmed from ${dateTimeText(limit.confirmable_at)}.`);
+  }
+  return parts.join(" ");
+}
+
+export async function showProtection() {
+  const [found, check] = await Promise.all([get("/api/protection"), get("/api/protection/reality-check")]);
+  const confirms = q("limit-confirms");
+  confirms.replaceChildren();
+  for (const limit of found.deposit_limits) {
+    const input = q(`limit-${limit.period}`);
+    input.value = limit.amount_pence === null ? "" : (limit.amount_pence / 100).toFixed(2);
+    q(`limit-${limit.period}-status`).textContent = limitStatus(limit);
+    if (limit.pending) {
+      confirms.append(el("button", {
+        type: "button", class: "btn sm", "data-testid": `confirm-${limit.period}`,
+        "data-period": limit.period, text: `Confirm the ${NAMES[limit.period]} change`,
+      }));
+    }
+  }
+  q("reality-interval").value = String(check.interval_minutes);
+  const text = breakText(found.exclusion);
+  q("protection-break").hidden = !text;
+  q("protection-break").textContent = text || "";
+  for (const id of ["timeout-confirm", "exclusion-confirm"]) q(id).checked = false;
+  showScreen("protection");
+}
+
+/** ``guard(fn)`` runs an action with the busy flag and alerts. */
+export function initProtection({ open, guard }) {
+  const form = q("limits-form");
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    guard(async () => {
+      clearErrors(form);
+      const body = {};
+      const wrong = {};
+      for (const period of PERIODS) {
+        const text = q(`limit-${period}`).value.trim();
+        const pence = text ? toPence(text) : null;
+        if (text && !pence) wrong[`${period}_pence`] = `Enter a ${period} limit in pounds, like 20, or leave it empty.`;
+        body[`${period}_pence`] = pence;
+      }
+      if (Object.keys(wrong).length) { showErrors(form, { fields: wrong, form: null }); return; }
+      try {
+        await post("/api/protection/deposit-limits", body);
+      } catch (error) {
+        showErrors(form, explain(error, "limits"));
+        return;
+      }
+      announce("Deposit limits saved. Lower limits apply now; higher ones wait 24 hours for your confirmation.");
+      await showProtection();
+    });
+  });
+  q("limit-confirms").addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-period]");
+    if (!button) return;
+    guard(async () => {
+      clearErrors(form);
+      try {
+        await post(`/api/protection/deposit-limits/${button.dataset.period}/confirm`, {});
+      } catch (error) {
+        showErrors(form, explain(error, "limits"));
+        return;
+      }
+      announce(`The ${NAMES[button.dataset.period]} limit change is confirmed.`);
+      await showProtection();
+    });
+  });
+  q("reality-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    guard(async () => {
+      const minutes = Number.parseInt(q("reality-interval").value, 10);
+      await post("/api/protection/reality-check/interval", { interval_minutes: minutes });
+      announce(`Reality checks every ${minutes} minutes.`);
+    });
+  });
+  const takeBreak = (formEl, path, body) => formEl.addEventListener("submit", (event) => {
+    event.preventDefault();
+    guard(async () => {
+      clearErrors(formEl);
+      try {
+        await post(path, body());
+      } catch (error) {
+        showErrors(formEl, explain(error, formEl.dataset.form));
+        return;
+      }
+      announce("Your break has started.");
+      await showProtection();
+    });
+  });
+  takeBreak(q("time-out-form"), "/api/protection/time-out",
+    () => ({ days: Number.parseInt(q("timeout-days").value, 10), confirm: q("timeout-confirm").checked }));
+  takeBreak(q("exclusion-form"), "/api/protection/self-exclusion",
+    () => ({ months: Number.parseInt(q("exclusion-months").value, 10), confirm: q("exclusion-confirm").checked }));
+  q("protection-back").addEventListener("click", () => guard(() => open("lobby")));
+}
+
+// ---------------------------------------------------------------- the reality check
+
+function duration(seconds) {
+  const hours = Math.floor(seconds / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  const h = hours === 1 ? "1 hour" : `${hours} hours`;
+  const m = minutes === 1 ? "1 minute" : `${minutes} minutes`;
+  return hours ? `${h} ${m}` : m;
+}
+
+/** Whether the reality check is due (a purchase would be paused). */
+export async function realityCheckDue() {
+  return (await get("/api/protection/reality-check")).due;
+}
+
+/** The pause: time played and net position of this session, from the server. */
+export async function showRealityCheck() {
+  const check = await get("/api/protection/reality-check");
+  q("reality-time").textContent = duration(check.played_seconds);
+  q("reality-net").textContent = check.net_pence > 0 ? `+${money(check.net_pence)}` : money(check.net_pence);
+  q("reality-net").dataset.pence = String(check.net_pence);
+  q("reality-detail").textContent = `Staked ${money(check.staked_pence)}, won ${money(check.won_pence)} since you logged in. Reality checks every ${check.interval_minutes} minutes; change it under Limits, reality checks, breaks.`;
+  showScreen("reality");
+}
+
+/** Continue after the check: the next is an interval from now. */
+export const continuePlaying = () => post("/api/protection/reality-check/continue", {});
+
+// ---------------------------------------------------------------- activity
+
+const KEEP_ALIVE_MS = 60_000;
+const SETTLE_MS = 2_000;
+let lastSent = 0;
+let timer = null;
+
+/** The session was just made or renewed (a login): no need to report activity for a minute. */
+export function sessionRenewed() { lastSent = Date.now(); }
+
+/** Tell the server the player is active (a click or a key), at most once a minute, so that a
+ * session ends only after 30 minutes without any. The report waits a moment and is dropped if
+ * the player has logged out meanwhile (a click on Log out is activity too). */
+export function initActivity() {
+  const send = () => {
+    timer = null;
+    if (!S.me) return;
+    lastSent = Date.now();
+    post("/api/session/activity", {}).catch(() => { lastSent = 0; });
+  };
+  const active = () => {
+    if (!S.me || timer !== null || Date.now() - lastSent < KEEP_ALIVE_MS) return;
+    timer = setTimeout(send, SETTLE_MS);
+  };
+  document.addEventListener("pointerdown", active, { passive: true });
+  document.addEventListener("keydown", active);
+}

@@ -1,0 +1,43 @@
+// Which screen shows, and where the focus goes: on every change of screen (or of a panel that
+// takes over the game screen) the focus moves to that screen's heading, so a screen reader
+// reads the new screen and a keyboard player starts from its top.
+
+import { $, $$, byTestId, focusHeading } from "./dom.js";
+import { clearErrors } from "./problems.js";
+
+/** Show the ``<section class="screen" data-screen=name>``; focus its h1 unless ``focus`` is false. */
+export function showScreen(name, { focus = true } = {}) {
+  const screen = $(`section.screen[data-screen="${name}"]`);
+  for (const s of $$("section.screen")) s.hidden = s !== screen;
+  document.body.dataset.screen = name;
+  if (name !== "game") document.body.dataset.phase = name;
+  clearErrors();
+  if (focus && screen) focusHeading($("h1", screen));
+}
+
+/** Say ``text`` in the polite live region (a fresh node each time, so repeats are read too). */
+export function announce(text) {
+  const live = byTestId("live");
+  live.textContent = "";
+  setTimeout(() => { live.textContent = text; }, 30);
+}
+
+let alertTimer = null;
+/** Show ``text`` in the alert box (read at once by screen readers) for a few seconds. */
+export function alertPlayer(text, kind = "error") {
+  const box = byTestId("alert");
+  box.textContent = text;
+  box.dataset.kind = kind;
+  box.hidden = false;
+  clearTimeout(alertTimer);
+  alertTimer = setTimeout(() => { box.hidden = true; }, 9000);
+}
+
+let busyCount = 0;
+/** ``body[data-busy]`` is "true" while a request or an animation runs (tests wait on it). */
+export function setBusy(on) {
+  busyCount = Math.max(0, busyCount + (on ? 1 : -1));
+  document.body.dataset.busy = busyCount > 0 ? "true" : "false";
+  document.dispatchEvent(new CustomEvent("cc:busy"));
+}
+export const isBusy = () => busyCount > 0;

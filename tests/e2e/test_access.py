@@ -1,0 +1,280 @@
+"""Access for everyone: registration errors a player understands, next to their field; Play
+Numbers that read out and do not wrap, and a look-up by Play Number in My Games; colours told
+apart by their patterns alone (checked under simulated deuteranopia and protanopia).
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e_support import (
+    PASSWORD,
+    PHONE,
+    VIEWPORTS,
+    Browser,
+    api,
+    buy,
+    check_axe,
+    check_heading_focused,
+    check_no_overflow,
+    deposit,
+    finish,
+    play_to_end,
+    register,
+    start_playing,
+    text,
+    tid,
+    wait_idle,
+)
+
+pytestmark = pytest.mark.e2e
+
+PLAY_NUMBER = re.compile(r"CC-[0-9A-HJKMNP-TV-Z]{3}-[0-9A-HJKMNP-TV-Z]{3}-[0-9A-HJKMNP-TV-Z]{3}")
+RAW_TEXTS = ("String should", "Input should", "date_of_birth", "not an e-mail", "you must", "'")
+
+
+def description(entry: Any) -> str:
+    """What a screen reader reads after a field's name: its ``aria-describedby`` texts."""
+    text_of: str = entry.evaluate(
+        """(e) => (e.getAttribute('aria-describedby') || '').split(/\\s+/).filter(Boolean)
+                 .map((id) => document.getElementById(id).textContent.trim()).join(' ')"""
+    )
+    return text_of
+
+
+def field_error(entry: Any) -> str:
+    """The message for a field: tied to it (its description, ``aria-invalid``) and shown right
+    above it."""
+    assert entry.get_attribute("aria-invalid") == "true"
+    ids = (entry.get_attribute("aria-describedby") or "").split()
+    errors = [i for i in ids if i.endswith("-error")]
+    assert len(errors) == 1, ids
+    shown = entry.page.locator(f"#{errors[0]}")
+    assert shown.is_visible()
+    message = str(shown.inner_text()).strip()
+    assert message in description(entry)
+    above, box = shown.bounding_box(), entry.bounding_box()
+    assert 0 <= box["y"] - (above["y"] + above["height"]) < 12, (above, box)  # right above it
+    assert abs(above["x"] - box["x"]) < 16, (above, box)
+    check_sentence(message)
+    return message
+
+
+def check_sentence(message: str) -> None:
+    """A sentence for a person: a capital first, a full stop last, no developer's text."""
+    assert message[:1].isupper() and message.endswith("."), message
+    assert not any(raw in message for raw in RAW_TEXTS), message
+    assert not re.search(r"\d{4}-\d{2}-\d{2}", message), message  # no ISO dates
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_registration_errors_are_friendly(start_server: Any, browser: Browser, size: str) -> None:
+    """Each problem the server finds is a sentence in the player's words, right above its field
+    and read with it; dates in UK form; nothing is left on the next screen."""
+    server = start_server([])
+    page = browser.new_page(server, VIEWPORTS[size])
+    page.watch.allow(422, r"^/api/register$")
+    page.watch.allow(409, r"^/api/register$")
+    page.watch.allow(401, r"^/api/login$")
+    page.goto("/")
+    wait_idle(page, "account")
+    register = page.get_by_role("form", name="Register")
+    email = register.get_by_label("E-mail")
+    password = register.get_by_label("Password")
+    birth = register.get_by_label("Date of birth")
+    send = register.get_by_role("button", name="Register")
+
+    send.click()
+    wait_idle(page, "account")
+    assert field_error(email) == "Enter your e-mail address, like name@example.com."
+    assert field_error(birth) == "Enter your date of birth, like 1 April 1990."
+    assert email.evaluate("(e) => e === document.activeElement")  # the first field in error
+    check_axe(page, "registration errors")
+    browser.shot(page, "register-errors")
+
+    address = "friendly@example.com"
+    email.fill(address)
+    password.fill("short")
+    birth.fill("1990-04-01")
+    send.click()
+    wait_idle(page, "account")
+    assert email.get_attribute("aria-invalid") is None  # the old message went
+    assert field_error(password) == "Choose a password of at least 10 characters."
+    assert "At least 10 characters." in description(password)  # the hint is still read
+    password.fill(PASSWORD)
+    birth.fill("2015-01-01")
+    send.click()
+    wait_idle(page, "account")
+    assert field_error(birth) == (
+        "You must be 18 or over to play. With a date of birth of 1 January 2015, you are under 18."
+    )
+    assert password.get_attribute("aria-invalid") is None
+    check_no_overflow(page, "registration errors")
+
+    birth.fill("1990-04-01")
+    send.click()
+    wait_idle(page, "lobby")
+    check_heading_focused(page, "Your account")
+    page.get_by_role("button", name="Log out").click()
+    wait_idle(page, "account")
+    # Cleared on the next screen: nothing of the last attempt is left.
+    assert page.locator(".field-error:visible, .form-error:visible").count() == 0
+    assert page.locator("[aria-invalid]").count() == 0
+
+    email.fill(address.upper())
+    password.fill(PASSWORD)
+    birth.fill("1990-04-01")
+    send.click()
+    wait_idle(page, "account")
+    assert field_error(email) == (
+        "An account with this e-mail address already exists. Log in instead."
+    )
+
+    login = page.get_by_role("form", name="Log in")
+    login.get_by_label("E-mail").fill(address)
+    login.get_by_label("Password").fill("not the password")
+    login.get_by_role("button", name="Log in").click()
+    wait_idle(page, "account")
+    said = description(login.get_by_label("Password"))
+    check_sentence(said)
+    assert "The e-mail address or password is not right." in said
+    assert login.get_by_role("paragraph").filter(has_text="not right").is_visible()
+    login.get_by_label("Password").fill(PASSWORD)
+    login.get_by_role("button", name="Log in").click()
+    wait_idle(page, "lobby")
+    assert page.locator(".field-error:visible, .form-error:visible").count() == 0
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_play_numbers_and_lookup(start_server: Any, browser: Browser, size: str) -> None:
+    """Play Numbers in letters and digits only, on one line (a phone too); My Games finds a
+    play by its Play Number, typed loosely, and says so plainly when there is none."""
+    server = start_server([None, None])
+    page = browser.new_page(server, VIEWPORTS[size])
+    page.watch.allow(404, r"^/api/my-games/")
+    register(page)
+    deposit(page, 1000)
+    play_number = buy(page)
+    assert PLAY_NUMBER.fullmatch(play_number), play_number
+    start_playing(page)
+    play_to_end(page)
+    number = page.locator("[data-testid=end-play-number] .pn")
+    assert number.inner_text() == play_number
+    assert one_line(number)
+    finish(page, play_number, 500)
+    cell = tid(page, f"game-row-{play_number}").locator(".pn")
+    assert cell.inner_text() == play_number
+    assert one_line(cell)
+    check_no_overflow(page, "My Games")
+    check_axe(page, "My Games")
+
+    # Look-up: as read out over the phone (lower case, spaces).
+    spoken = play_number.lower().replace("-", " ")
+    page.get_by_label("Find a play by its Play Number").fill(spoken)
+    page.get_by_role("button", name="Find").click()
+    wait_idle(page, "recall")
+    assert play_number in text(page, "recall-position")
+    check_heading_focused(page, f"Recall of play {play_number}")
+    tid(page, "recall-back").click()
+    wait_idle(page, "mygames")
+
+    lookup = page.get_by_label("Find a play by its Play Number")
+    wrong = play_number[:-1] + ("0" if play_number[-1] != "0" else "1")  # a typo: caught
+    for typed in (wrong, "hello"):
+        lookup.fill(typed)
+        page.get_by_role("button", name="Find").click()
+        wait_idle(page, "mygames")
+        message = field_error(lookup)
+        assert message.startswith("No play with that Play Number is in your account."), message
+    check_axe(page, "My Games look-up error")
+    browser.shot(page, "lookup-error")
+
+    # An unfinished play is opened to go on with it.
+    tid(page, "mg-play-again").click()
+    wait_idle(page, "purchase")
+    tid(page, "purchase-confirm").click()
+    wait_idle(page, "start")
+    second = str(api(page, "/api/plays/quote")["unfinished"]["play_number"])
+    tid(page, "nav-my-games").click()
+    wait_idle(page, "mygames")
+    assert lookup.get_attribute("aria-invalid") is None  # cleared on the next screen
+    assert not tid(page, "lookup-error").is_visible()
+    page.get_by_label("Find a play by its Play Number").fill(second)
+    page.get_by_role("button", name="Find").click()
+    wait_idle(page, "start")
+
+
+def one_line(locator: Any) -> bool:
+    """The element's text is laid out on a single line."""
+    lines: int = locator.evaluate(
+        """(el) => { const r = document.createRange(); r.selectNodeContents(el);
+                     const tops = [...r.getClientRects()].map((x) => Math.round(x.top));
+                     return new Set(tops).size; }"""
+    )
+    return lines == 1
+
+
+COLOURS = ["orange", "red", "yellow", "green", "blue", "purple"]
+# Machado, Oliveira and Fernandes (2009), severity 1.0, for linear RGB.
+SIMULATIONS = {
+    "deuteranopia": "0.367322 0.860646 -0.227968 0 0 0.280085 0.672501 0.047413 0 0 "
+    "-0.011820 0.042940 0.968881 0 0 0 0 0 1 0",
+    "protanopia": "0.152286 1.052583 -0.204868 0 0 0.114503 0.786281 0.099216 0 0 "
+    "-0.003882 -0.048116 1.051998 0 0 0 0 0 1 0",
+}
+SWATCHES = """({ colours, size, matrix }) => {
+  document.querySelector('#swatches')?.remove();
+  document.querySelector('#cvd-filter')?.remove();
+  const ns = 'http://www.w3.org/2000/svg';
+  const box = document.createElement('div');
+  box.id = 'swatches';
+  box.style.cssText = `position:fixed;left:0;top:0;z-index:999;display:grid;gap:8px;padding:0;
+    grid-template-columns:repeat(3, ${size}px);background:#0b1330;filter:url(#cvd)`;
+  const svg = document.createElementNS(ns, 'svg');
+  svg.id = 'cvd-filter';
+  svg.setAttribute('width', '0'); svg.setAttribute('height', '0');
+  svg.style.position = 'absolute';
+  svg.innerHTML = `<filter id="cvd" color-interpolation-filters="linearRGB">
+    <feColorMatrix type="matrix" values="${matrix}"/></filter>`;
+  document.body.append(svg);
+  return import('/js/dom.js').then(({ patternLayer }) => {
+    for (const colour of colours) {
+      const cell = document.createElement('div');
+      cell.className = `cell c-${colour}`;
+      cell.style.cssText = `width:${size}px;height:${size}px;flex:none;border-width:2px`;
+      cell.append(patternLayer(colour));
+      box.append(cell);
+    }
+    document.body.append(box);
+  });
+}"""
+
+
+def test_colour_patterns_are_told_apart_without_colour(start_server: Any, browser: Browser) -> None:
+    """Each colour's pattern, at a phone's square size (72 px) and seen as a deuteranope or a
+    protanope sees it, is plainly visible (luminance contrast) and unlike every other colour's
+    pattern, even shifted, mirrored or turned (tests/e2e/patterns.js)."""
+    server = start_server([])
+    page = browser.new_page(server, PHONE)
+    page.goto("/")
+    wait_idle(page, "account")
+    measure = (Path(__file__).parent / "patterns.js").read_text(encoding="utf-8")
+    size, inset = 72, 5
+    for name, matrix in SIMULATIONS.items():
+        page.evaluate(SWATCHES, {"colours": COLOURS, "size": size, "matrix": matrix})
+        png = page.locator("#swatches").screenshot()
+        browser.shot(page, f"patterns-{name}")
+        found = page.evaluate(
+            measure,
+            {"png": base64.b64encode(png).decode(), "count": 6, "size": size, "inset": inset},
+        )
+        for colour, contrast in zip(COLOURS, found["contrast"], strict=True):
+            assert contrast >= 3, (name, colour, found["contrast"])  # WCAG 1.4.11: 3:1
+        assert all(s > 0.99 for s in found["self"]), found["self"]  # the measure finds itself
+        for pair in found["pairs"]:
+            a, b = COLOURS[pair["i"]], COLOURS[pair["j"]]
+            assert pair["score"] < 0.6, (name, a, b, round(pair["score"], 2))

@@ -1,0 +1,318 @@
+"""The player's experience: each spin's result stays on screen, a stale tab is told and reloads,
+Back and Forward move within the game, sound is remembered, the procedures' animations run, and
+a big win is a distinct moment (its frames can be saved to docs/ by ./scripts/screenshots).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from e2e_support import (
+    PHONE,
+    VIEWPORTS,
+    Browser,
+    act,
+    api,
+    buy,
+    check_board,
+    check_heading_focused,
+    deposit,
+    finish,
+    money,
+    phase,
+    play_to_end,
+    play_until,
+    register,
+    start_playing,
+    text,
+    tid,
+    wait_idle,
+)
+
+pytestmark = pytest.mark.e2e
+
+
+def marked_squares(page: Any, prefix: str = "cell") -> list[int]:
+    """The squares marked as collected by the last spin."""
+    found: list[int] = page.evaluate(
+        f"""() => [...document.querySelectorAll('[data-testid^="{prefix}-"][data-collected=true]')]
+                  .map((c) => Number(c.dataset.testid.slice({len(prefix) + 1})))"""
+    )
+    return sorted(found)
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_reduced_motion_keeps_each_spins_result(
+    start_server: Any, browser: Browser, size: str
+) -> None:
+    """With reduced motion nothing moves, and what a spin collected stays marked until the next
+    action: the squares, the boxes it filled and a line saying what it collected."""
+    server = start_server([None])
+    page = browser.new_page(server, VIEWPORTS[size])
+    register(page)
+    deposit(page, 500)
+    play_number = buy(page)
+    start_playing(page)
+    assert page.locator(".rotor").evaluate("(r) => getComputedStyle(r).transitionDuration") == "0s"
+    previous: list[int] = []
+    for spin in range(2):
+        before = api(page, f"/api/plays/{play_number}")["board"]
+        tid(page, "spin").click()
+        wait_idle(page)
+        step = api(page, f"/api/my-games/{play_number}")["steps"][-1]["step"]
+        after = api(page, f"/api/plays/{play_number}")["board"]
+        assert step["kind"] == "spin"
+        assert marked_squares(page) == sorted(step["collected"])
+        line = text(page, "last-spin")
+        assert f"{step['wheel'].upper()}: collected" in line, line
+        gained = [
+            i
+            for i, row in enumerate(after["prize_table"])
+            if row["filled"] > before["prize_table"][i]["filled"]
+        ]
+        shown = [
+            i
+            for i in range(7)
+            if "gained" in (tid(page, f"prize-row-{i}").get_attribute("class") or "")
+        ]
+        assert shown == gained
+        # Still there after a while with nothing running: only the next action clears it.
+        page.wait_for_timeout(1500)
+        assert page.evaluate("document.getAnimations().length") == 0
+        assert marked_squares(page) == sorted(step["collected"])
+        assert text(page, "last-spin") == line
+        browser.shot(page, f"marked-{spin + 1}")
+        if spin == 0 and step["collected"]:
+            previous = sorted(step["collected"])
+        if phase(page) != "main":
+            break
+    assert previous, "the first spin collected nothing"
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_stale_tab_is_told_and_reloads(start_server: Any, browser: Browser, size: str) -> None:
+    """Two tabs on one play: the one that is behind cannot SPIN over its old grid; it is told the
+    play moved on and shows the play as the server has it, then plays on from there."""
+    server = start_server([None])
+    page = browser.new_page(server, VIEWPORTS[size])
+    register(page)
+    deposit(page, 500)
+    play_number = buy(page)
+    start_playing(page)
+    other = browser.watch(page.context.new_page())
+    other.watch.allow(409, r"^/api/plays/[^/]+/steps$")
+    other.goto("/#/play")
+    wait_idle(other, "start")
+    start_playing(other)
+    for _ in range(2):
+        tid(page, "spin").click()
+        wait_idle(page, "main")
+    revealed = api(page, f"/api/plays/{play_number}")["board"]["revealed"]
+    assert revealed == 2
+
+    tid(other, "spin").click()  # this tab still shows the start of the play
+    wait_idle(other, "main")
+    alert = other.get_by_role("alert")
+    assert alert.is_visible()
+    assert "moved on in another tab" in alert.inner_text()
+    board = api(other, f"/api/plays/{play_number}")["board"]
+    assert board["revealed"] == revealed  # nothing was revealed by the stale tab
+    check_board(other, board)
+    check_heading_focused(other, "Main Game")
+    browser.shot(other, "stale-tab-reloaded")
+
+    tid(other, "spin").click()  # it now plays on from where the play is
+    wait_idle(other)
+    assert api(other, f"/api/plays/{play_number}")["board"]["revealed"] == revealed + 1
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_back_navigates_within_the_game(start_server: Any, browser: Browser, size: str) -> None:
+    """Browser Back and Forward move between the game's screens; the page is never left."""
+    server = start_server([None, None])
+    page = browser.new_page(server, VIEWPORTS[size])
+    register(page)
+    deposit(page, 1000)
+    first = buy(page)
+    start_playing(page)
+    play_to_end(page)
+    finish(page, first, 500)
+    page.evaluate("window.sameDocument = 42")
+    tid(page, f"recall-{first}").click()
+    wait_idle(page, "recall")
+    assert page.url.endswith(f"#/my-games/{first}")
+    page.go_back()
+    wait_idle(page, "mygames")
+    check_heading_focused(page, "My Games")
+    page.go_back()  # the purchase and the play were replaced by My Games: the lobby
+    wait_idle(page, "lobby")
+    check_heading_focused(page, "Your account")
+    page.go_forward()
+    wait_idle(page, "mygames")
+    page.go_forward()
+    wait_idle(page, "recall")
+    assert first in text(page, "recall-position")
+
+    # In a play: Back goes to the screen before the play, Forward back into it at its step.
+    tid(page, "nav-lobby").click()
+    wait_idle(page, "lobby")
+    second = buy(page)
+    start_playing(page)
+    tid(page, "spin").click()
+    wait_idle(page)
+    board = api(page, f"/api/plays/{second}")["board"]
+    page.go_back()
+    wait_idle(page, "lobby")
+    page.go_forward()
+    wait_idle(page, board["phase"])
+    check_board(page, board)
+    assert page.evaluate("window.sameDocument") == 42  # never left the page
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_sound_setting_is_remembered(start_server: Any, browser: Browser, size: str) -> None:
+    """Sound is off until turned on; the choice survives a reload; off means silent."""
+    server = start_server([None])
+    page = browser.new_page(server, VIEWPORTS[size])
+    page.goto("/")
+    wait_idle(page, "account")
+    toggle = page.get_by_role("button", name="Sound")
+    assert toggle.get_attribute("aria-pressed") == "false"
+    toggle.click()
+    assert toggle.get_attribute("aria-pressed") == "true"
+    page.reload()
+    wait_idle(page, "account")
+    assert page.get_by_role("button", name="Sound", pressed=True).is_visible()
+    tid(page, "try-start").click()
+    wait_idle(page, "start")
+    start_playing(page)
+    tid(page, "spin").click()
+    wait_idle(page)
+    assert page.evaluate("document.body.dataset.sound") in ("spin", "collect", "row", "unlock")
+    page.get_by_role("button", name="Sound").click()
+    assert toggle.get_attribute("aria-pressed") == "false"
+    page.evaluate("document.body.dataset.sound = 'none'")
+    play_until(page, ("main",))
+    act(page)
+    assert page.evaluate("document.body.dataset.sound") == "none"
+    page.reload()
+    wait_idle(page)
+    assert page.get_by_role("button", name="Sound").get_attribute("aria-pressed") == "false"
+
+
+RECORDER = """() => {
+  window.ccSeen = [];
+  const note = (what, extra) => window.ccSeen.push({ what, ...extra });
+  const ids = (el) => el.getAnimations().map((a) => a.id);
+  const all = () => document.getAnimations().map((a) => a.id);
+  const panel = document.querySelector('[data-testid=bonus-panel]');
+  new MutationObserver(() => note('bonus-panel',
+    { hidden: panel.hidden, state: panel.dataset.state || '', anims: ids(panel) }))
+    .observe(panel, { attributes: true, attributeFilter: ['hidden', 'data-state'] });
+  const heading = document.querySelector('[data-testid=prize-game-heading]');
+  new MutationObserver(() => note('prize-heading',
+    { text: heading.textContent, anims: ids(heading) }))
+    .observe(heading, { childList: true, characterData: true, subtree: true });
+  const grid = document.querySelector('[data-testid=prize-grid]');
+  const board = document.querySelector('[data-testid=board]');
+  const table = document.querySelector('[data-testid=prize-table]');
+  new MutationObserver(() => note('prize-grid', {
+    hidden: grid.hidden, dim: board.classList.contains('prize-window'),
+    tableFilter: getComputedStyle(table).filter,
+    colours: [...grid.children].map((c) => c.dataset.colour), anims: all() }))
+    .observe(grid, { attributes: true, subtree: true, attributeFilter: ['hidden', 'data-colour'] });
+}"""
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_procedures_animations(start_server: Any, browser: Browser, size: str) -> None:
+    """At full motion (12x faster): the Bonus Game panel animates in and out; "PRIZE GAME" turns
+    into "PRIZE GAME UNLOCKED" as an animation; when the Prize Game starts the Main Game window
+    dims and its grid's amounts turn from white to colour."""
+    server = start_server(["£16 (£6 + £10 Prize Game)"])
+    page = browser.new_page(server, VIEWPORTS[size], reduced_motion=False, speed=12)
+    register(page)
+    deposit(page, 500)
+    play_number = buy(page)
+    page.evaluate(RECORDER)
+    start_playing(page)
+    play_until(page, ("prize",))
+    first = api(page, f"/api/my-games/{play_number}")
+    prize_start = next(s["board"] for s in first["steps"] if s["board"]["phase"] == "prize")
+    seen = page.evaluate("window.ccSeen")
+
+    panel = [e for e in seen if e["what"] == "bonus-panel"]
+    assert any(not e["hidden"] and "bonus-panel-in" in e["anims"] for e in panel), panel
+    assert any(e["state"] == "closing" and "bonus-panel-out" in e["anims"] for e in panel), panel
+
+    heading = [e for e in seen if e["what"] == "prize-heading"]
+    unlocked = [e for e in heading if e["text"] == "PRIZE GAME UNLOCKED"]
+    assert unlocked and "heading-unlock" in unlocked[0]["anims"], heading
+
+    grid = [e for e in seen if e["what"] == "prize-grid" and not e["hidden"]]
+    white = next(i for i, e in enumerate(grid) if all(c == "" for c in e["colours"]))
+    assert grid[white]["dim"] and "prize-grid-in" in grid[white]["anims"], grid[white]
+    assert "main-window-dim" in grid[white]["anims"], grid[white]
+    expected = [sq["colour"] for sq in prize_start["prize_game"]["grid"]]
+    assert any(e["colours"] == expected for e in grid[white + 1 :]), expected
+    assert "brightness" in grid[-1]["tableFilter"]  # the Main Game window stays dimmed
+    browser.shot(page, "prize-game-started")
+
+
+FREEZE = """() => {
+  const end = document.querySelector('[data-testid=end-screen]');
+  new MutationObserver(() => {
+    if (end.hidden || window.ccFrozen) return;
+    window.ccFrozen = document.getAnimations().filter((a) => (a.id || '').startsWith('end-'));
+    for (const a of window.ccFrozen) a.pause();
+  }).observe(end, { attributes: true, attributeFilter: ['hidden'] });
+}"""
+
+SEEK = """async (t) => {
+  for (const a of window.ccFrozen) a.currentTime = t;
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  return document.querySelector('[data-testid=end-amount]').textContent;
+}"""
+
+
+def test_big_win_frames(start_server: Any, browser: Browser) -> None:
+    """A £250 win (50 times the stake) is a BIG WIN! moment: rays, coins, and the amount
+    counting up to the server's prize. Its frames are caught by pausing the celebration's own
+    animations and moving them on step by step (docs/screenshots/big-win-N.png)."""
+    speed = 20  # the play runs fast; the celebration's frames are caught by seeking anyway
+    server = start_server(["£250"])
+    page = browser.new_page(server, PHONE, reduced_motion=False, speed=speed)
+    register(page)
+    tid(page, "sound-toggle").click()
+    deposit(page, 500)
+    play_number = buy(page)
+    page.evaluate(FREEZE)
+    start_playing(page)
+    for _ in range(300):  # play on until the end takeover shows (its animations then pause)
+        page.wait_for_function("window.ccFrozen || document.body.dataset.busy === 'false'")
+        if page.evaluate("Boolean(window.ccFrozen)"):
+            break
+        now = phase(page)
+        assert now != "over"
+        tid(page, "pick-odd" if now == "bonus" else "spin").click()
+    assert tid(page, "end-screen").get_attribute("data-level") == "big"
+    assert text(page, "win-banner") == "BIG WIN!"
+    assert page.evaluate("document.body.dataset.sound") == "big-win"
+    ids = set(page.evaluate("window.ccFrozen.map((a) => a.id)"))
+    assert {"end-rays", "end-banner", "end-count", "end-coin"} <= ids, ids
+    length = (2600 + 800) / speed  # the rays turn longest (celebrate.js: COUNT_MS + 800)
+    middle = PHONE["height"] / 2
+    band = {"x": 0, "y": middle - 270, "width": PHONE["width"], "height": 540}  # the card
+    amounts = []
+    for n, fraction in enumerate((0.04, 0.15, 0.3, 0.5, 0.75, 1.0), start=1):
+        shown = page.evaluate(SEEK, length * fraction)
+        amounts.append(int(re.sub(r"[^0-9]", "", shown)))
+        browser.shot(page, f"big-win-{n}", docs=f"big-win-{n}", clip=band)
+    assert amounts == sorted(amounts) and amounts[0] < amounts[-1] == 25000, amounts
+    page.evaluate("() => { for (const a of window.ccFrozen) a.play(); }")
+    wait_idle(page, "over")
+    assert text(page, "end-amount") == money(25000)
+    check_heading_focused(page, "Congratulations")
+    finish(page, play_number, 0)

@@ -1,0 +1,301 @@
+"""Player protection and the operator console in the browser: setting a deposit limit and being
+refused over it, taking a time-out, seeing a reality check, the information before buying, and
+an operator stopping and restarting sales while a play finishes. Each screen is checked with
+axe-core (no serious or critical violation) on a desktop and a phone."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e_support import (
+    VIEWPORTS,
+    api,
+    buy,
+    check_axe,
+    check_no_overflow,
+    check_screen,
+    deposit,
+    finish,
+    money,
+    phase,
+    play_to_end,
+    register,
+    start_playing,
+    text,
+    tid,
+    wait_idle,
+)
+
+OPERATOR_PASSWORD = "a long operator password"
+
+
+def open_lobby_button(page: Any, name: str, screen: str) -> None:
+    tid(page, name).click()
+    wait_idle(page, screen)
+
+
+@pytest.mark.parametrize("view", ["desktop", "phone"])
+def test_setting_a_limit_and_being_refused_over_it(
+    browser: Any, start_server: Any, view: str
+) -> None:
+    server = start_server([])
+    page = browser.new_page(server, VIEWPORTS[view])
+    page.watch.allow(409, r"^/api/wallet/deposits$")
+    register(page)
+    open_lobby_button(page, "lobby-money", "money")
+    # Asked before the first deposit: the deposit form waits for an answer.
+    assert tid(page, "limit-question").is_visible() and not tid(page, "pay-in-form").is_visible()
+    check_screen(page, browser, f"money-question-{view}", "Deposit, withdraw, history")
+    tid(page, "limit-question-set").click()
+    wait_idle(page, "protection")
+    check_screen(page, browser, f"protection-{view}", "Limits, reality checks, breaks",
+                 docs=f"protection-{view}")  # fmt: skip
+    tid(page, "limit-daily").fill("30")
+    tid(page, "limits-submit").click()
+    wait_idle(page, "protection")
+    assert text(page, "limit-daily-status") == "Limit £30.00: £0.00 deposited, £30.00 left."
+    limits = api(page, "/api/protection")["deposit_limits"]
+    assert limits[0]["amount_pence"] == 3000 and limits[0]["period"] == "daily"
+    tid(page, "protection-back").click()
+    wait_idle(page, "lobby")
+    open_lobby_button(page, "lobby-money", "money")
+    assert not tid(page, "limit-question").is_visible()
+    tid(page, "payin-amount").select_option("2000")
+    tid(page, "payin-submit").click()
+    wait_idle(page, "money")
+    assert text(page, "money-balance") == money(2000)
+    tid(page, "payin-amount").select_option("2000")
+    tid(page, "payin-submit").click()
+    wait_idle(page, "money")
+    refused = text(page, "payin-error")
+    assert "daily deposit limit of £30.00: £20.00 deposited so far" in refused
+    assert "You can deposit this amount from" in refused
+    assert api(page, "/api/wallet")["balance_pence"] == 2000
+    check_screen(page, browser, f"deposit-refused-{view}", docs=f"deposit-refused-{view}")
+    # History lists the deposit; a raise waits 24 hours for a confirmation.
+    assert tid(page, "history").locator("tbody tr").count() == 1
+    tid(page, "money-back").click()
+    wait_idle(page, "lobby")
+    open_lobby_button(page, "lobby-protection", "protection")
+    tid(page, "limit-daily").fill("100")
+    tid(page, "limits-submit").click()
+    wait_idle(page, "protection")
+    assert "Change to £100.00 can be confirmed from" in text(page, "limit-daily-status")
+    page.watch.allow(409, r"^/api/protection/deposit-limits/daily/confirm$")
+    tid(page, "confirm-daily").click()
+    wait_idle(page, "protection")
+    assert "24 hours after you asked for it" in text(page, "limits-error")
+    server.forward(24 * 3600 + 60)
+    tid(page, "confirm-daily").click()
+    wait_idle(page, "protection")
+    assert text(page, "limit-daily-status").startswith("Limit £100.00")
+
+
+def test_taking_a_time_out(browser: Any, start_server: Any) -> None:
+    server = start_server([None, None])
+    page = browser.new_page(server)
+    page.watch.allow(403, r"^/api/plays$")
+    page.watch.allow(422, r"^/api/protection/time-out$")
+    register(page)
+    deposit(page, 2000)
+    number = buy(page)
+    start_playing(page)
+    tid(page, "spin").click()
+    wait_idle(page)
+    tid(page, "nav-lobby").click()
+    wait_idle(page, "lobby")
+    open_lobby_button(page, "lobby-protection", "protection")
+    tid(page, "timeout-days").select_option("1")
+    tid(page, "timeout-submit").click()  # not confirmed yet: refused, nothing taken
+    wait_idle(page, "protection")
+    assert "Tick the box" in text(page, "timeout-error")
+    assert api(page, "/api/protection")["exclusion"] is None
+    tid(page, "timeout-confirm").check()
+    tid(page, "timeout-submit").click()
+    wait_idle(page, "protection")
+    notice = text(page, "protection-break")
+    assert notice.startswith("You are taking a time-out until")
+    check_screen(page, browser, "time-out-taken", docs="time-out")
+    # The play in progress may still be finished, and pays.
+    tid(page, "nav-my-games").click()
+    wait_idle(page, "mygames")
+    tid(page, f"continue-{number}").click()
+    wait_idle(page)
+    play_to_end(page)
+    finish(page, number, api(page, "/api/wallet")["balance_pence"])
+    # A new play is refused.
+    tid(page, "mg-play-again").click()
+    wait_idle(page, "purchase")
+    tid(page, "purchase-confirm").click()
+    wait_idle(page, "purchase")
+    assert text(page, "alert").startswith("You are taking a time-out until")
+    assert api(page, "/api/plays/quote")["unfinished"] is None
+    tid(page, "purchase-cancel").click()
+    wait_idle(page, "lobby")
+    assert text(page, "lobby-break") == notice
+
+
+def test_seeing_a_reality_check(browser: Any, start_server: Any) -> None:
+    server = start_server([None, None])
+    page = browser.new_page(server)
+    register(page)
+    deposit(page, 2000)
+    number = buy(page)
+    start_playing(page)
+    play_to_end(page)
+    finish(page, number, 1500)
+    tid(page, "nav-lobby").click()
+    wait_idle(page, "lobby")
+    server.forward(61 * 60)
+    tid(page, "buy").click()
+    wait_idle(page, "reality")
+    assert text(page, "reality-time") == "1 hour 1 minute"
+    assert text(page, "reality-net") == "-£5.00"
+    assert "Staked £5.00, won £0.00 since you logged in" in text(page, "reality-detail")
+    check_screen(page, browser, "reality-check", "Reality check", docs="reality-check")
+    tid(page, "reality-continue").click()
+    wait_idle(page, "purchase")
+    assert not api(page, "/api/protection/reality-check")["due"]
+    tid(page, "purchase-confirm").click()
+    wait_idle(page, "start")
+    assert phase(page) == "start"
+
+
+@pytest.mark.parametrize("view", ["desktop", "phone"])
+def test_information_before_buying(browser: Any, start_server: Any, view: str) -> None:
+    server = start_server([])
+    page = browser.new_page(server, VIEWPORTS[view])
+    page.goto("/")
+    wait_idle(page, "account")
+    tid(page, "info-open").click()
+    wait_idle(page, "info")
+    assert (text(page, "info-odds"), text(page, "info-payout")) == ("1 in 2.77", "73.50%")
+    rows = tid(page, "info-prizes").locator("tbody tr")
+    assert rows.count() == 99
+    assert rows.first.inner_text().split("\t") == ["£5", "6"]
+    check_screen(page, browser, f"information-{view}", "Prizes, odds and Game Procedures",
+                 docs=f"information-{view}")  # fmt: skip
+    tid(page, "info-procedures").locator("summary").click()
+    assert "The expected prize payout percentage for this game is 73.50%." in text(
+        page, "info-procedures-text"
+    )
+    check_axe(page, f"the Game Procedures ({view})")
+    tid(page, "info-back").click()
+    wait_idle(page, "account")
+
+
+def make_operator(server: Any, name: str, role: str) -> None:
+    command = Path(sys.executable).parent / "colour-collector"
+    done = subprocess.run(
+        [str(command), "operator", "add", name, "--role", role, "--password-stdin"],
+        input=OPERATOR_PASSWORD + "\n",
+        env=server.env,
+        cwd=server.data_dir.parent,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def console_login(page: Any, name: str) -> None:
+    page.watch.allow(401, r"^/api/operator/me$")
+    page.goto("/operator/")
+    page.wait_for_function(
+        "document.body.dataset.view === 'login' && document.body.dataset.busy === 'false'"
+    )
+    tid(page, "console-name").fill(name)
+    tid(page, "console-password").fill(OPERATOR_PASSWORD)
+    tid(page, "console-login-submit").click()
+    page.wait_for_function(
+        "document.body.dataset.view === 'dashboard' && document.body.dataset.busy === 'false'"
+    )
+
+
+def test_the_operator_stops_and_restarts_sales_while_a_play_finishes(
+    browser: Any, start_server: Any
+) -> None:
+    view = "desktop"  # the console on a phone: test_console_look_up_audit_and_tables
+    server = start_server(["£10", None])
+    make_operator(server, "mia", "manager")
+    player = browser.new_page(server)
+    player.watch.allow(503, r"^/api/plays$")
+    register(player)
+    deposit(player, 2000)
+    number = buy(player)
+    start_playing(player)
+    tid(player, "spin").click()
+    wait_idle(player)
+
+    console = browser.new_page(server, VIEWPORTS[view])
+    console_login(console, "mia")
+    assert text(console, "sales-state") == "On sale"
+    check_no_overflow(console, "console")
+    check_axe(console, f"console dashboard ({view})")
+    browser.shot(console, f"console-{view}", docs=f"console-{view}")
+    tid(console, "sales-reason").fill("Checking the prize pool")
+    tid(console, "sales-switch").click()
+    console.wait_for_function(
+        "document.querySelector('[data-testid=sales-state]').dataset.on === 'false'"
+    )
+    assert "Stopped by mia" in text(console, "sales-changed")
+    check_axe(console, f"console, sales stopped ({view})")
+
+    # The play in progress goes on, finishes and pays; the next purchase is refused.
+    play_to_end(player)
+    finish(player, number, 1500)
+    assert api(player, "/api/wallet")["balance_pence"] == 2500
+    tid(player, "mg-play-again").click()
+    wait_idle(player, "purchase")
+    tid(player, "purchase-confirm").click()
+    wait_idle(player, "purchase")
+    assert text(player, "alert").startswith("Colour Collector is not on sale at the moment")
+    assert api(player, "/api/wallet")["balance_pence"] == 2500
+
+    tid(console, "sales-reason").fill("Pool checked")
+    tid(console, "sales-switch").click()
+    console.wait_for_function(
+        "document.querySelector('[data-testid=sales-state]').dataset.on === 'true'"
+    )
+    figures = text(console, "figures-summary")
+    assert figures.startswith("1 plays sold (0 in progress)")
+    tid(player, "purchase-confirm").click()
+    wait_idle(player, "start")
+    assert api(player, "/api/wallet")["balance_pence"] == 2000
+
+
+def test_console_look_up_audit_and_tables(browser: Any, start_server: Any) -> None:
+    server = start_server([])
+    make_operator(server, "mia", "manager")
+    player = browser.new_page(server)
+    email = register(player)
+    console = browser.new_page(server)
+    console_login(console, "mia")
+    tid(console, "lookup-query").fill(email)
+    tid(console, "lookup-submit").click()
+    tid(console, "player-file").wait_for(state="visible")
+    assert email in text(console, "player-file")
+    tid(console, "audit-verify").click()
+    console.wait_for_function(
+        "document.querySelector('[data-testid=audit-last]').textContent.includes('intact')"
+    )
+    check_axe(console, "console after a look-up")
+    browser.shot(console, "console-lookup")
+    for table in ("accounts", "plays", "ledger", "audit"):
+        console.goto(f"/operator/tables/{table}/list")
+        console.wait_for_load_state("load")
+        check_axe(console, f"tables: {table}")
+    browser.shot(console, "console-tables", docs="console-tables")
+    # On a phone (the wide tables scroll sideways in their own box, so no overflow check).
+    phone = browser.new_page(server, VIEWPORTS["phone"])
+    console_login(phone, "mia")
+    check_axe(phone, "console dashboard (phone)")
+    browser.shot(phone, "console-phone", docs="console-phone")
+    tid(phone, "lookup-query").fill(email)
+    tid(phone, "lookup-submit").click()
+    tid(phone, "player-file").wait_for(state="visible")
+    check_axe(phone, "console after a look-up (phone)")

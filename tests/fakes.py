@@ -1,0 +1,611 @@
+"""In-memory fakes of the service's ports (``colour_collector.service.ports``), for testing the
+use cases' rules in milliseconds, without SQL.
+
+``FakeDatabase()`` is a unit-of-work factory. A unit of work works on a copy of the committed
+state; ``commit()`` makes its copy the committed state, and leaving without it throws the copy
+away, as a rolled-back transaction. There are no locks: the fakes serve one thread (the
+adapters' locking is tested on both real databases in ``tests/integration``).
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from types import TracebackType
+from typing import Self
+
+from colour_collector.service.audit import GENESIS_HASH
+from colour_collector.service.errors import (
+    DuplicatePlayError,
+    EmailTakenError,
+    OperatorNameTakenError,
+    PaymentDeclinedError,
+    PlayChangedError,
+)
+from colour_collector.service.models import (
+    Account,
+    AccountId,
+    AuditEntry,
+    ChainHead,
+    LoginFailures,
+    Movement,
+    MovementKind,
+    NewAuditEntry,
+    Pence,
+    Session,
+    StoredAccount,
+)
+from colour_collector.service.play_models import PlayStatus, StoredPlay, TryPlay
+from colour_collector.service.protection_models import (
+    AuditCheck,
+    DepositLimit,
+    Exclusion,
+    ExclusionKind,
+    LimitPeriod,
+    Operator,
+    OperatorRole,
+    OperatorSession,
+    OutcomeFigures,
+    Payment,
+    PaymentKind,
+    ProtectionSettings,
+    SalesState,
+    StoredOperator,
+)
+
+
+@dataclass
+class State:
+    """Everything a database would hold."""
+
+    accounts: dict[AccountId, StoredAccount] = field(default_factory=dict)
+    sessions: dict[str, Session] = field(default_factory=dict)
+    failures: list[tuple[str, str, dt.datetime]] = field(default_factory=list)
+    movements: list[Movement] = field(default_factory=list)
+    movement_keys: dict[tuple[AccountId, str], int] = field(default_factory=dict)
+    plays: dict[str, StoredPlay] = field(default_factory=dict)
+    tries: dict[str, tuple[TryPlay, str]] = field(default_factory=dict)
+    audit: list[AuditEntry] = field(default_factory=list)
+    head: ChainHead = field(default_factory=lambda: ChainHead(0, GENESIS_HASH))
+    pool: tuple[tuple[int, ...], int] | None = None
+    settings: dict[AccountId, ProtectionSettings] = field(default_factory=dict)
+    limits: dict[tuple[AccountId, LimitPeriod], DepositLimit] = field(default_factory=dict)
+    exclusions: list[Exclusion] = field(default_factory=list)
+    reality_checks: dict[str, dt.datetime] = field(default_factory=dict)
+    sales: SalesState = field(default_factory=lambda: SalesState(on_sale=True))
+    payments: list[Payment] = field(default_factory=list)
+    operators: dict[int, StoredOperator] = field(default_factory=dict)
+    operator_sessions: dict[str, OperatorSession] = field(default_factory=dict)
+    audit_checks: list[AuditCheck] = field(default_factory=list)
+    next_id: int = 1
+
+    def new_id(self) -> int:
+        self.next_id += 1
+        return self.next_id - 1
+
+
+class FakeAccounts:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def add(
+        self, *, email: str, password_hash: str, date_of_birth: dt.date, created_at: dt.datetime
+    ) -> Account:
+        if any(a.account.email == email for a in self.state.accounts.values()):
+            raise EmailTakenError(f"an account with e-mail {email!r} already exists")
+        account = Account(self.state.new_id(), email, date_of_birth, created_at)
+        self.state.accounts[account.id] = StoredAccount(account, password_hash)
+        return account
+
+    def get(self, account_id: AccountId) -> Account | None:
+        found = self.state.accounts.get(account_id)
+        return None if found is None else found.account
+
+    get_for_update = get
+
+    def by_email(self, email: str) -> StoredAccount | None:
+        return next((a for a in self.state.accounts.values() if a.account.email == email), None)
+
+    def add_session(self, session: Session) -> None:
+        self.state.sessions[session.token_hash] = session
+
+    def session(self, token_hash: str, now: dt.datetime) -> Session | None:
+        found = self.state.sessions.get(token_hash)
+        return found if found is not None and found.expires_at > now else None
+
+    session_for_update = session
+
+    def remove_session(self, token_hash: str) -> Session | None:
+        self.state.reality_checks.pop(token_hash, None)  # as ON DELETE CASCADE
+        return self.state.sessions.pop(token_hash, None)
+
+    def remove_expired_sessions(self, now: dt.datetime) -> int:
+        expired = [key for key, s in self.state.sessions.items() if s.expires_at <= now]
+        for key in expired:
+            del self.state.sessions[key]
+            self.state.reality_checks.pop(key, None)  # as ON DELETE CASCADE
+        return len(expired)
+
+    def renew_session(self, token_hash: str, expires_at: dt.datetime) -> None:
+        found = self.state.sessions.get(token_hash)
+        if found is not None:
+            self.state.sessions[token_hash] = replace(found, expires_at=expires_at)
+
+
+class FakeLoginThrottle:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def add_failure(self, *, email: str, client: str, at: dt.datetime) -> None:
+        self.state.failures.append((email, client, at))
+
+    def failures(self, *, email: str, client: str, after: dt.datetime) -> LoginFailures:
+        recent = sorted((f for f in self.state.failures if f[2] > after), key=lambda f: f[2])
+        return LoginFailures(
+            by_email=tuple(at for e, _, at in recent if e == email),
+            by_client=tuple(at for _, c, at in recent if c == client),
+        )
+
+    def clear(self, email: str) -> None:
+        self.state.failures = [f for f in self.state.failures if f[0] != email]
+
+    def forget_before(self, before: dt.datetime) -> int:
+        kept = [f for f in self.state.failures if f[2] >= before]
+        gone = len(self.state.failures) - len(kept)
+        self.state.failures = kept
+        return gone
+
+
+class FakeWallets:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def add(
+        self,
+        *,
+        account_id: AccountId,
+        amount_pence: Pence,
+        kind: MovementKind,
+        reference: str | None,
+        created_at: dt.datetime,
+        idempotency_key: str | None = None,
+    ) -> Movement:
+        if idempotency_key is not None and self.by_idempotency_key(account_id, idempotency_key):
+            raise AssertionError("the store refuses a second movement with one key")
+        movement = Movement(
+            self.state.new_id(), account_id, amount_pence, kind, reference, created_at
+        )
+        self.state.movements.append(movement)
+        if idempotency_key is not None:
+            self.state.movement_keys[(account_id, idempotency_key)] = movement.id
+        return movement
+
+    def by_idempotency_key(self, account_id: AccountId, key: str) -> Movement | None:
+        found = self.state.movement_keys.get((account_id, key))
+        return None if found is None else self.get(found)
+
+    def after(self, movement_id: int, limit: int) -> Sequence[Movement]:
+        return sorted((m for m in self.state.movements if m.id > movement_id), key=lambda m: m.id)[
+            :limit
+        ]
+
+    def balance(self, account_id: AccountId) -> Pence:
+        return sum(m.amount_pence for m in self.state.movements if m.account_id == account_id)
+
+    def recent(self, account_id: AccountId, limit: int) -> Sequence[Movement]:
+        mine = [m for m in self.state.movements if m.account_id == account_id]
+        return mine[::-1][:limit]
+
+    def get(self, movement_id: int) -> Movement | None:
+        return next((m for m in self.state.movements if m.id == movement_id), None)
+
+    def totals_since(
+        self, account_id: AccountId, since: dt.datetime
+    ) -> Mapping[MovementKind, Pence]:
+        totals: dict[MovementKind, Pence] = {}
+        for m in self.state.movements:
+            if m.account_id == account_id and m.created_at >= since:
+                totals[m.kind] = totals.get(m.kind, 0) + m.amount_pence
+        return totals
+
+    def movements_since(
+        self, account_id: AccountId, kind: MovementKind, since: dt.datetime
+    ) -> Sequence[Movement]:
+        found = [
+            m
+            for m in self.state.movements
+            if m.account_id == account_id and m.kind is kind and m.created_at > since
+        ]
+        return sorted(found, key=lambda m: (m.created_at, m.id))
+
+
+class FakePlays:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def add(self, play: StoredPlay) -> StoredPlay:
+        clash = play.play_number in self.state.plays or (
+            play.idempotency_key is not None
+            and self.by_idempotency_key(play.account_id, play.idempotency_key) is not None
+        )
+        if clash:
+            raise DuplicatePlayError(f"play {play.play_number!r} clashes with a stored play")
+        stored = replace(play, id=self.state.new_id())
+        self.state.plays[play.play_number] = stored
+        return stored
+
+    def get(self, play_number: str) -> StoredPlay | None:
+        return self.state.plays.get(play_number)
+
+    get_for_update = get
+
+    def session_play_for_update(
+        self, token_hash: str, play_number: str, now: dt.datetime
+    ) -> StoredPlay | None:
+        session = FakeAccounts(self.state).session(token_hash, now)
+        play = self.state.plays.get(play_number)
+        if session is None or play is None or play.account_id != session.account_id:
+            return None
+        return play
+
+    def by_idempotency_key(self, account_id: AccountId, key: str) -> StoredPlay | None:
+        return next(
+            (
+                p
+                for p in self.state.plays.values()
+                if p.account_id == account_id and p.idempotency_key == key
+            ),
+            None,
+        )
+
+    def _mine(self, account_id: AccountId) -> list[StoredPlay]:
+        return sorted(
+            (p for p in self.state.plays.values() if p.account_id == account_id),
+            key=lambda p: -p.id,
+        )
+
+    def unfinished(self, account_id: AccountId) -> StoredPlay | None:
+        return next((p for p in self._mine(account_id) if p.status is PlayStatus.IN_PROGRESS), None)
+
+    def page(self, account_id: AccountId, offset: int, limit: int) -> Sequence[StoredPlay]:
+        return self._mine(account_id)[offset : offset + limit]
+
+    def count(self, account_id: AccountId) -> int:
+        return len(self._mine(account_id))
+
+    def due(self, now: dt.datetime, limit: int) -> Sequence[str]:
+        due = sorted(
+            (
+                p
+                for p in self.state.plays.values()
+                if p.status is PlayStatus.IN_PROGRESS and p.finish_by <= now
+            ),
+            key=lambda p: p.finish_by,
+        )
+        return [p.play_number for p in due[:limit]]
+
+    def after(self, play_id: int, limit: int) -> Sequence[StoredPlay]:
+        return sorted((p for p in self.state.plays.values() if p.id > play_id), key=lambda p: p.id)[
+            :limit
+        ]
+
+    def save(self, play: StoredPlay, *, was: StoredPlay) -> None:
+        stored = self.state.plays.get(was.play_number)
+        if stored is None or stored.revealed != was.revealed:
+            raise PlayChangedError(f"the play moved on from step {was.revealed}; reload it")
+        self.state.plays[was.play_number] = replace(
+            stored,
+            record=play.record,
+            revealed=play.revealed,
+            status=play.status,
+            balance_after_pence=play.balance_after_pence,
+            finished_at=play.finished_at,
+        )
+
+
+class FakeTryPlays:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def add(self, token_hash: str, play: TryPlay, client: str) -> TryPlay:
+        stored = replace(play, id=self.state.new_id())
+        self.state.tries[token_hash] = (stored, client)
+        return stored
+
+    def get(self, token_hash: str) -> TryPlay | None:
+        found = self.state.tries.get(token_hash)
+        return None if found is None else found[0]
+
+    get_for_update = get
+
+    def save(self, play: TryPlay, *, was: TryPlay) -> None:
+        for key, (stored, client) in self.state.tries.items():
+            if stored.id == was.id:
+                if stored.revealed != was.revealed:
+                    raise PlayChangedError("the Try play moved on; reload it")
+                self.state.tries[key] = (play, client)
+                return
+        raise PlayChangedError("no such Try play")
+
+    def started_after(self, client: str, after: dt.datetime) -> int:
+        return sum(1 for p, c in self.state.tries.values() if c == client and p.created_at > after)
+
+    def remove_before(self, before: dt.datetime) -> int:
+        old = [k for k, (p, _) in self.state.tries.items() if p.created_at < before]
+        for key in old:
+            del self.state.tries[key]
+        return len(old)
+
+
+class FakeAuditLog:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def head(self) -> ChainHead:
+        return self.state.head
+
+    def append(self, new: NewAuditEntry) -> AuditEntry:
+        seq, prev = self.state.head.seq + 1, self.state.head.hash
+        text = f'[{seq},{new.hashed},"{prev}"]'
+        entry = AuditEntry(
+            seq,
+            new.created_at,
+            new.kind,
+            new.account_id,
+            new.payload,
+            prev,
+            hashlib.sha256(text.encode()).hexdigest(),
+        )
+        self.state.audit.append(entry)
+        self.state.head = ChainHead(entry.seq, entry.hash)
+        return entry
+
+    def entries(self, after_seq: int = 0, limit: int = 1000) -> Sequence[AuditEntry]:
+        return sorted((e for e in self.state.audit if e.seq > after_seq), key=lambda e: e.seq)[
+            :limit
+        ]
+
+    def last_seq(self) -> int:
+        return max((e.seq for e in self.state.audit), default=0)
+
+
+class FakePrizePools:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def get_for_update(self) -> tuple[int, ...] | None:
+        return None if self.state.pool is None else self.state.pool[0]
+
+    def add_if_missing(self, remaining: tuple[int, ...]) -> bool:
+        if self.state.pool is not None:
+            return False
+        self.state.pool = (remaining, 0)
+        return True
+
+    def save(self, remaining: tuple[int, ...], dealt: int) -> None:
+        self.state.pool = (remaining, dealt)
+
+
+class FakePlayerProtections:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def settings(self, account_id: AccountId) -> ProtectionSettings:
+        return self.state.settings.get(account_id, ProtectionSettings(account_id))
+
+    def save_settings(self, settings: ProtectionSettings) -> None:
+        self.state.settings[settings.account_id] = settings
+
+    def limits(self, account_id: AccountId) -> Sequence[DepositLimit]:
+        return [
+            self.state.limits[(account_id, p)]
+            for p in LimitPeriod
+            if (account_id, p) in self.state.limits
+        ]
+
+    def save_limit(self, limit: DepositLimit) -> None:
+        key = (limit.account_id, limit.period)
+        if limit.amount_pence is None and limit.requested_at is None:
+            self.state.limits.pop(key, None)
+        else:
+            self.state.limits[key] = limit
+
+    def add_exclusion(
+        self,
+        *,
+        account_id: AccountId,
+        kind: ExclusionKind,
+        starts_at: dt.datetime,
+        ends_at: dt.datetime,
+    ) -> Exclusion:
+        made = Exclusion(self.state.new_id(), account_id, kind, starts_at, ends_at)
+        self.state.exclusions.append(made)
+        return made
+
+    def exclusions(self, account_id: AccountId) -> Sequence[Exclusion]:
+        mine = [e for e in self.state.exclusions if e.account_id == account_id]
+        return sorted(mine, key=lambda e: (e.starts_at, e.id), reverse=True)
+
+    def active_exclusion(self, account_id: AccountId, now: dt.datetime) -> Exclusion | None:
+        live = [e for e in self.exclusions(account_id) if e.active(now)]
+        return max(live, key=lambda e: e.ends_at, default=None)
+
+    def last_reality_check(self, token_hash: str) -> dt.datetime | None:
+        return self.state.reality_checks.get(token_hash)
+
+    def record_reality_check(self, token_hash: str, at: dt.datetime) -> None:
+        self.state.reality_checks[token_hash] = at
+
+
+class FakeSalesSwitch:
+    def __init__(self, state: State) -> None:
+        self.stored = state
+
+    def state(self) -> SalesState:
+        return self.stored.sales
+
+    state_for_update = state
+
+    def save(self, state: SalesState) -> None:
+        self.stored.sales = state
+
+
+class FakePayments:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def add(self, payment: Payment) -> Payment:
+        stored = replace(payment, id=self.state.new_id())
+        self.state.payments.append(stored)
+        return stored
+
+    def by_idempotency_key(
+        self, account_id: AccountId, kind: PaymentKind, key: str
+    ) -> Payment | None:
+        return next(
+            (
+                p
+                for p in self.state.payments
+                if p.account_id == account_id and p.kind is kind and p.idempotency_key == key
+            ),
+            None,
+        )
+
+
+class FakeOperators:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def add(
+        self, *, name: str, password_hash: str, role: OperatorRole, created_at: dt.datetime
+    ) -> Operator:
+        if any(o.operator.name == name for o in self.state.operators.values()):
+            raise OperatorNameTakenError(f"an operator named {name!r} already exists")
+        made = Operator(self.state.new_id(), name, role, created_at)
+        self.state.operators[made.id] = StoredOperator(made, password_hash)
+        return made
+
+    def by_name(self, name: str) -> StoredOperator | None:
+        return next((o for o in self.state.operators.values() if o.operator.name == name), None)
+
+    def get(self, operator_id: int) -> Operator | None:
+        found = self.state.operators.get(operator_id)
+        return None if found is None else found.operator
+
+    def all(self) -> Sequence[Operator]:
+        return sorted((o.operator for o in self.state.operators.values()), key=lambda o: o.name)
+
+    def add_session(self, session: OperatorSession) -> None:
+        self.state.operator_sessions[session.token_hash] = session
+
+    def session(self, token_hash: str, now: dt.datetime) -> OperatorSession | None:
+        found = self.state.operator_sessions.get(token_hash)
+        return found if found is not None and found.expires_at > now else None
+
+    def remove_session(self, token_hash: str) -> OperatorSession | None:
+        return self.state.operator_sessions.pop(token_hash, None)
+
+
+class FakeSalesFigures:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def by_outcome(self) -> Sequence[OutcomeFigures]:
+        found: dict[int | None, tuple[int, int]] = {}
+        for play in self.state.plays.values():
+            count, prize = found.get(play.tier_index, (0, 0))
+            found[play.tier_index] = (count + 1, prize + play.prize_pence)
+        return [OutcomeFigures(tier, n, prize) for tier, (n, prize) in found.items()]
+
+    def in_progress(self) -> int:
+        return sum(1 for p in self.state.plays.values() if p.status is PlayStatus.IN_PROGRESS)
+
+    def paid(self) -> tuple[int, Pence]:
+        won = [
+            p
+            for p in self.state.plays.values()
+            if p.status is not PlayStatus.IN_PROGRESS and p.prize_pence > 0
+        ]
+        return len(won), sum(p.prize_pence for p in won)
+
+
+class FakeAuditChecks:
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def add(self, check: AuditCheck) -> None:
+        self.state.audit_checks.append(check)
+
+    def last(self) -> AuditCheck | None:
+        return self.state.audit_checks[-1] if self.state.audit_checks else None
+
+
+class FakePaymentProvider:
+    """A payment provider that records what it was asked and declines when told to."""
+
+    def __init__(self, *, decline: bool = False) -> None:
+        self.decline = decline
+        self.calls: list[tuple[str, AccountId, Pence, str]] = []
+
+    def take_deposit(self, *, account_id: AccountId, amount_pence: Pence, key: str) -> str:
+        return self._pay("deposit", account_id, amount_pence, key)
+
+    def send_withdrawal(self, *, account_id: AccountId, amount_pence: Pence, key: str) -> str:
+        return self._pay("withdrawal", account_id, amount_pence, key)
+
+    def _pay(self, kind: str, account_id: AccountId, amount: Pence, key: str) -> str:
+        if self.decline:
+            raise PaymentDeclinedError(f"the card was declined for {amount} pence")
+        self.calls.append((kind, account_id, amount, key))
+        return f"fake-{len(self.calls)}"
+
+
+class FakeUnitOfWork:
+    """A unit of work on a copy of the database's committed state."""
+
+    def __init__(self, database: FakeDatabase) -> None:
+        self._database = database
+
+    def __enter__(self) -> Self:
+        self.state = copy.deepcopy(self._database.state)
+        self.accounts = FakeAccounts(self.state)
+        self.login_throttle = FakeLoginThrottle(self.state)
+        self.wallets = FakeWallets(self.state)
+        self.plays = FakePlays(self.state)
+        self.tries = FakeTryPlays(self.state)
+        self.audit = FakeAuditLog(self.state)
+        self.pool = FakePrizePools(self.state)
+        self.protection = FakePlayerProtections(self.state)
+        self.sales = FakeSalesSwitch(self.state)
+        self.payments = FakePayments(self.state)
+        self.operators = FakeOperators(self.state)
+        self.figures = FakeSalesFigures(self.state)
+        self.audit_checks = FakeAuditChecks(self.state)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        return None
+
+    def commit(self) -> None:
+        self._database.state = copy.deepcopy(self.state)
+        self._database.commits += 1
+
+
+class FakeDatabase:
+    """A unit-of-work factory over an in-memory state."""
+
+    def __init__(self) -> None:
+        self.state = State()
+        self.commits = 0
+        """Units of work committed so far."""
+
+    def __call__(self) -> FakeUnitOfWork:
+        return FakeUnitOfWork(self)

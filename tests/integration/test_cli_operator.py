@@ -1,0 +1,82 @@
+"""``colour-collector operator add|list`` on both databases: the only way to make an operator."""
+
+from __future__ import annotations
+
+import pytest
+import typer
+from typer.testing import CliRunner, Result
+
+import colour_collector.cli.operator_cmd  # noqa: F401  (registers ``operator`` on ``app``)
+from colour_collector.cli.base import app
+from colour_collector.service import operators
+from colour_collector.service.accounts import Passwords
+from colour_collector.store import Database
+
+CHEAP = {
+    "COLOUR_COLLECTOR_PASSWORD_HASH_TIME_COST": "1",
+    "COLOUR_COLLECTOR_PASSWORD_HASH_MEMORY_KIB": "8",
+    "COLOUR_COLLECTOR_PASSWORD_HASH_PARALLELISM": "1",
+}
+
+
+def _invoke(*args: str, stdin: str = "") -> Result:
+    parent = typer.Typer()
+    parent.add_typer(app, name="colour-collector")
+    return CliRunner().invoke(parent, ["colour-collector", *args], input=stdin, env=CHEAP)
+
+
+def test_operator_add_makes_an_account_that_logs_in(database_url: str) -> None:
+    made = _invoke(
+        "operator", "add", "Alice", "--role", "manager", "--password-stdin",
+        "--database-url", database_url, stdin="a long operator password\n",
+    )  # fmt: skip
+    assert made.exit_code == 0, made.output
+    assert "Operator 'alice' created with the role 'manager'." in made.output
+    database = Database(database_url)
+    try:
+        policy = operators.OperatorPolicy(
+            passwords=Passwords(time_cost=1, memory_kib=8, parallelism=1)
+        )
+        done = operators.login(
+            database, policy, name="alice", password="a long operator password", client="t"
+        )
+        assert done.operator.role.value == "manager"
+    finally:
+        database.dispose()
+    listed = _invoke("operator", "list", "--database-url", database_url)
+    assert listed.exit_code == 0 and "alice\tmanager" in listed.output
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "code", "words"),
+    [
+        (["b a d", "--role", "viewer"], "a long operator password\n", 2, "operator name"),
+        (["bob", "--role", "viewer"], "short\n", 2, "12 to 256 characters"),
+        (["bob", "--role", "king"], "", 2, "'king' is not one of"),
+    ],
+)
+def test_operator_add_says_what_is_wrong(
+    database_url: str, args: list[str], stdin: str, code: int, words: str
+) -> None:
+    done = _invoke(
+        "operator", "add", *args, "--password-stdin", "--database-url", database_url, stdin=stdin
+    )
+    assert done.exit_code == code, done.output
+    assert words in done.output and "Traceback" not in done.output
+    again = _invoke("operator", "list", "--database-url", database_url)
+    assert "No operators yet" in again.output
+
+
+def test_an_operator_name_is_taken_once(database_url: str) -> None:
+    for expected in (0, 1):
+        done = _invoke(
+            "operator", "add", "carol", "--role", "viewer", "--password-stdin",
+            "--database-url", database_url, stdin="a long operator password\n",
+        )  # fmt: skip
+        assert done.exit_code == expected, done.output
+    assert "already exists" in done.output
+
+
+def test_a_bad_database_url_is_said_plainly() -> None:
+    done = _invoke("operator", "list", "--database-url", "nosuch://x")
+    assert done.exit_code == 1 and "cannot open the database" in done.output

@@ -1,0 +1,204 @@
+"""The operator's side over HTTP on SQLite and PostgreSQL: the console login and roles, the sales
+switch while a play finishes, the live figures, player look-up, audit verification, sqladmin's
+read-only tables behind the console session, Prometheus metrics and request ids."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from plays_fixtures import assert_problem, audit_entries, buy, play_settings, play_to_end
+
+from colour_collector.server.settings import Settings
+from colour_collector.service import operators
+from colour_collector.service.accounts import Passwords
+from colour_collector.service.protection_models import OperatorRole
+from colour_collector.store import Database
+
+SECRET = "a long operator password"
+PASSWORDS = Passwords(time_cost=1, memory_kib=8, parallelism=1)
+
+
+@pytest.fixture
+def settings(database_url: str, tmp_path: Path) -> Settings:
+    return play_settings(database_url, tmp_path, ["£10", None, None])
+
+
+@pytest.fixture
+def database(app: Any) -> Database:
+    found: Database = app.state.database
+    return found
+
+
+def console(app: Any, new_client: Any, database: Database, name: str, role: OperatorRole) -> Any:
+    """A client logged in to the console as a new operator with ``role``."""
+    operators.add(database, PASSWORDS, name=name, password=SECRET, role=role)
+    client = new_client(app)
+    answer = client.post("/api/operator/login", json={"name": name, "password": SECRET})
+    assert answer.status_code == 200, answer.text
+    assert answer.json() == {"id": answer.json()["id"], "name": name, "role": role.value}
+    assert "samesite=strict" in answer.headers["set-cookie"].lower()
+    return client
+
+
+def test_the_console_login_is_apart_from_players(
+    app: Any, new_client: Any, player: Any, database: Database
+) -> None:
+    assert_problem(player.get("/api/operator/me"), 401, "operator_not_authenticated")
+    assert_problem(
+        player.post("/api/operator/login", json={"name": "nobody", "password": SECRET}),
+        401,
+        "invalid_credentials",
+    )
+    viewer = console(app, new_client, database, "vic", OperatorRole.VIEWER)
+    assert viewer.get("/api/operator/me").json()["role"] == "viewer"
+    assert_problem(viewer.get("/api/me"), 401, "not_authenticated")  # not a player
+    assert_problem(
+        viewer.post("/api/operator/sales", json={"on_sale": False, "reason": "x"}),
+        403,
+        "operator_forbidden",
+    )
+    assert_problem(
+        viewer.post("/api/operator/players/lookup", json={"query": "player@example.com"}),
+        403,
+        "operator_forbidden",
+    )
+    assert viewer.post("/api/operator/logout").status_code == 204
+    assert_problem(viewer.get("/api/operator/game"), 401, "operator_not_authenticated")
+    kinds = [kind for kind, _ in audit_entries(database)]
+    assert [k for k in kinds if k.startswith("operator_")] == [
+        "operator_added",
+        "operator_login",
+        "operator_logout",
+    ]
+
+
+def test_stopping_sales_lets_a_play_in_progress_finish_and_pay(
+    app: Any, new_client: Any, player: Any, database: Database
+) -> None:
+    manager = console(app, new_client, database, "mia", OperatorRole.MANAGER)
+    player.post("/api/wallet/test-deposit", json={"amount_pence": 2000})
+    bought = buy(player).json()
+    stopped = manager.post("/api/operator/sales", json={"on_sale": False, "reason": "pool check"})
+    assert stopped.status_code == 200, stopped.text
+    assert (stopped.json()["on_sale"], stopped.json()["changed_by"]) == (False, "mia")
+    play_to_end(player, bought["play"]["play_number"], bought["board"])
+    done = player.post(f"/api/plays/{bought['play']['play_number']}/finish", json={})
+    assert done.json()["prize_pence"] == 1000 and done.json()["balance_pence"] == 2500
+    assert_problem(buy(player), 503, "sales_stopped")
+    assert player.get("/api/wallet").json()["balance_pence"] == 2500
+    state = manager.get("/api/operator/game").json()
+    assert state["sales"]["on_sale"] is False and state["sales"]["reason"] == "pool check"
+    restarted = manager.post("/api/operator/sales", json={"on_sale": True, "reason": "checked"})
+    assert restarted.json()["on_sale"] is True
+    assert buy(player).status_code == 201
+    kinds = [kind for kind, _ in audit_entries(database)]
+    assert kinds.count("sales_stopped") == kinds.count("sales_started") == 1
+
+
+def test_the_game_state_shows_figures_against_the_prize_structure(
+    app: Any, new_client: Any, player: Any, database: Database
+) -> None:
+    viewer = console(app, new_client, database, "vic", OperatorRole.VIEWER)
+    player.post("/api/wallet/test-deposit", json={"amount_pence": 1000})
+    first = buy(player).json()
+    play_to_end(player, first["play"]["play_number"], first["board"])
+    player.post(f"/api/plays/{first['play']['play_number']}/finish", json={})
+    buy(player)
+    state = viewer.get("/api/operator/game").json()
+    figures = state["figures"]
+    assert (figures["plays"], figures["in_progress"], figures["stakes_pence"]) == (2, 1, 1000)
+    assert (figures["paid_plays"], figures["paid_pence"], figures["prizes_pence"]) == (
+        1,
+        1000,
+        1000,
+    )
+    assert figures["payout"]["observed"] == pytest.approx(1.0)
+    assert figures["payout"]["expected"] == pytest.approx(0.735)
+    lines = {line["prize_pence"]: line for line in figures["prizes"]}
+    assert lines[0]["plays"]["observed"] == 1 and lines[1000]["plays"]["observed"] == 1
+    assert state["draw_mode"] == "independent" and state["pool"] is None
+    assert state["last_audit_check"] is None
+
+
+def test_player_look_up_and_audit_verification(
+    app: Any, new_client: Any, player: Any, database: Database
+) -> None:
+    manager = console(app, new_client, database, "mia", OperatorRole.MANAGER)
+    limits = {"daily_pence": 3000, "weekly_pence": None, "monthly_pence": None}
+    player.post("/api/protection/deposit-limits", json=limits)
+    player.post("/api/protection/time-out", json={"days": 2, "confirm": True})
+    found = manager.post("/api/operator/players/lookup", json={"query": "player@example.com"})
+    assert found.status_code == 200, found.text
+    file = found.json()
+    assert file["email"] == "player@example.com" and file["balance_pence"] == 0
+    assert file["deposit_limits"][0]["amount_pence"] == 3000
+    assert [e["kind"] for e in file["exclusions"]] == ["time_out"]
+    assert_problem(
+        manager.post("/api/operator/players/lookup", json={"query": "#99999"}), 404, "not_found"
+    )
+    checked = manager.post("/api/operator/audit/verify", json={})
+    assert checked.status_code == 200, checked.text
+    assert checked.json()["intact"] and checked.json()["entries"] >= 6
+    last = manager.get("/api/operator/game").json()["last_audit_check"]
+    assert last["operator"] == "mia" and last["intact"]
+    looked = [p for kind, p in audit_entries(database) if kind == "player_lookup"]
+    assert looked == [{"operator": "mia"}]
+
+
+def test_the_tables_open_with_a_support_console_session(
+    app: Any, new_client: Any, player: Any, database: Database
+) -> None:
+    stranger = new_client(app)
+    away = stranger.get("/operator/tables/accounts/list", follow_redirects=False)
+    assert away.status_code == 302 and away.headers["location"] == "/operator/#/login"
+    viewer = console(app, new_client, database, "vic", OperatorRole.VIEWER)
+    assert viewer.get("/operator/tables/accounts/list", follow_redirects=False).status_code == 403
+    helper = console(app, new_client, database, "sam", OperatorRole.SUPPORT)
+    listed = helper.get("/operator/tables/accounts/list")
+    assert listed.status_code == 200 and "player@example.com" in listed.text
+    assert "argon2" not in listed.text  # no password hashes
+    for table in ("plays", "ledger", "audit"):
+        assert helper.get(f"/operator/tables/{table}/list").status_code == 200
+    # Read-only: no create, edit or delete pages.
+    assert helper.get("/operator/tables/accounts/create").status_code in (403, 404)
+    refused = helper.post("/operator/tables/accounts/delete?pks=1")
+    assert refused.status_code in (403, 404, 405)
+    assert player.get("/api/me").status_code == 200
+
+
+def test_metrics_and_request_ids(app: Any, player: Any) -> None:
+    player.post("/api/wallet/test-deposit", json={"amount_pence": 1000})
+    buy(player)
+    player.get("/api/plays/CC-000-000-000")  # a 404
+    answer = player.get("/metrics")
+    assert answer.status_code == 200
+    assert answer.headers["content-type"].startswith("text/plain")
+    text = answer.text
+    assert "colour_collector_plays_sold 1.0" in text
+    assert "colour_collector_plays_in_progress 1.0" in text
+    assert "colour_collector_payout_ratio 2.0" in text
+    assert 'colour_collector_request_seconds_count{method="POST",route="/api/plays"}' in text
+    assert 'colour_collector_request_errors_total{status="404"}' in text
+    given = player.get("/healthz", headers={"X-Request-ID": "abc-123"})
+    assert given.headers["X-Request-ID"] == "abc-123"
+    made = player.get("/healthz", headers={"X-Request-ID": "no spaces allowed"})
+    assert len(made.headers["X-Request-ID"]) == 16
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_metrics_can_require_a_token(
+    database_url: str, tmp_path: Path, new_client: Any, backend: str
+) -> None:
+    from colour_collector.server.app import create_app
+
+    application = create_app(play_settings(database_url, tmp_path, metrics_token="scrape-me"))
+    try:
+        client = new_client(application)
+        assert_problem(client.get("/metrics"), 401, "not_authenticated")
+        assert (
+            client.get("/metrics", headers={"Authorization": "Bearer scrape-me"}).status_code == 200
+        )
+    finally:
+        application.state.database.dispose()

@@ -1,0 +1,71 @@
+"""What every answer says about itself: security headers, caching, and the API description
+only where it is meant to be served."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from colour_collector.server.app import WEB_DIR, create_app
+from colour_collector.server.middleware import CONTENT_SECURITY_POLICY
+from support import make_settings
+
+
+@pytest.fixture
+def backend() -> str:
+    """Headers are about the HTTP layer: SQLite is enough."""
+    return "sqlite"
+
+
+@pytest.fixture
+def settings(database_url: str, tmp_path: Path) -> Any:
+    return make_settings(database_url, tmp_path, web_dir=WEB_DIR)
+
+
+def test_pages_and_answers_carry_the_security_headers(player: Any) -> None:
+    for path in ("/", "/js/app.js", "/api/me", "/api/wallet", "/api/nope", "/healthz"):
+        answer = player.get(path)
+        assert answer.headers["content-security-policy"] == CONTENT_SECURITY_POLICY, path
+        assert "frame-ancestors 'none'" in CONTENT_SECURITY_POLICY
+        assert answer.headers["x-frame-options"] == "DENY"
+        assert answer.headers["x-content-type-options"] == "nosniff"
+        assert answer.headers["referrer-policy"] == "no-referrer"
+        assert "strict-transport-security" not in answer.headers  # plain HTTP in tests
+    for path in ("/api/me", "/api/wallet", "/api/session", "/api/my-games", "/api/nope"):
+        assert player.get(path).headers["cache-control"] == "no-store", path
+    assert "no-store" not in player.get("/js/app.js").headers.get("cache-control", "")
+    assert "style=" not in player.get("/").text  # the page needs no inline style (the CSP)
+
+
+def test_production_sends_hsts_and_hides_the_api_description(
+    database_url: str, tmp_path: Path, new_client: Any
+) -> None:
+    production = make_settings(
+        database_url,
+        tmp_path,
+        environment="production",
+        secret_key="a-real-production-secret-of-enough-length-0123456789",
+        test_deposits_enabled=False,
+        secure_cookies=None,
+        password_hash_time_cost=2,
+        password_hash_memory_kib=19 * 1024,
+    )
+    application = create_app(production)
+    try:
+        client = new_client(application, https=True)
+        answer = client.get("/healthz")
+        assert answer.headers["strict-transport-security"].startswith("max-age=")
+        for path in ("/openapi.json", "/api/docs"):
+            assert client.get(path).status_code == 404, path
+    finally:
+        application.state.database.dispose()
+    shown = create_app(make_settings(database_url, tmp_path, environment="production",
+        secret_key="a-real-production-secret-of-enough-length-0123456789",
+        test_deposits_enabled=False, api_docs=True, password_hash_time_cost=2,
+        password_hash_memory_kib=19 * 1024))  # fmt: skip
+    try:
+        assert new_client(shown, https=True).get("/openapi.json").status_code == 200
+    finally:
+        shown.state.database.dispose()

@@ -1,0 +1,119 @@
+"""The OpenAPI description covers every response body with a closed, typed schema (the board
+included), and whole plays of every kind answer exactly what it says."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+from plays_fixtures import buy, deposit, play_settings, step_body
+
+from colour_collector.server.settings import Settings
+
+
+@pytest.fixture
+def backend() -> str:
+    """The description is about the HTTP layer: SQLite is enough."""
+    return "sqlite"
+
+
+OUTCOMES = [None, "£5", "£6", "£10 (£10 Prize Game)", "£5,000 (£5,000 Prize Game)", "£1,000,000"]
+
+
+@pytest.fixture
+def settings(database_url: str, tmp_path: Any) -> Settings:
+    return play_settings(database_url, tmp_path, OUTCOMES)
+
+
+def schemas_in(schema: Any) -> list[dict[str, Any]]:
+    """``schema`` and every schema nested in it."""
+    if not isinstance(schema, dict):
+        return []
+    found = [schema]
+    for key in ("properties", "$defs"):
+        for value in schema.get(key, {}).values():
+            found += schemas_in(value)
+    for key in ("items", "additionalProperties"):
+        found += schemas_in(schema.get(key))
+    for key in ("anyOf", "oneOf", "allOf"):
+        for value in schema.get(key, []):
+            found += schemas_in(value)
+    return found
+
+
+def test_every_response_body_has_a_closed_typed_schema(client: Any) -> None:
+    spec = client.get("/openapi.json").json()
+    components = spec["components"]["schemas"]
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            for status, response in operation["responses"].items():
+                if status == "204":
+                    assert "content" not in response, (method, path)
+                    continue
+                (media,) = response["content"]
+                schema = response["content"][media]["schema"]
+                assert schema, (method, path, status)
+                if status.startswith("2"):
+                    assert media == "application/json", (method, path)
+                    assert set(schema) == {"$ref"}, (method, path, schema)
+                else:
+                    assert media == "application/problem+json", (method, path, status)
+    for name, schema in components.items():
+        for part in schemas_in(schema):
+            if part.get("type") == "object":
+                # No free-form objects: every object names its fields (or has none at all).
+                assert part.get("additionalProperties") in (None, False), (name, part)
+                assert part.get("properties") or part.get("additionalProperties") is False, name
+    board = components["Board"]["properties"]
+    assert {"grid", "prize_table", "wheel", "bonus_game", "prize_game", "result"} <= set(board)
+    assert components["GridSquare"]["properties"]["colour"]["anyOf"][0]["enum"]
+
+
+def validator_for(spec: dict[str, Any], path: str, method: str, status: int) -> Any:
+    response = spec["paths"][path][method]["responses"][str(status)]
+    schema = response["content"]["application/json"]["schema"]
+    return Draft202012Validator({**schema, "components": spec["components"]})
+
+
+def test_whole_plays_answer_what_the_description_says(player: Any) -> None:
+    spec = player.get("/openapi.json").json()
+    steps = validator_for(spec, "/api/plays/{play_number}/steps", "post", 200)
+    views = validator_for(spec, "/api/plays/{play_number}", "get", 200)
+    recalls = validator_for(spec, "/api/my-games/{play_number}", "get", 200)
+    finishes = validator_for(spec, "/api/plays/{play_number}/finish", "post", 200)
+    bought = validator_for(spec, "/api/plays", "post", 201)
+    deposit(player, 100_000)
+    kinds_seen: set[str] = set()
+    for _ in OUTCOMES:
+        answer = buy(player)
+        assert answer.status_code == 201, answer.text
+        bought.validate(answer.json())
+        number, board = answer.json()["play"]["play_number"], answer.json()["board"]
+        while board["next"] is not None:
+            body = {**step_body(board["next"]), "step": board["revealed"]}
+            step = player.post(f"/api/plays/{number}/steps", json=body)
+            assert step.status_code == 200, step.text
+            steps.validate(step.json())
+            kinds_seen.add(step.json()["step"]["kind"])
+            views.validate(player.get(f"/api/plays/{number}").json())
+            board = step.json()["board"]
+        finishes.validate(player.post(f"/api/plays/{number}/finish", json={}).json())
+        recalls.validate(player.get(f"/api/my-games/{number}").json())
+    assert kinds_seen == {"spin", "bonus_pick", "prize_spin"}
+
+
+METHODS = {"GET", "POST", "PUT", "PATCH", "DELETE"}
+
+
+def test_a_method_a_path_does_not_have_answers_405_naming_those_it_has(client: Any) -> None:
+    spec = client.get("/openapi.json").json()
+    for path, operations in spec["paths"].items():
+        allowed = {method.upper() for method in operations}
+        concrete = path.replace("{play_number}", "CC-000-000-000").replace("{try_id}", "x" * 32)
+        concrete = concrete.replace("{movement_id}", "1")
+        for method in sorted(METHODS - allowed):
+            answer = client.request(method, concrete)
+            assert answer.status_code == 405, (method, path, answer.text)
+            assert set(answer.headers["allow"].split(", ")) == allowed, (method, path)
+            assert answer.json()["code"] == "method_not_allowed"

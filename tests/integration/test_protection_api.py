@@ -1,0 +1,291 @@
+"""Player protection over HTTP on SQLite and PostgreSQL, with the server's clock moved by the
+test-only clock file: deposit limits and their 24-hour cooling-off, time-outs and
+self-exclusion, reality checks, inactivity, deposits and withdrawals with Idempotency-Keys, and
+the information anyone may read before buying."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from plays_fixtures import assert_problem, audit_entries, buy, play_settings, play_to_end
+
+from colour_collector.server.settings import Settings
+from colour_collector.service import clock
+from colour_collector.store import Database
+
+LIMITS_NONE = {"daily_pence": None, "weekly_pence": None, "monthly_pence": None}
+
+
+class Clock:
+    """The server's clock: the real time moved on by what the test writes in the file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.seconds = 0.0
+
+    def forward(self, **delta: float) -> None:
+        self.seconds += dt.timedelta(**delta).total_seconds()
+        self.path.write_text(str(self.seconds), encoding="utf-8")
+
+
+@pytest.fixture
+def server_clock(tmp_path: Path) -> Iterator[Clock]:
+    found = Clock(tmp_path / "clock")
+    yield found
+    clock.use(clock.system_time)  # the next test's server reads the real time again
+
+
+@pytest.fixture
+def idle_timeout() -> dt.timedelta:
+    """The session idle timeout (long, except for the inactivity tests)."""
+    return dt.timedelta(days=400)
+
+
+@pytest.fixture
+def settings(
+    database_url: str, tmp_path: Path, server_clock: Clock, idle_timeout: dt.timedelta
+) -> Settings:
+    return play_settings(
+        database_url,
+        tmp_path,
+        [None] * 6,
+        clock_file=server_clock.path,
+        session_idle_timeout=idle_timeout,
+        session_lifetime=dt.timedelta(days=400),
+    )
+
+
+@pytest.fixture
+def database(app: Any) -> Database:
+    found: Database = app.state.database
+    return found
+
+
+def pay(client: Any, kind: str, pence: int, key: str) -> Any:
+    return client.post(
+        f"/api/wallet/{kind}", json={"amount_pence": pence}, headers={"Idempotency-Key": key}
+    )
+
+
+def set_limits(client: Any, **pence: int | None) -> Any:
+    answer = client.post("/api/protection/deposit-limits", json={**LIMITS_NONE, **pence})
+    assert answer.status_code == 200, answer.text
+    return {limit["period"]: limit for limit in answer.json()["deposit_limits"]}
+
+
+def test_deposit_limits_with_their_cooling_off(player: Any, server_clock: Clock) -> None:
+    assert_problem(pay(player, "deposits", 1000, "d0"), 409, "deposit_limits_unanswered")
+    limits = set_limits(player, daily_pence=2000)
+    assert limits["daily"]["amount_pence"] == 2000 and limits["weekly"]["amount_pence"] is None
+    first = pay(player, "deposits", 1500, "d1")
+    assert first.status_code == 201, first.text
+    assert pay(player, "deposits", 1500, "d1").json() == first.json()  # the same key: once
+    refused = assert_problem(pay(player, "deposits", 1000, "d2"), 409, "deposit_limit_exceeded")
+    assert refused["limit"] == {"period": "daily", "amount_pence": 2000}
+    assert refused["deposited_pence"] == 1500
+    made_at = dt.datetime.fromisoformat(first.json()["created_at"])
+    assert dt.datetime.fromisoformat(refused["resets_at"]) == made_at + dt.timedelta(days=1)
+    shown = player.get("/api/protection").json()["deposit_limits"][0]
+    assert (shown["deposited_pence"], shown["remaining_pence"]) == (1500, 500)
+    # Raising it waits 24 hours and the player's confirmation.
+    pending = set_limits(player, daily_pence=5000)["daily"]
+    assert (pending["amount_pence"], pending["pending"], pending["requested_pence"]) == (
+        2000,
+        True,
+        5000,
+    )
+    early = assert_problem(
+        player.post("/api/protection/deposit-limits/daily/confirm", json={}),
+        409,
+        "limit_change_not_due",
+    )
+    assert early["confirmable_at"] == pending["confirmable_at"].replace("+00:00", "Z")
+    server_clock.forward(hours=12)
+    assert_problem(
+        player.post("/api/protection/deposit-limits/daily/confirm", json={}),
+        409,
+        "limit_change_not_due",
+    )
+    assert_problem(pay(player, "deposits", 1000, "d3"), 409, "deposit_limit_exceeded")
+    server_clock.forward(hours=12, seconds=1)
+    confirmed = player.post("/api/protection/deposit-limits/daily/confirm", json={})
+    assert confirmed.status_code == 200, confirmed.text
+    assert confirmed.json()["deposit_limits"][0]["amount_pence"] == 5000
+    assert pay(player, "deposits", 3000, "d4").status_code == 201
+    assert_problem(
+        player.post("/api/protection/deposit-limits/weekly/confirm", json={}),
+        409,
+        "no_pending_limit_change",
+    )
+    assert player.get("/api/wallet").json()["balance_pence"] == 4500
+
+
+def test_a_decrease_applies_at_once_over_http(player: Any) -> None:
+    set_limits(player, weekly_pence=10_000, monthly_pence=20_000)
+    lower = set_limits(player, weekly_pence=3000, monthly_pence=20_000)
+    assert lower["weekly"]["amount_pence"] == 3000 and not lower["weekly"]["pending"]
+    assert pay(player, "deposits", 3000, "a").status_code == 201
+    assert_problem(pay(player, "deposits", 1, "b"), 409, "deposit_limit_exceeded")
+    for body, field in (
+        ({**LIMITS_NONE, "daily_pence": 0}, "daily_pence"),
+        ({**LIMITS_NONE, "weekly_pence": "5"}, "weekly_pence"),
+        ({"daily_pence": 5}, "weekly_pence"),
+    ):
+        bad = player.post("/api/protection/deposit-limits", json=body)
+        assert bad.status_code == 422, bad.text
+        assert field in [e["field"] for e in bad.json()["errors"]]
+
+
+def test_a_time_out_refuses_plays_and_deposits_but_not_the_play_in_progress(
+    player: Any, server_clock: Clock, database: Database
+) -> None:
+    player.post("/api/protection/deposit-limits/decline", json={})
+    assert pay(player, "deposits", 2000, "in").status_code == 201
+    bought = buy(player).json()
+    taken = player.post("/api/protection/time-out", json={"days": 1, "confirm": True})
+    assert taken.status_code == 201, taken.text
+    until = taken.json()["exclusion"]["ends_at"]
+    assert taken.json()["exclusion"]["kind"] == "time_out"
+    # The play bought before it is finished and settled.
+    play_to_end(player, bought["play"]["play_number"], bought["board"])
+    done = player.post(f"/api/plays/{bought['play']['play_number']}/finish", json={})
+    assert done.status_code == 200, done.text
+    refused = assert_problem(buy(player), 403, "timed_out")
+    assert dt.datetime.fromisoformat(refused["until"]) == dt.datetime.fromisoformat(until)
+    assert_problem(pay(player, "deposits", 100, "more"), 403, "timed_out")
+    assert_problem(
+        player.post("/api/wallet/test-deposit", json={"amount_pence": 100}), 403, "timed_out"
+    )
+    out = pay(player, "withdrawals", 500, "out")
+    assert out.status_code == 201 and out.json()["balance_pence"] == 1000
+    # There is no way to lift it; it ends by itself.
+    server_clock.forward(hours=23, minutes=59)
+    assert_problem(buy(player), 403, "timed_out")
+    server_clock.forward(minutes=2)
+    assert_problem(buy(player), 409, "reality_check_due")  # a day into this session
+    player.post("/api/protection/reality-check/continue", json={})
+    assert buy(player).status_code == 201
+    kinds = [kind for kind, _ in audit_entries(database)]
+    assert "time_out" in kinds and kinds.count("withdrawal") == 1
+
+
+def test_a_self_exclusion_lasts_its_months(player: Any, server_clock: Clock) -> None:
+    player.post("/api/wallet/test-deposit", json={"amount_pence": 1000})
+    for body in ({"months": 5, "confirm": True}, {"months": 6, "confirm": False}, {"months": 6}):
+        assert player.post("/api/protection/self-exclusion", json=body).status_code == 422
+    taken = player.post("/api/protection/self-exclusion", json={"months": 6, "confirm": True})
+    assert taken.status_code == 201, taken.text
+    assert_problem(buy(player), 403, "self_excluded")
+    server_clock.forward(days=150)
+    assert_problem(buy(player), 403, "self_excluded")
+    assert player.get("/api/protection").json()["exclusion"]["kind"] == "self_exclusion"
+    server_clock.forward(days=35)
+    player.post("/api/protection/reality-check/continue", json={})
+    assert buy(player).status_code == 201
+
+
+def test_a_reality_check_pauses_the_next_purchase(
+    player: Any, server_clock: Clock, database: Database
+) -> None:
+    player.post("/api/wallet/test-deposit", json={"amount_pence": 2000})
+    first = buy(player).json()
+    play_to_end(player, first["play"]["play_number"], first["board"])
+    player.post(f"/api/plays/{first['play']['play_number']}/finish", json={})
+    check = player.get("/api/protection/reality-check").json()
+    assert (check["interval_minutes"], check["due"]) == (60, False)
+    server_clock.forward(minutes=61)
+    due = assert_problem(buy(player), 409, "reality_check_due")
+    assert due["played_seconds"] >= 61 * 60 and due["net_pence"] == -500
+    assert player.get("/api/wallet").json()["balance_pence"] == 1500  # nothing was paid
+    shown = player.get("/api/protection/reality-check").json()
+    assert shown["due"] and shown["net_pence"] == -500 and shown["staked_pence"] == 500
+    going_on = player.post("/api/protection/reality-check/continue", json={})
+    assert going_on.status_code == 200 and not going_on.json()["due"]
+    assert buy(player).status_code == 201
+    # A shorter interval applies at once; too short is refused.
+    assert (
+        player.post(
+            "/api/protection/reality-check/interval", json={"interval_minutes": 5}
+        ).status_code
+        == 422
+    )
+    server_clock.forward(minutes=11)
+    changed = player.post("/api/protection/reality-check/interval", json={"interval_minutes": 10})
+    assert changed.json()["due"] and changed.json()["interval_minutes"] == 10
+    assert [k for k, _ in audit_entries(database)].count("reality_check") == 1
+
+
+@pytest.mark.parametrize("idle_timeout", [dt.timedelta(minutes=30)])
+def test_a_session_idle_for_30_minutes_ends(
+    app: Any, new_client: Any, server_clock: Clock, idle_timeout: dt.timedelta
+) -> None:
+    active, idle = new_client(app), new_client(app)
+    active.sign_up("active@example.com")
+    idle.sign_up("idle@example.com")
+    server_clock.forward(minutes=20)
+    kept = active.post("/api/session/activity", json={})
+    assert kept.status_code == 200, kept.text
+    server_clock.forward(minutes=11)
+    assert active.get("/api/me").status_code == 200
+    assert_problem(idle.get("/api/me"), 401, "not_authenticated")
+    assert_problem(idle.post("/api/session/activity", json={}), 401, "not_authenticated")
+    server_clock.forward(minutes=20)
+    assert_problem(active.get("/api/me"), 401, "not_authenticated")
+
+
+def test_payments_need_a_key_and_a_provider_answer(player: Any) -> None:
+    player.post("/api/protection/deposit-limits/decline", json={})
+    keyless = player.post("/api/wallet/deposits", json={"amount_pence": 100})
+    assert_problem(keyless, 422, "invalid_request", "Idempotency-Key")
+    for body in ({"amount_pence": 0}, {"amount_pence": 1_000_001}, {"amount_pence": "1"}, {}):
+        assert pay_raw(player, body).status_code == 422
+    assert_problem(pay(player, "withdrawals", 1, "w"), 409, "insufficient_funds")
+    made = pay(player, "deposits", 2500, "k").json()
+    assert made["kind"] == "deposit" and made["provider_reference"].startswith("sim-dep-")
+    movements = player.get("/api/wallet").json()["movements"]
+    assert [(m["kind"], m["amount_pence"]) for m in movements] == [("deposit", 2500)]
+
+
+def pay_raw(client: Any, body: dict[str, Any]) -> Any:
+    return client.post("/api/wallet/deposits", json=body, headers={"Idempotency-Key": "raw"})
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_without_a_provider_payments_are_unavailable(
+    database_url: str, tmp_path: Path, new_client: Any, backend: str
+) -> None:
+    from colour_collector.server.app import create_app
+
+    application = create_app(play_settings(database_url, tmp_path, payment_provider="none"))
+    try:
+        client = new_client(application)
+        client.sign_up()
+        client.post("/api/protection/deposit-limits/decline", json={})
+        assert_problem(pay(client, "deposits", 100, "k"), 503, "payments_unavailable")
+    finally:
+        application.state.database.dispose()
+
+
+def test_the_game_information_needs_no_account(client: Any) -> None:
+    found = client.get("/api/game/information").json()
+    assert (found["overall_odds"], found["payout_percent"]) == ("1 in 2.77", "73.50%")
+    assert len(found["prizes"]) == 99
+    assert found["prizes"][0] == {"name": "£5", "prize_pence": 500, "odds": 6}
+    assert "There is a 1 in 2.77 overall chance of winning a Prize" in found["procedures"]
+    assert "The expected prize payout percentage for this game is 73.50%." in found["procedures"]
+
+
+def test_protection_needs_a_session(client: Any) -> None:
+    for method, path in (
+        ("GET", "/api/protection"),
+        ("GET", "/api/protection/reality-check"),
+        ("POST", "/api/protection/time-out"),
+        ("POST", "/api/session/activity"),
+    ):
+        body = {"days": 1, "confirm": True} if path.endswith("time-out") else {}
+        answer = client.request(method, path, json=body if method == "POST" else None)
+        assert_problem(answer, 401, "not_authenticated")

@@ -1,0 +1,209 @@
+"""The operator's side on fakes: operator accounts and roles, the sales switch (plays in progress
+still finish and pay), player look-up, audit verification, the live figures with their 99%
+control bands, and the bands themselves."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+from fractions import Fraction
+
+import pytest
+from test_service_plays import PRICE, player, policy
+
+from colour_collector.game.control_bands import count_band, payout_band
+from colour_collector.game.pool import load_pool
+from colour_collector.game.progress import expected_step
+from colour_collector.service import (
+    audit_checks,
+    monitoring,
+    operators,
+    player_lookup,
+    reveal,
+    sales,
+    settle,
+    wallet,
+)
+from colour_collector.service import purchase as buying
+from colour_collector.service.accounts import Passwords
+from colour_collector.service.errors import (
+    InvalidCredentialsError,
+    InvalidInputError,
+    NotFoundError,
+    OperatorForbiddenError,
+    OperatorNameTakenError,
+    OperatorNotAuthenticatedError,
+    SalesStoppedError,
+    TooManyAttemptsError,
+)
+from colour_collector.service.protection_models import OperatorRole, OutcomeFigures
+from fakes import FakeDatabase
+
+T0 = dt.datetime(2026, 12, 3, 12, 0, tzinfo=dt.UTC)
+PASSWORDS = Passwords(time_cost=1, memory_kib=8, parallelism=1)
+RULES = operators.OperatorPolicy(passwords=PASSWORDS)
+SECRET = "a long operator password"
+
+
+def operator(db: FakeDatabase, name: str, role: OperatorRole) -> str:
+    """An operator logged in to the console; their token."""
+    operators.add(db, PASSWORDS, name=name, password=SECRET, role=role, now=T0)
+    return operators.login(db, RULES, name=name, password=SECRET, client="c", now=T0).token
+
+
+def test_operators_are_made_once_log_in_and_are_audited() -> None:
+    db = FakeDatabase()
+    made = operators.add(
+        db, PASSWORDS, name=" Alice ", password=SECRET, role=OperatorRole.MANAGER, now=T0
+    )
+    assert made.name == "alice"
+    with pytest.raises(OperatorNameTakenError):
+        operators.add(db, PASSWORDS, name="alice", password=SECRET, role=OperatorRole.VIEWER)
+    for name, password, field in (("x", SECRET, "name"), ("bob", "short", "password")):
+        with pytest.raises(InvalidInputError) as bad:
+            operators.add(db, PASSWORDS, name=name, password=password, role=OperatorRole.VIEWER)
+        assert bad.value.field == field
+    with pytest.raises(InvalidCredentialsError):
+        operators.login(db, RULES, name="alice", password="wrong password!", client="c", now=T0)
+    done = operators.login(db, RULES, name="alice", password=SECRET, client="c", now=T0)
+    assert operators.current(db, done.token, now=T0) == made
+    assert operators.logout(db, done.token, now=T0)
+    with pytest.raises(OperatorNotAuthenticatedError):
+        operators.current(db, done.token, now=T0)
+    kinds = [e.kind for e in db.state.audit]
+    assert kinds == ["operator_added", "operator_login", "operator_logout"]
+    assert json.loads(db.state.audit[1].payload)["operator"] == "alice"
+
+
+def test_console_logins_are_throttled_by_name() -> None:
+    db = FakeDatabase()
+    operators.add(db, PASSWORDS, name="alice", password=SECRET, role=OperatorRole.VIEWER, now=T0)
+    for _ in range(RULES.max_failures):
+        with pytest.raises(InvalidCredentialsError):
+            operators.login(db, RULES, name="alice", password="nope nope nope", client="c", now=T0)
+    with pytest.raises(TooManyAttemptsError):
+        operators.login(db, RULES, name="alice", password=SECRET, client="c", now=T0)
+    later = T0 + RULES.window
+    assert operators.login(db, RULES, name="alice", password=SECRET, client="c", now=later)
+
+
+def test_players_sessions_do_not_open_the_console() -> None:
+    db = FakeDatabase()
+    token = player(db)
+    with pytest.raises(OperatorNotAuthenticatedError):
+        operators.current(db, token, now=T0)
+
+
+def test_stopping_sales_refuses_purchases_while_a_play_in_progress_finishes_and_pays() -> None:
+    db = FakeDatabase()
+    manager = operator(db, "mia", OperatorRole.MANAGER)
+    viewer = operator(db, "vic", OperatorRole.VIEWER)
+    token = player(db)
+    rules = policy(["£10", None])
+    bought = buying.purchase(db, token, rules, confirm=True, idempotency_key="k1",
+                             rng=random.Random(3), now=T0)  # fmt: skip
+    with pytest.raises(OperatorForbiddenError):
+        sales.switch(db, viewer, on_sale=False, reason="no", now=T0)
+    with pytest.raises(InvalidInputError):
+        sales.switch(db, manager, on_sale=False, reason="   ", now=T0)
+    stopped = sales.switch(db, manager, on_sale=False, reason="prize pool check", now=T0)
+    assert (stopped.on_sale, stopped.changed_by) == (False, "mia")
+    # A retry of the purchase made before the stop still answers its play...
+    assert buying.purchase(db, token, rules, confirm=True, idempotency_key="k1",
+                           rng=random.Random(3), now=T0).play == bought.play  # fmt: skip
+    # ... which finishes and pays.
+    number = bought.play.play_number
+    while (kind := expected_step(bought.record, db.state.plays[number].revealed)) is not None:
+        pick = "odd" if kind.value == "bonus_pick" else None
+        reveal.reveal(db, token, number, kind.value, pick, rng=random.Random(2), now=T0)
+    finished = settle.finish(db, token, number, now=T0)
+    assert finished.play.prize_pence == 1000
+    assert wallet.statement(db, token, now=T0).balance_pence == 5000 - PRICE + 1000
+    with pytest.raises(SalesStoppedError):
+        buying.purchase(db, token, rules, confirm=True, idempotency_key="k2",
+                        rng=random.Random(3), now=T0)  # fmt: skip
+    assert wallet.statement(db, token, now=T0).balance_pence == 5000 - PRICE + 1000
+    restarted = sales.switch(db, manager, on_sale=True, reason="checked", now=T0)
+    assert restarted.on_sale
+    assert buying.purchase(db, token, rules, confirm=True, idempotency_key="k3",
+                           rng=random.Random(3), now=T0).created  # fmt: skip
+    # Setting the switch where it is writes nothing.
+    entries = len(db.state.audit)
+    sales.switch(db, manager, on_sale=True, reason="again", now=T0)
+    assert len(db.state.audit) == entries
+    switched = [json.loads(e.payload) for e in db.state.audit if e.kind.startswith("sales_")]
+    assert [p["reason"] for p in switched] == ["prize pool check", "checked"]
+
+
+def test_player_look_up_needs_support_and_is_audited() -> None:
+    db = FakeDatabase()
+    viewer = operator(db, "vic", OperatorRole.VIEWER)
+    helper = operator(db, "sam", OperatorRole.SUPPORT)
+    player(db, email="found@example.com")
+    with pytest.raises(OperatorForbiddenError):
+        player_lookup.look_up(db, viewer, "found@example.com", now=T0)
+    by_email = player_lookup.look_up(db, helper, " FOUND@example.com", now=T0)
+    by_number = player_lookup.look_up(db, helper, f"#{by_email.account.id}", now=T0)
+    assert by_email.account == by_number.account and by_email.balance_pence == 5000
+    assert [m.amount_pence for m in by_email.movements] == [5000]
+    with pytest.raises(NotFoundError):
+        player_lookup.look_up(db, helper, "999", now=T0)
+    looked = [e for e in db.state.audit if e.kind == "player_lookup"]
+    assert len(looked) == 2 and looked[0].account_id == by_email.account.id
+
+
+def test_audit_verification_is_kept_and_audited() -> None:
+    db = FakeDatabase()
+    manager = operator(db, "mia", OperatorRole.MANAGER)
+    check = audit_checks.verify(db, manager, now=T0)
+    assert check.problem is None and check.entries == 2 and check.operator == "mia"
+    assert db.state.audit[-1].kind == "audit_verified"
+    state = monitoring.game_state(db, manager, load_pool(), PRICE, now=T0)
+    assert state.last_audit_check == check
+    assert state.sales.on_sale and state.pool is None
+
+
+def test_figures_follow_the_plays_sold_with_an_alert_when_outside_a_band() -> None:
+    pool = load_pool()
+    plain = monitoring.figures_of(
+        [OutcomeFigures(None, 64, 0), OutcomeFigures(0, 36, 18_000)], pool, PRICE
+    )
+    assert plain.plays == 100 and plain.stakes_pence == 50_000
+    assert plain.payout.observed == pytest.approx(0.36)
+    no_win = plain.prizes[0]
+    assert no_win.prize_pence == 0 and no_win.probability == Fraction(pool.no_win_count, pool.size)
+    assert not no_win.band.outside
+    top = next(t for t in pool.tiers if t.prize_pence == 100_000_000)
+    lucky = monitoring.figures_of(
+        [OutcomeFigures(None, 99, 0), OutcomeFigures(top.index, 1, top.prize_pence)], pool, PRICE
+    )
+    assert lucky.payout.outside
+    assert any("prize 100000000 pence" in alert for alert in lucky.alerts)
+    assert monitoring.figures_of([], pool, PRICE).alerts == []
+
+
+def test_count_bands_hold_99_percent_of_a_binomial_count() -> None:
+    from scipy.stats import binom  # an independent statement of the quantiles
+
+    for n, p in ((100, Fraction(1, 10)), (40, Fraction(1, 3)), (5000, Fraction(1, 2000))):
+        band = count_band(n, p, 0)
+        assert (band.low, band.high) == (
+            binom.ppf(0.005, n, float(p)),
+            binom.ppf(0.995, n, float(p)),
+        )
+    exact = count_band(100, Fraction(1, 10), 10)
+    assert not exact.outside and count_band(100, Fraction(1, 10), 19).outside
+    big = count_band(100_000, Fraction(1, 2), 50_000)
+    assert big.low == 49_592 and big.high == 50_408  # 50,000 ± 2.5758 x 158.1
+    rare = count_band(1000, Fraction(1, 6_500_000), 1)
+    assert (rare.low, rare.high) == (0, 0) and rare.outside
+
+
+def test_the_payout_band_narrows_as_plays_add_up() -> None:
+    outcomes = [(Fraction(1, 2), 0), (Fraction(1, 2), 1000)]
+    small = payout_band(16, outcomes, 500, 8 * 1000)
+    large = payout_band(1600, outcomes, 500, 800 * 1000)
+    assert small.expected == large.expected == 1.0
+    assert large.high - large.low == pytest.approx((small.high - small.low) / 10)
+    assert not large.outside and payout_band(1600, outcomes, 500, 0).outside

@@ -1,0 +1,444 @@
+"""Player protection's rules on in-memory fakes of the ports, with a clock the test controls:
+deposit limits and their cooling-off, time-outs and self-exclusion, reality checks, inactivity,
+deposits and withdrawals through the payment provider, and the sales switch."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+
+import pytest
+from test_service_plays import PRICE, policy
+
+from colour_collector.game.progress import expected_step
+from colour_collector.service import (
+    accounts,
+    deposits,
+    exclusions,
+    inactivity,
+    limits,
+    protection,
+    reality_checks,
+    reveal,
+    settle,
+    wallet,
+    withdrawals,
+)
+from colour_collector.service import purchase as buying
+from colour_collector.service.accounts import AccountPolicy, Passwords
+from colour_collector.service.errors import (
+    ConfirmationRequiredError,
+    DepositLimitExceededError,
+    DepositLimitsUnansweredError,
+    InsufficientFundsError,
+    InvalidInputError,
+    LimitChangeNotDueError,
+    NoPendingLimitChangeError,
+    NotAuthenticatedError,
+    PaymentDeclinedError,
+    PaymentsUnavailableError,
+    RealityCheckDueError,
+    SelfExcludedError,
+    TimedOutError,
+)
+from colour_collector.service.models import MovementKind
+from colour_collector.service.protection_models import (
+    DepositLimit,
+    ExclusionKind,
+    LimitPeriod,
+)
+from fakes import FakeDatabase, FakePaymentProvider
+
+T0 = dt.datetime(2026, 12, 3, 12, 0, tzinfo=dt.UTC)
+HOUR = dt.timedelta(hours=1)
+DAY = dt.timedelta(days=1)
+POLICY = AccountPolicy(
+    passwords=Passwords(time_cost=1, memory_kib=8, parallelism=1),
+    idle_timeout=dt.timedelta(minutes=30),
+)
+"""The server's session rules: 12 hours at most, 30 minutes idle."""
+LASTING = AccountPolicy(passwords=POLICY.passwords, session_lifetime=dt.timedelta(days=3650))
+"""Sessions that outlast the tests of other rules (their clocks jump days ahead)."""
+NO_LIMITS = {p: None for p in LimitPeriod}
+
+
+def player(
+    db: FakeDatabase,
+    email: str = "p@example.com",
+    at: dt.datetime = T0,
+    rules: AccountPolicy = LASTING,
+) -> str:
+    """A registered player logged in at ``at`` under ``rules``; their session token."""
+    if db.state.accounts == {} or not any(
+        a.account.email == email for a in db.state.accounts.values()
+    ):
+        accounts.register(
+            db, POLICY, email=email, password="correct horse battery",
+            date_of_birth=dt.date(1990, 1, 1), now=at,
+        )  # fmt: skip
+    return accounts.login(
+        db, rules, email=email, password="correct horse battery", client="c", now=at
+    ).token
+
+
+def audit_kinds(db: FakeDatabase) -> list[str]:
+    return [entry.kind for entry in db.state.audit]
+
+
+def pay_in(
+    db: FakeDatabase, token: str, pence: int, at: dt.datetime, key: str | None = None
+) -> deposits.PaymentMade:
+    return deposits.deposit(
+        db,
+        token,
+        pence,
+        idempotency_key=key or f"k-{at.isoformat()}-{pence}",
+        provider=FakePaymentProvider(),
+        now=at,
+    )
+
+
+# ------------------------------------------------------------------------- deposit limits
+
+
+def test_a_lower_limit_applies_at_once_and_a_higher_one_after_24_hours_and_confirmation() -> None:
+    db = FakeDatabase()
+    token = player(db)
+    set_to = limits.set_limits(db, token, {**NO_LIMITS, LimitPeriod.DAILY: 5000}, now=T0)
+    assert set_to.limits[LimitPeriod.DAILY].limit.amount_pence == 5000
+    assert set_to.limits_answered
+    lower = limits.set_limits(db, token, {**NO_LIMITS, LimitPeriod.DAILY: 2000}, now=T0 + HOUR)
+    assert lower.limits[LimitPeriod.DAILY].limit.amount_pence == 2000
+    higher = limits.set_limits(db, token, {**NO_LIMITS, LimitPeriod.DAILY: 8000}, now=T0 + HOUR)
+    daily = higher.limits[LimitPeriod.DAILY].limit
+    assert (daily.amount_pence, daily.requested_pence) == (2000, 8000)
+    assert daily.confirmable_at == T0 + HOUR + DAY
+    with pytest.raises(LimitChangeNotDueError) as early:
+        limits.confirm_change(
+            db, token, LimitPeriod.DAILY, now=T0 + HOUR + DAY - dt.timedelta(seconds=1)
+        )
+    assert early.value.confirmable_at == T0 + HOUR + DAY
+    # The old limit holds meanwhile, and after the 24 hours until the player confirms.
+    later = protection.overview(db, token, now=T0 + 3 * DAY)
+    assert later.limits[LimitPeriod.DAILY].limit.amount_pence == 2000
+    done = limits.confirm_change(db, token, LimitPeriod.DAILY, now=T0 + 3 * DAY)
+    assert done.limits[LimitPeriod.DAILY].limit == DepositLimit(
+        db.state.sessions[accounts.hash_token(token)].account_id, LimitPeriod.DAILY, 8000
+    )
+    with pytest.raises(NoPendingLimitChangeError):
+        limits.confirm_change(db, token, LimitPeriod.DAILY, now=T0 + 3 * DAY)
+    assert audit_kinds(db).count("deposit_limits_set") == 3
+    assert audit_kinds(db)[-1] == "deposit_limit_confirmed"
+
+
+def test_removing_a_limit_waits_and_a_new_decrease_drops_the_waiting_change() -> None:
+    db = FakeDatabase()
+    token = player(db)
+    limits.set_limits(db, token, {**NO_LIMITS, LimitPeriod.WEEKLY: 10_000}, now=T0)
+    removal = limits.set_limits(db, token, NO_LIMITS, now=T0 + HOUR)
+    weekly = removal.limits[LimitPeriod.WEEKLY].limit
+    assert weekly.amount_pence == 10_000 and weekly.pending and weekly.requested_pence is None
+    tighter = limits.set_limits(
+        db, token, {**NO_LIMITS, LimitPeriod.WEEKLY: 9000}, now=T0 + 2 * HOUR
+    )
+    weekly = tighter.limits[LimitPeriod.WEEKLY].limit
+    assert weekly.amount_pence == 9000 and not weekly.pending
+    limits.set_limits(db, token, NO_LIMITS, now=T0 + 3 * HOUR)
+    gone = limits.confirm_change(db, token, LimitPeriod.WEEKLY, now=T0 + 3 * HOUR + DAY)
+    assert gone.limits[LimitPeriod.WEEKLY].limit.amount_pence is None
+
+
+def test_asking_again_restarts_the_cooling_off() -> None:
+    limit = DepositLimit(1, LimitPeriod.MONTHLY, 1000)
+    first = limits.change(limit, 2000, T0)
+    again = limits.change(first, 3000, T0 + 20 * HOUR)
+    assert again.confirmable_at == T0 + 20 * HOUR + DAY
+    assert limits.change(again, 1000, T0 + 21 * HOUR) == limit  # the limit in force: no change
+
+
+@pytest.mark.parametrize("bad", [0, -1, limits.MAX_LIMIT_PENCE + 1, True, "100", 1.5])
+def test_a_limit_must_be_whole_positive_pence(bad: object) -> None:
+    with pytest.raises(InvalidInputError) as refused:
+        limits.check_amount(LimitPeriod.DAILY, bad)
+    assert refused.value.field == "daily_pence"
+
+
+def test_a_deposit_over_a_limit_is_refused_naming_it_and_when_it_fits() -> None:
+    db = FakeDatabase()
+    token = player(db)
+    limits.set_limits(
+        db, token, {**NO_LIMITS, LimitPeriod.DAILY: 3000, LimitPeriod.WEEKLY: 4000}, now=T0
+    )
+    pay_in(db, token, 1000, T0)
+    pay_in(db, token, 1500, T0 + 2 * HOUR)
+    with pytest.raises(DepositLimitExceededError) as over:
+        pay_in(db, token, 1000, T0 + 3 * HOUR)
+    # Daily: 2500 of 3000 used; 1000 fits once the first 1000 leaves the 24 hours.
+    assert (over.value.period, over.value.limit_pence) == ("daily", 3000)
+    assert over.value.deposited_pence == 2500
+    assert over.value.resets_at == T0 + DAY
+    pay_in(db, token, 500, T0 + 4 * HOUR)  # exactly up to the limit
+    # Gross: a withdrawal gives no room back.
+    withdrawals.withdraw(
+        db, token, 2000, idempotency_key="w", provider=FakePaymentProvider(), now=T0 + 5 * HOUR
+    )
+    with pytest.raises(DepositLimitExceededError):
+        pay_in(db, token, 100, T0 + 5 * HOUR)
+    # A day later the daily window has room, the weekly (3000 of 4000) only for 1000.
+    with pytest.raises(DepositLimitExceededError) as weekly:
+        pay_in(db, token, 1500, T0 + DAY + 5 * HOUR)
+    assert weekly.value.period == "weekly"
+    assert weekly.value.resets_at == T0 + 7 * DAY
+    pay_in(db, token, 1000, T0 + DAY + 5 * HOUR)
+
+
+def test_a_deposit_larger_than_the_limit_never_fits() -> None:
+    db = FakeDatabase()
+    token = player(db)
+    limits.set_limits(db, token, {**NO_LIMITS, LimitPeriod.MONTHLY: 2000}, now=T0)
+    with pytest.raises(DepositLimitExceededError) as over:
+        pay_in(db, token, 2500, T0)
+    assert over.value.resets_at is None and over.value.period == "monthly"
+
+
+def test_the_limit_that_stays_in_the_way_longest_is_named() -> None:
+    deposits_made = [
+        _deposit(T0, 1000),
+        _deposit(T0 + 2 * DAY, 1000),
+    ]
+    both = [
+        DepositLimit(1, LimitPeriod.DAILY, 1000),
+        DepositLimit(1, LimitPeriod.WEEKLY, 2000),
+    ]
+    with pytest.raises(DepositLimitExceededError) as over:
+        limits.check_deposit(both, deposits_made, 500, T0 + 2 * DAY + HOUR)
+    assert over.value.period == "weekly" and over.value.resets_at == T0 + 7 * DAY
+
+
+def _deposit(at: dt.datetime, pence: int) -> wallet.Movement:
+    return wallet.Movement(0, 1, pence, MovementKind.DEPOSIT, None, at)
+
+
+def test_the_first_deposit_waits_for_the_limit_question_and_declining_is_an_answer() -> None:
+    db = FakeDatabase()
+    token = player(db)
+    with pytest.raises(DepositLimitsUnansweredError):
+        pay_in(db, token, 1000, T0)
+    assert db.state.movements == []
+    answered = limits.decline(db, token, now=T0)
+    assert answered.limits_answered and all(
+        s.limit.amount_pence is None for s in answered.limits.values()
+    )
+    assert pay_in(db, token, 1000, T0).balance_pence == 1000
+    assert "deposit_limits_declined" in audit_kinds(db)
+
+
+# ------------------------------------------------------------------------- payments
+
+
+def test_a_deposit_with_the_same_key_moves_money_once() -> None:
+    db = FakeDatabase()
+    token = player(db)
+    limits.decline(db, token, now=T0)
+    provider = FakePaymentProvider()
+    first = deposits.deposit(db, token, 700, idempotency_key="abc", provider=provider, now=T0)
+    again = deposits.deposit(db, token, 700, idempotency_key="abc", provider=provider, now=T0)
+    assert first.created and not again.created
+    assert again.payment == first.payment and again.balance_pence == 700
+    assert len(provider.calls) == 1 and provider.calls[0][3].endswith(":abc")
+    assert audit_kinds(db).count("deposit") == 1
+    payload = json.loads(db.state.audit[-1].payload)
+    assert payload["provider_reference"] == first.payment.provider_reference
+
+
+def test_a_declined_or_impossible_payment_moves_nothing() -> None:
+    db = FakeDatabase()
+    token = player(db)
+    limits.decline(db, token, now=T0)
+    for provider, error in (
+        (FakePaymentProvider(decline=True), PaymentDeclinedError),
+        (None, PaymentsUnavailableError),
+    ):
+        with pytest.raises(error):
+            deposits.deposit(db, token, 500, idempotency_key="x", provider=provider, now=T0)
+    with pytest.raises(InvalidInputError) as keyless:
+        deposits.deposit(
+            db, token, 500, idempotency_key=None, provider=FakePaymentProvider(), now=T0
+        )
+    assert keyless.value.field == "Idempotency-Key"
+    assert db.state.movements == [] and db.state.payments == []
+
+
+def test_a_withdrawal_is_at_most_the_balance_and_repeats_answer_the_same() -> None:
+    db = FakeDatabase()
+    token = player(db)
+    limits.decline(db, token, now=T0)
+    pay_in(db, token, 1000, T0)
+    provider = FakePaymentProvider()
+    with pytest.raises(InsufficientFundsError) as short:
+        withdrawals.withdraw(db, token, 1001, idempotency_key="w", provider=provider, now=T0)
+    assert short.value.balance_pence == 1000 and provider.calls == []
+    out = withdrawals.withdraw(db, token, 600, idempotency_key="w", provider=provider, now=T0)
+    again = withdrawals.withdraw(db, token, 600, idempotency_key="w", provider=provider, now=T0)
+    assert out.balance_pence == 400 and again.payment == out.payment and not again.created
+    assert wallet.statement(db, token, now=T0).balance_pence == 400
+    assert [m.kind for m in db.state.movements] == [MovementKind.DEPOSIT, MovementKind.WITHDRAWAL]
+
+
+# ------------------------------------------------------------------------- breaks
+
+
+def test_a_time_out_refuses_plays_and_deposits_at_once_until_it_ends() -> None:
+    db = FakeDatabase()
+    token = player(db)
+    limits.decline(db, token, now=T0)
+    pay_in(db, token, 2000, T0)
+    rules = policy([None])
+    bought = buying.purchase(
+        db, token, rules, confirm=True, idempotency_key=None, rng=random.Random(1), now=T0
+    )
+    taken = exclusions.take(db, token, ExclusionKind.TIME_OUT, 1, confirm=True, now=T0 + HOUR)
+    assert taken.exclusion is not None and taken.exclusion.ends_at == T0 + HOUR + DAY
+    # The play in progress may be finished, and pays.
+    number = bought.play.play_number
+    for _ in range(bought.play.steps):
+        play = db.state.plays[number]
+        kind = expected_step(bought.record, play.revealed)
+        assert kind is not None
+        reveal.reveal(db, token, number, kind.value, "odd" if kind.value == "bonus_pick" else None,
+                      rng=random.Random(2), now=T0 + HOUR)  # fmt: skip
+    assert settle.finish(db, token, number, now=T0 + HOUR).play.status.value == "finished"
+    with pytest.raises(TimedOutError) as refused:
+        buying.purchase(db, token, rules, confirm=True, idempotency_key=None,
+                        rng=random.Random(1), now=T0 + 2 * HOUR)  # fmt: skip
+    assert refused.value.until == T0 + HOUR + DAY
+    with pytest.raises(TimedOutError):
+        pay_in(db, token, 100, T0 + 2 * HOUR)
+    with pytest.raises(TimedOutError):
+        wallet.test_deposit(db, token, 100, enabled=True, now=T0 + 2 * HOUR)
+    # The balance can still be withdrawn.
+    withdrawals.withdraw(db, token, 100, idempotency_key="out", provider=FakePaymentProvider(),
+                         now=T0 + 2 * HOUR)  # fmt: skip
+    # Once it has ended (a new login), plays are on sale again.
+    later = player(db, at=T0 + HOUR + DAY)
+    again = buying.purchase(db, later, policy([None]), confirm=True, idempotency_key=None,
+                            rng=random.Random(1), now=T0 + HOUR + DAY)  # fmt: skip
+    assert again.created
+    assert audit_kinds(db).count("time_out") == 1
+
+
+def test_a_self_exclusion_cannot_be_shortened_by_a_time_out() -> None:
+    db = FakeDatabase()
+    token = player(db)
+    exclusions.take(db, token, ExclusionKind.SELF_EXCLUSION, 6, confirm=True, now=T0)
+    exclusions.take(db, token, ExclusionKind.TIME_OUT, 1, confirm=True, now=T0 + HOUR)
+    later = player(db, at=T0 + 2 * DAY)
+    found = protection.overview(db, later, now=T0 + 2 * DAY)
+    assert found.exclusion is not None
+    assert found.exclusion.kind is ExclusionKind.SELF_EXCLUSION
+    assert found.exclusion.ends_at == dt.datetime(2027, 6, 3, 12, 0, tzinfo=dt.UTC)
+    limits.decline(db, later, now=T0 + 2 * DAY)
+    with pytest.raises(SelfExcludedError):
+        pay_in(db, later, 100, T0 + 2 * DAY)
+
+
+@pytest.mark.parametrize(
+    ("kind", "length", "field"),
+    [
+        (ExclusionKind.TIME_OUT, 0, "days"),
+        (ExclusionKind.TIME_OUT, 43, "days"),
+        (ExclusionKind.SELF_EXCLUSION, 5, "months"),
+        (ExclusionKind.SELF_EXCLUSION, 61, "months"),
+    ],
+)
+def test_breaks_have_their_lengths(kind: ExclusionKind, length: int, field: str) -> None:
+    db = FakeDatabase()
+    token = player(db)
+    with pytest.raises(InvalidInputError) as refused:
+        exclusions.take(db, token, kind, length, confirm=True, now=T0)
+    assert refused.value.field == field
+    with pytest.raises(ConfirmationRequiredError):
+        exclusions.take(db, token, kind, 6 if field == "months" else 1, confirm=False, now=T0)
+    assert db.state.exclusions == []
+
+
+def test_months_are_calendar_months() -> None:
+    end_of_january = dt.datetime(2027, 1, 31, 9, 0, tzinfo=dt.UTC)
+    assert exclusions.add_months(end_of_january, 1) == dt.datetime(2027, 2, 28, 9, 0, tzinfo=dt.UTC)
+    assert exclusions.add_months(end_of_january, 60).year == 2032
+
+
+# ------------------------------------------------------------------------- reality checks
+
+
+def test_a_reality_check_pauses_the_next_purchase_after_the_interval() -> None:
+    db = FakeDatabase()
+    token = player(db)
+    wallet.test_deposit(db, token, 5000, enabled=True, now=T0)
+    rules = policy([None, None, None])
+
+    def buy_and_finish(at: dt.datetime) -> None:
+        bought = buying.purchase(db, token, rules, confirm=True, idempotency_key=None,
+                                 rng=random.Random(1), now=at)  # fmt: skip
+        number = bought.play.play_number
+        for _ in range(bought.play.steps):
+            kind = expected_step(bought.record, db.state.plays[number].revealed)
+            assert kind is not None
+            reveal.reveal(db, token, number, kind.value,
+                          "odd" if kind.value == "bonus_pick" else None,
+                          rng=random.Random(2), now=at)  # fmt: skip
+        settle.finish(db, token, number, now=at)
+
+    buy_and_finish(T0 + dt.timedelta(minutes=59))
+    assert not reality_checks.look(db, token, now=T0 + HOUR - dt.timedelta(seconds=1)).due(
+        T0 + HOUR - dt.timedelta(seconds=1)
+    )
+    with pytest.raises(RealityCheckDueError) as due:
+        buy_and_finish(T0 + HOUR)
+    assert due.value.played_seconds == 3600 and due.value.net_pence == -PRICE
+    seen = reality_checks.continue_playing(db, token, now=T0 + HOUR)
+    assert seen.due_at == T0 + 2 * HOUR and seen.net_pence == -PRICE
+    buy_and_finish(T0 + HOUR)
+    assert "reality_check" in audit_kinds(db)
+    # A shorter interval applies at once; a new login starts again from zero.
+    shorter = reality_checks.set_interval(db, token, 10, now=T0 + HOUR + dt.timedelta(minutes=15))
+    assert shorter.due(T0 + HOUR + dt.timedelta(minutes=15))
+    fresh = player(db, at=T0 + 3 * HOUR)
+    assert not reality_checks.look(db, fresh, now=T0 + 3 * HOUR).due(T0 + 3 * HOUR)
+
+
+@pytest.mark.parametrize("minutes", [9, 241, True])
+def test_a_reality_check_interval_is_10_to_240_minutes(minutes: int) -> None:
+    with pytest.raises(InvalidInputError):
+        reality_checks.check_interval(minutes)
+
+
+# ------------------------------------------------------------------------- inactivity
+
+
+def test_a_session_idle_for_30_minutes_ends_and_activity_keeps_it() -> None:
+    db = FakeDatabase()
+    token = player(db, rules=POLICY)
+    thirty = dt.timedelta(minutes=30)
+    assert accounts.current_account(db, token, now=T0 + thirty - dt.timedelta(seconds=1))
+    with pytest.raises(NotAuthenticatedError):
+        accounts.current_account(db, token, now=T0 + thirty)
+    kept = player(db, rules=POLICY)
+    renewed = inactivity.keep_alive(db, kept, POLICY, now=T0 + dt.timedelta(minutes=29))
+    assert renewed.expires_at == T0 + dt.timedelta(minutes=59)
+    assert accounts.current_account(db, kept, now=T0 + dt.timedelta(minutes=58))
+    with pytest.raises(NotAuthenticatedError):  # an ended session is not revived
+        inactivity.keep_alive(db, kept, POLICY, now=T0 + 2 * HOUR)
+    # Activity never takes a session past its lifetime.
+    last = player(db, rules=POLICY)
+    for minutes in range(20, 12 * 60, 20):  # active all day
+        end = inactivity.keep_alive(db, last, POLICY, now=T0 + dt.timedelta(minutes=minutes))
+    assert end.expires_at == T0 + POLICY.session_lifetime
+    with pytest.raises(NotAuthenticatedError):
+        inactivity.keep_alive(db, last, POLICY, now=T0 + POLICY.session_lifetime)
+
+
+def test_without_an_idle_timeout_a_session_lasts_its_lifetime() -> None:
+    plain = AccountPolicy(passwords=POLICY.passwords)
+    assert plain.session_end(T0, T0 + HOUR) == T0 + plain.session_lifetime
