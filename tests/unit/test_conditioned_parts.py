@@ -7,7 +7,8 @@ sampler must agree with them:
 - ``without_bonus.WithoutBonus``: its chance of a target with no Bonus Game, and its draws;
 - ``other_items.OtherItems``: summing a skeleton's other items out gives the cell's chance of a
   target;
-- ``layout``: a laid-out haul replays, through the rules, to what the haul says.
+- ``layout``: a laid-out haul replays, through the rules, to what the haul says;
+- ``placement_lean``: the chain's twisted Symbols placement, weighted, is the natural one.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from colour_collector.game.layout import lay_out_main
 from colour_collector.game.natural import MainHaul, simulate_haul
 from colour_collector.game.other_items import OtherItems
 from colour_collector.game.outcome import MainTarget, targets_for
+from colour_collector.game.placement_lean import PlacementLean
 from colour_collector.game.prize_table import tier_by_name
 from colour_collector.game.record import MainSpin, PlayRecord
 from colour_collector.game.rules import Game
@@ -168,3 +170,36 @@ def test_a_tier_paid_by_several_rows_and_levels_has_one_target_each() -> None:
     top = targets_for(tier_by_name("£1,000,000"), CFG)
     assert top == (MainTarget(frozenset({6}), None, False),)
     assert targets_for(None, CFG) == (MainTarget(frozenset(), None, False),)
+
+
+def test_a_leaning_placement_weighs_back_to_the_uniform_one() -> None:
+    # The chain's Symbols placement leans to the star row; weighted by natural over proposed
+    # chance, its placements are uniform over the free boxes (no box is ruled out here: no row
+    # the tier does not want can be completed by three Symbols).
+    star = len(CFG.prize_table) - 1
+    lean = PlacementLean(CFG, frozenset({star}))
+    boxes = [row.boxes for row in CFG.prize_table]
+    start = [0] * star + [boxes[star] - 3]  # the star row lacks three
+    free = [b - n for b, n in zip(boxes, start, strict=True)]
+    rng = random.Random(5)
+    draws = 20_000
+    weights: list[float] = []
+    first = Counter[int]()
+    proposed = 0
+    for _ in range(draws):
+        pending = list(start)
+        placed = lean.place(3, pending, 4, rng)
+        assert placed is not None
+        rows, factor = placed
+        assert Counter(rows) == Counter(
+            {r: n - s for r, (n, s) in enumerate(zip(pending, start, strict=True)) if n > s}
+        )
+        weights.append(factor)
+        first[rows[0]] += factor
+        proposed += rows[0] == star
+    mean = sum(weights) / draws
+    spread = (sum((w - mean) ** 2 for w in weights) / (draws - 1)) ** 0.5
+    assert proposed / draws > 2 * free[star] / sum(free)  # it does lean
+    assert abs(mean - 1) < 4 * spread / draws**0.5
+    for row, room in enumerate(free):
+        assert abs(first[row] / draws - room / sum(free)) < 0.02, row

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from itertools import accumulate
 from math import comb
+from typing import Protocol
 
 from colour_collector.game.config import COUNTED_KINDS, SYMBOL_KINDS, BonusKind, GameConfig
 from colour_collector.game.natural import (
@@ -69,10 +70,16 @@ BOOSTERS = frozenset(
 )
 """Bonus Prize kinds that raise the level."""
 
-Lean = Callable[[list[int], int], Sequence[float]]
-"""Given the filled boxes (counting Symbols already placed) and how many Symbols of the prize are
-still to place (this one included), for each row how much more often than naturally this Symbol
-goes there: 0 for never."""
+
+class Lean(Protocol):
+    """Where a chain's proposals put the Symbols a Bonus Game adds (``placement_lean``)."""
+
+    def place(
+        self, count: int, pending: list[int], spins: int, rng: random.Random
+    ) -> tuple[tuple[int, ...], float] | None:
+        """Rows for ``count`` added Symbols with ``spins`` spins left to play after them, and
+        the natural over proposed chance of the choice; None if no free box may be taken.
+        Updates ``pending`` (the filled boxes, counting Symbols already placed)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,7 +388,7 @@ class LevelOdds:
                     ),
                 )
                 effect, _ = self.effects[pick]
-                game = self._bonus_game(effect, drawing, lean, favour, rng)
+                game = self._bonus_game(effect, drawing, lean, favour, rng, spins_left=spins_left)
                 if game is None:
                     return None
                 games.append(game)
@@ -406,6 +413,8 @@ class LevelOdds:
         lean: Lean | None,
         favour: float,
         rng: random.Random,
+        *,
+        spins_left: int,
     ) -> BonusGamePlay | None:
         """A natural Bonus Game conditioned on ``effect`` (levels, extra spins, Symbols won), its
         Symbols placed in the free boxes (twisted by ``lean``); None if ``lean`` rules out every
@@ -478,7 +487,7 @@ class LevelOdds:
             if lean is None:
                 dealt = place_uniformly(sum(counts), pending, self.boxes, rng)
             else:
-                leaning = _place_leaning(sum(counts), pending, self.boxes, lean, rng)
+                leaning = lean.place(sum(counts), pending, spins_left + extra, rng)
                 if leaning is None:
                     return None
                 dealt, factor = leaning
@@ -518,30 +527,6 @@ class LevelOdds:
                     reach[(d, n, s)] = total / (1 - stay)
         self._reaches[key] = reach
         return reach
-
-
-def _place_leaning(
-    count: int, pending: list[int], boxes: list[int], lean: Lean, rng: random.Random
-) -> tuple[tuple[int, ...], float] | None:
-    """Rows for ``count`` added Symbols, each free box taken in proportion to its row's lean,
-    and the natural over twisted chance of the choice; None if every free box has lean 0.
-    Updates ``pending``."""
-    rows = []
-    factor = 1.0
-    for left in range(count, 0, -1):
-        free = [b - n for n, b in zip(pending, boxes, strict=True)]
-        spaces = sum(free)
-        if not spaces:
-            break
-        leans = [f * q if f else 0.0 for f, q in zip(free, lean(pending, left), strict=True)]
-        total = sum(leans)
-        if not total > 0:
-            return None
-        row = choose(rng, leans)
-        factor *= free[row] * total / (spaces * leans[row])
-        pending[row] += 1
-        rows.append(row)
-    return tuple(rows), factor
 
 
 @dataclass(frozen=True, slots=True)

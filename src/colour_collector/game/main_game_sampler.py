@@ -40,7 +40,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum, unique
 from itertools import accumulate
-from math import comb
 
 from colour_collector.game.booster_level import LevelOdds, LevelWanted, Skeleton
 from colour_collector.game.config import GameConfig
@@ -48,6 +47,7 @@ from colour_collector.game.errors import GameError
 from colour_collector.game.natural import GiveUp, MainHaul, simulate_haul_unless
 from colour_collector.game.other_items import OtherItems
 from colour_collector.game.outcome import MainTarget, targets_for
+from colour_collector.game.placement_lean import PlacementLean
 from colour_collector.game.prize_table import Tier, load_tiers
 from colour_collector.game.sampling import choose, choose_cumulative
 from colour_collector.game.without_bonus import WithoutBonus
@@ -65,21 +65,22 @@ EXACT_FIRST_SHARE = 0.2
 """The share of plays those draws must be expected to catch for them to be made."""
 CHAIN_PROPOSALS = 56
 """Proposals a chain makes before its state is taken."""
-LEAN_FLOOR = 1e-3
-"""The smallest look-ahead chance a chain's Symbol placement twist uses (so no free box is ever
-ruled out by it)."""
+TOP_ROW_PROPOSALS = 112
+"""Proposals a chain makes for a tier that completes the row with the most boxes (the star):
+its proposals are the furthest from natural play, so it needs more of them (with 56, the full
+battery told £1,000,000 plays apart from natural ones; with 112 it does not). Other tiers keep
+56, which keeps every tier's 99th percentile under 50 ms (112 took £150 (£20 + £30 + £100) to
+60 ms)."""
 SPARE_MIX = 0.05
 """Each cell of a chain is proposed at least this share of the time."""
 BIG_ROW = 8
 """Rows with this many boxes or more are big: a chain's Symbols proposals favour their shapes."""
 BIG_ROW_TILT = 2
+"""How much more often than naturally those proposals collect a big row's shape the tier wants."""
 SYMBOLS_FAVOUR = 3.0
 """How much more often than naturally a chain's Symbols proposals for a tier with a big row win
 Symbols prizes in a Bonus Game (below 6, where a Bonus Game would never end)."""
-"""How much more often than naturally those proposals collect a big row's shape the tier wants."""
 CHAIN_CALIBRATION = 300
-LEANS_KEPT = 20_000
-"""Placement twists a chain remembers (the memo starts afresh when full)."""
 """Proposals drawn from each cell of a chain (at a fixed seed) to estimate its share."""
 NATURAL_PLAYS = 20_000
 """Natural Main Games simulated to estimate the common targets' chances."""
@@ -177,7 +178,7 @@ class MainGameSampler:
                 kept = _draw_kept(cell, rng, targets, cfg, give_up)
                 if kept is not None:
                     return kept
-            return self._chain.sample(rng, CHAIN_PROPOSALS)
+            return self._chain.sample(rng, self._chain.proposals)
         for _ in range(MAX_TRIES):
             if self.method is Method.NATURAL:
                 haul = simulate_haul_unless(cfg, rng, give_up)
@@ -261,71 +262,6 @@ class Unfilled:
         return self.cell.others[choose(rng, self.chances)].fill(self.skeleton, rng)
 
 
-class PlacementLean:
-    """Where a chain's proposals put added Symbols: in proportion to the natural chance times
-    the chance, had this Symbol gone there, that the rest of the prize's Symbols fill what the
-    tier's rows still lack, over that chance now (the exact look-ahead for a prize that must
-    complete the rows by itself, each row taken on its own, never below FLOOR); never in a box
-    that completes a row no target of the tier has."""
-
-    def __init__(self, config: GameConfig, targets: Sequence[MainTarget]) -> None:
-        self.boxes = [row.boxes for row in config.prize_table]
-        self.wanted = frozenset().union(*(t.rows for t in targets))
-        self._tails: dict[tuple[int, int, int, int], float] = {}
-        self._leans: dict[tuple[tuple[int, ...], int], tuple[float, ...]] = {}
-
-    def _tail(self, spaces: int, free: int, left: int, lacking: int) -> float:
-        """Chance that ``left`` Symbols dealt over ``spaces`` free boxes put at least ``lacking``
-        in a row with ``free`` of them (at least LEAN_FLOOR)."""
-        key = (spaces, free, left, lacking)
-        held = self._tails.get(key)
-        if held is None:
-            if lacking <= 0:
-                held = 1.0
-            else:
-                drawn = min(left, spaces)
-                ways = comb(spaces, drawn)
-                held = (
-                    sum(
-                        comb(free, y) * comb(spaces - free, drawn - y)
-                        for y in range(lacking, min(free, drawn) + 1)
-                    )
-                    / ways
-                )
-            held = self._tails[key] = max(held, LEAN_FLOOR)
-        return held
-
-    def __call__(self, pending: list[int], left: int) -> Sequence[float]:
-        key = (tuple(pending), left)
-        held = self._leans.get(key)
-        if held is None:
-            if len(self._leans) >= LEANS_KEPT:  # a bounded memo: a server runs for long
-                self._leans.clear()
-            held = self._leans[key] = tuple(self._leaning(pending, left))
-        return held
-
-    def _leaning(self, pending: list[int], left: int) -> list[float]:
-        boxes, wanted, tail = self.boxes, self.wanted, self._tail
-        free = [b - n for n, b in zip(pending, boxes, strict=True)]
-        spaces = sum(free)
-        # For each wanted row: its look-ahead now, and after this Symbol went elsewhere or there.
-        elsewhere = 1.0
-        into: dict[int, float] = {}
-        for row in wanted:
-            lacking = free[row]
-            now = tail(spaces, lacking, left, lacking)
-            away = tail(spaces - 1, lacking, left - 1, lacking) / now
-            elsewhere *= away
-            into[row] = tail(spaces - 1, lacking - 1, left - 1, lacking - 1) / now / away
-        leans = []
-        for row, room in enumerate(free):
-            if not room or (row not in wanted and room == 1):
-                leans.append(0.0)
-            else:
-                leans.append(elsewhere * into.get(row, 1.0))
-        return leans
-
-
 class SkeletonChain:
     """Natural Main Games conditioned on a tier, by an independence Metropolis-Hastings chain.
 
@@ -334,7 +270,7 @@ class SkeletonChain:
     (exact); from a no-Symbols level cell, a skeleton, weighted by the exact chance that its
     other items bring the tier about (they are drawn, conditioned on that, only for the chain's
     final state); from a Symbols level cell, a Main Game whose added Symbols lean to the tier's
-    rows (``LEAN_ROW``), weighted by natural over twisted chance if it comes to the tier. Each
+    rows (``placement_lean``), weighted by natural over twisted chance if it comes to the tier. Each
     weight is natural chance over proposed chance, so the chain's stationary law is natural play
     conditioned on the tier, and after ``n`` proposals its state is within ``(1 - 1/W) ** n`` of
     it in total variation when weights stay below ``W`` times their mean (Mengersen and Tweedie
@@ -347,8 +283,8 @@ class SkeletonChain:
         self.cfg = config
         self.targets = tuple(targets)
         self.cells = tuple(cells)
-        self.lean = PlacementLean(config, targets)
         wanted = frozenset().union(*(t.rows for t in targets))
+        self.lean = PlacementLean(config, wanted)
         big = any(config.prize_table[r].boxes >= BIG_ROW for r in wanted)
         self.tilt = (
             *(
@@ -361,6 +297,10 @@ class SkeletonChain:
         (the shapes, then the Prize Game symbol): the tier's big rows are favoured."""
         self.favour = SYMBOLS_FAVOUR if big else 1.0
         """How much more often than naturally a Symbols cell's proposals win Symbols prizes."""
+        top = max(row.boxes for row in config.prize_table)
+        star = any(config.prize_table[r].boxes == top for r in wanted)
+        self.proposals = TOP_ROW_PROPOSALS if star else CHAIN_PROPOSALS
+        """Proposals made before the chain's state is taken."""
         # The no-Bonus-Game cells are drawn exactly and their chances are exact: a play is drawn
         # from one of them with their share of the tier, and the chain runs over the others.
         self.quiet = [c for c in self.cells if c.quiet is not None]
