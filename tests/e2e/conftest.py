@@ -132,7 +132,7 @@ def _start_server(
             _server_command(port), env=env, stdout=sink, stderr=subprocess.STDOUT, cwd=tmp
         )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60  # the generator works out its tables at start (about 10 s)
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"server exited with {process.returncode}:\n{log.read_text()}")

@@ -66,7 +66,9 @@ def test_reduced_motion_keeps_each_spins_result(
         assert step["kind"] == "spin"
         assert marked_squares(page) == sorted(step["collected"])
         line = text(page, "last-spin")
-        assert f"{step['wheel'].upper()}: collected" in line, line
+        # A spin collects nothing about 1 time in 30 in natural play (and so in a generated one).
+        said = "collected" if step["collected"] else "nothing to collect"
+        assert f"{step['wheel'].upper()}: {said}" in line, line
         gained = [
             i
             for i, row in enumerate(after["prize_table"])

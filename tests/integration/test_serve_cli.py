@@ -45,7 +45,7 @@ def test_serve_starts_creates_sqlite_and_answers_healthz(tmp_path: Path) -> None
         text=True,
     )
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         answer = None
         while time.monotonic() < deadline and process.poll() is None:
             try:

@@ -9,12 +9,14 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 
 from colour_collector.game.config import BonusKind, load_config
-from colour_collector.game.generator import generate
+from colour_collector.game.generator import generate, main_sampler
+from colour_collector.game.main_game_sampler import Method
 from colour_collector.game.prize_table import Tier, load_tiers, tier_by_name
 from colour_collector.game.record import BonusRound, MainSpin, Panel, PlayRecord
 from colour_collector.game.replay import Result, replay
@@ -24,7 +26,7 @@ from strategies import outcomes, seeds
 PLAYS = 300
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(outcome=outcomes, seed=seeds)
 def test_every_outcome_replays_to_itself(outcome: Tier | None, seed: int) -> None:
     record = generate(outcome, random.Random(seed))
@@ -146,3 +148,32 @@ def test_the_prize_game_ends_on_win_x2_sometimes() -> None:
     )
     assert doubled[True] > 0
     assert doubled[False] > 0
+
+
+def test_the_docs_list_each_tiers_method() -> None:
+    # docs/generator.md's table (benchmarks/methods_table.py) must say what the code does.
+    docs = Path(__file__).resolve().parents[2] / "docs" / "generator.md"
+    text = docs.read_text("utf-8")
+    section = text[text.index("### Which method each tier uses") :]
+    section = section[: section.index("\n## ")]  # the naturalness report's tables come after
+    listed = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.split("|")]
+        if len(cells) > 4 and cells[3] in {m.value for m in Method}:
+            listed[cells[1]] = cells[3]
+    cfg = load_config()
+    expected = {
+        "no win" if t is None else t.name: main_sampler(t, cfg).method.value
+        for t in [None, *load_tiers()]
+    }
+    assert listed == expected
+
+
+def test_each_method_keeps_a_play_a_function_of_the_seed() -> None:
+    cfg = load_config()
+    for name in ["£5", "£14 (£6 + £8)", "£1,000,000"]:
+        tier = tier_by_name(name)
+        assert main_sampler(tier, cfg).method in set(Method)
+        assert generate(tier, random.Random(9)) == generate(tier, random.Random(9))
+    methods = {main_sampler(t, cfg).method for t in [None, *load_tiers()]}
+    assert methods == set(Method)

@@ -1,102 +1,113 @@
-"""Naturalness: generated losing plays look like natural plays that lost.
+"""The naturalness battery, reduced: generated plays against natural plays of the same tier class.
 
-A generated no-win play and a plain forward simulation (``natural.simulate_main``) kept only when it
-loses are compared on every measure of ``naturalness`` with a two-sample chi-square test at a fixed
-seed. A control shows the same test does tell different plays apart.
+For every tier class (``naturalness.CLASSES``) a natural reference sample and a generated sample
+with the same tiers are measured through the rules (``play_statistics``) and compared statistic
+by statistic; all p-values of a class are Holm-adjusted, and each class is held to
+``FAMILY / len(CLASSES)``, so the whole battery keeps its family-wise error below ``FAMILY``.
+The control runs the same battery on the planned generator this one replaced
+(``tests/control``) and must reject it. ``benchmarks/naturalness_report.py`` runs the full
+battery with larger samples; ``docs/generator.md`` shows its table.
 """
 
 from __future__ import annotations
 
 import random
-from collections import Counter
+from functools import cache
 
 import pytest
 
 from colour_collector.game import naturalness
+from colour_collector.game.config import load_config
 from colour_collector.game.generator import generate
-from colour_collector.game.prize_table import tier_by_name
-from colour_collector.game.record import BonusRound, MainSpin
+from colour_collector.game.naturalness import CLASSES, ClassRun, Comparison, TierClass
+from colour_collector.game.play_statistics import CATEGORIES, RATIOS, measure
+from colour_collector.game.prize_table import load_tiers, tier_by_name
+from colour_collector.game.record import BonusRound, MainSpin, PrizeSpin
+from control.generator import generate as planned_generate
 
-SAMPLE = 2000
-SIGNIFICANCE = 0.001
-MEASURES = {
-    "bonus_games",
-    "spins",
-    "prize_game_box",
-    *(
-        f"row_{s}"
-        for s in ("circle", "triangle", "square", "diamond", "pentagon", "hexagon", "star")
-    ),
-}
+FAMILY = 0.01
+"""Family-wise error rate of the whole reduced battery."""
+PLAYS = {"£1,000,000": 60}
+"""Plays per class in the reduced battery, where not ``DEFAULT_PLAYS``."""
+DEFAULT_PLAYS = 120
+SEED = 2026
 
 
-def _generated(tier_name: str | None, count: int, seed: int) -> list[naturalness.Measures]:
-    rng = random.Random(seed)
-    tier = None if tier_name is None else tier_by_name(tier_name)
-    found = []
-    for _ in range(count):
-        record = generate(tier, rng)
-        found.append(naturalness.main_measures(record.grid, record.steps))
-    return found
+@cache
+def run(name: str, planned: bool = False) -> ClassRun:
+    cls = next(c for c in CLASSES if c.name == name)
+    generator = planned_generate if planned else generate
+    return naturalness.run_class(cls, PLAYS.get(name, DEFAULT_PLAYS), SEED, generator)
 
 
-@pytest.fixture(scope="module")
-def natural_losing() -> list[naturalness.Measures]:
-    return naturalness.natural_plays(SAMPLE, random.Random(20), naturalness.no_win)
+def adjusted(comparisons: list[Comparison]) -> list[tuple[Comparison, float]]:
+    return list(zip(comparisons, naturalness.holm([c.pvalue for c in comparisons]), strict=True))
 
 
-def test_generated_losing_plays_match_natural_losing_plays(
-    natural_losing: list[naturalness.Measures],
-) -> None:
-    generated = _generated(None, SAMPLE, seed=21)
-    comparisons = naturalness.compare(generated, natural_losing)
-    assert {c.measure for c in comparisons} == MEASURES
-    for comparison in comparisons:
-        assert comparison.pvalue is not None, comparison
-        assert comparison.dof >= 1, comparison
-        assert comparison.pvalue > SIGNIFICANCE, comparison
+def test_every_tier_is_in_exactly_one_class() -> None:
+    tiers = [t for c in CLASSES for t in c.tiers]
+    assert len(tiers) == len(set(tiers))
+    assert set(tiers) == {None, *load_tiers()}
 
 
-def test_the_comparison_tells_different_plays_apart(
-    natural_losing: list[naturalness.Measures],
-) -> None:
-    # £14 (£6 + £8) needs a Prize Booster, so every such play has a Bonus Game: the test must
-    # see that against losing plays, which rarely have one.
-    boosted = _generated("£14 (£6 + £8)", SAMPLE // 4, seed=22)
-    comparisons = {c.measure: c for c in naturalness.compare(boosted, natural_losing)}
-    bonus = comparisons["bonus_games"]
-    assert bonus.pvalue is not None
-    assert bonus.pvalue < SIGNIFICANCE
+def test_there_are_at_least_thirty_statistics_across_every_part_of_a_play() -> None:
+    assert len(RATIOS) + len(CATEGORIES) >= 30
+    parts = {s.part for s in (*RATIOS, *CATEGORIES)}
+    assert {p.value for p in parts} == {"Main Game", "whole play", "Bonus Game", "Prize Game"}
 
 
-def test_measures_are_read_through_the_rules() -> None:
-    record = generate(tier_by_name("£5"), random.Random(3))
-    measures = naturalness.main_measures(record.grid, record.steps)
-    assert "row_circle" not in measures  # the £5 row is complete
-    assert measures["spins"] == sum(isinstance(s, MainSpin) for s in record.steps)
-    lost_rounds = sum(isinstance(s, BonusRound) and not s.won for s in record.steps)
-    assert measures["bonus_games"] == lost_rounds  # each Bonus Game ends on one lost round
-    assert naturalness.outcome_key(record.grid, record.steps) == ((0,), 0, False)
-    assert naturalness.five_pounds(naturalness.outcome_key(record.grid, record.steps))
+def test_statistics_are_read_through_the_rules() -> None:
+    record = generate(tier_by_name("£20 (£20 Prize Game)"), random.Random(3))
+    measured = measure(record, load_config())
+    spins = [s for s in record.steps if isinstance(s, MainSpin)]
+    collected = sum(sum(c == s.wheel for c in s.colours) for s in spins)
+    assert measured.ratios["squares collected a spin"] == (collected, len(spins))
+    assert measured.ratios["spins played"] == (len(spins), 1)
+    lost = sum(isinstance(s, BonusRound) and not s.won for s in record.steps)
+    assert measured.ratios["Bonus Games a play"] == (lost, 1)
+    prize_spins = sum(isinstance(s, PrizeSpin) for s in record.steps)
+    assert measured.ratios["Prize Game spins"] == (prize_spins, 1)
+    assert measured.ratios["Prize Game box at the end (no Prize Game)"][1] == 0
+    # A play without a Prize Game has no Prize Game statistics.
+    losing = measure(generate(None, random.Random(4)), load_config())
+    assert losing.ratios["Prize Game spins"] == (0, 0)
+    assert "Prize Game spins (categories)" not in losing.categories
 
 
-def test_sparse_categories_are_merged_until_each_expected_count_is_five() -> None:
-    a = Counter({0: 50, 1: 40, 2: 3, 3: 1})
-    b = Counter({0: 45, 1: 50, 2: 2})
-    cells = naturalness.merged_table(a, b)
-    assert sum(x for x, _ in cells) == sum(a.values())
-    assert sum(y for _, y in cells) == sum(b.values())
-    assert cells == [(50, 45), (44, 52)]
-    statistic, dof = naturalness.chi_square_two_sample(cells)
-    assert dof == 1
-    assert statistic > 0
-    assert naturalness.chi_square_two_sample([(10, 10), (10, 10)]) == (0.0, 1)
+def test_holm_adjusts_in_step_down_order() -> None:
+    adjusted_p = naturalness.holm([0.01, 0.04, 0.03, 0.5])
+    assert adjusted_p == pytest.approx([0.04, 0.09, 0.09, 0.5])
 
 
-def test_generated_five_pound_plays_match_natural_five_pound_plays() -> None:
-    # The commonest win is built like losing plays: natural plays selected by their outcome.
-    natural = naturalness.natural_plays(SAMPLE // 2, random.Random(23), naturalness.five_pounds)
-    generated = _generated("£5", SAMPLE // 2, seed=24)
-    for comparison in naturalness.compare(generated, natural):
-        assert comparison.pvalue is not None, comparison
-        assert comparison.pvalue > SIGNIFICANCE, comparison
+def test_the_tests_tell_apart_samples_that_differ() -> None:
+    # Two natural samples of different tiers: the battery's tests must see the difference.
+    five = naturalness.run_class(next(c for c in CLASSES if c.name == "£5"), 150, 7)
+    no_win = naturalness.natural_plays(
+        next(c for c in CLASSES if c.name == "no win"), 150, random.Random(8)
+    )
+    comparisons = naturalness.compare(
+        "£5 against no win", five.generated, [(measure(p.record), 1.0) for p in no_win]
+    )
+    assert min(p for _, p in adjusted(comparisons)) < FAMILY
+
+
+@pytest.mark.parametrize("tier_class", CLASSES, ids=lambda c: c.name)
+def test_generated_plays_are_natural_plays_of_their_class(tier_class: TierClass) -> None:
+    result = run(tier_class.name)
+    comparisons = naturalness.compare(tier_class.name, result.generated, result.reference)
+    assert len(comparisons) >= 20, [c.statistic for c in comparisons]
+    worst = min(adjusted(comparisons), key=lambda pair: pair[1])
+    assert worst[1] > FAMILY / len(CLASSES), worst
+    # The wheel stays unpredictable: the chance that the colour most represented on the grid
+    # wins the next spin is natural play's, within its error.
+    wheel = next(c for c in comparisons if c.statistic == "wheel on the grid's commonest colour")
+    assert wheel.pvalue > FAMILY / len(CLASSES), wheel
+    assert abs(wheel.generated - wheel.natural) < 4 * wheel.error, wheel
+
+
+@pytest.mark.parametrize("name", ["Prize Game only, £10 to £20", "one row, £6 to £12"])
+def test_the_battery_rejects_the_planned_generator(name: str) -> None:
+    # The control: plays built to a plan (the generator this one replaced) are told apart.
+    result = run(name, planned=True)
+    comparisons = naturalness.compare(name, result.generated, result.reference)
+    assert min(p for _, p in adjusted(comparisons)) < FAMILY / len(CLASSES)

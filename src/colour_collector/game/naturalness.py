@@ -1,190 +1,658 @@
-"""How natural generated plays look: measures of a Main Game and a two-sample comparison.
+"""The naturalness battery: generated plays against natural plays of the same tier class.
 
-"Natural" means: distributed like a plain forward simulation of the game (``natural.simulate_main``)
-conditioned on the same outcome. The measures are read from a play's steps through the rules engine
-(``rules.Game``), never from the generator, so generated and simulated plays are measured alike:
+For each *tier class* (tiers grouped by breakdown kind and size, ``CLASSES``) the battery takes a
+reference sample of natural plays conditioned on the class and a generated sample with the same
+tiers, measures both with ``play_statistics`` (through the rules engine, never through the
+generator), and tests every statistic:
 
-- ``row_<shape>``: boxes filled at the end in that Prize Table row, for rows left unfinished;
-- ``bonus_games``: Bonus Games played;
-- ``spins``: Main Game spins played (6 plus extra spins won);
-- ``prize_game_box``: Prize Game symbols in the box at the end (for plays without a Prize Game).
+- a ratio with a two-sample z-test whose variance allows for the dependence between the spins
+  of one play (the ratio estimator's variance, summed over plays: a cluster-robust test);
+- a category with a chi-square test of homogeneity (a Wald test, which for unweighted samples is
+  the usual test on the merged table), categories merged until each expected count is at least
+  ``MIN_EXPECTED``.
 
-``compare`` runs a two-sample chi-square test of homogeneity on each measure (categories with a
-small expected count are merged with their neighbour). The statistic is computed here; the p-value
-needs scipy, imported only when called (the core imports without it).
+The p-values of a whole run are corrected together with Holm's step-down method. Reference plays
+come from natural play conditioned on the class (``Reference``):
+
+- ``NATURAL``: natural plays (Main Game and Prize Game) simulated until one lands in the class,
+  the exact reference, used whenever the class is common enough;
+- ``CELLS``: the same rejection from natural play restricted to the exactly weighed cells of
+  ``main_game_sampler`` (level cells with natural other items, no-Bonus-Game cells): exact too,
+  for classes too rare to simulate;
+- ``WEIGHTED``: the chain's proposals weighted by natural over proposed chance (importance
+  sampling, unbiased as the sample grows; the tests use the weights' own variance), for the top
+  prize alone.
+
+scipy and numpy are imported only when a test is computed, so importing the game core never loads
+them.
 """
 
 from __future__ import annotations
 
 import random
-from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum, unique
+from typing import Any
 
-from colour_collector.game.config import GameConfig, load_config
-from colour_collector.game.natural import simulate_main
-from colour_collector.game.record import Item, MainSpin, PrizeSpin, Step
-from colour_collector.game.rules import Game
-from colour_collector.game.simulation import chi_square_pvalue
-
-Measures = dict[str, int]
-"""One play's value of each measure it has (a finished row has no row measure)."""
+from colour_collector.game.booster_level import LevelOdds, LevelWanted
+from colour_collector.game.config import GameConfig, Pence, load_config
+from colour_collector.game.errors import GameError
+from colour_collector.game.generator import calibration, generate, main_sampler
+from colour_collector.game.layout import lay_out_main, lay_out_prize
+from colour_collector.game.main_game_sampler import Method, SkeletonChain, hopeless
+from colour_collector.game.natural import MainHaul, simulate_haul_unless
+from colour_collector.game.outcome import MainTarget, targets_for
+from colour_collector.game.play_statistics import CATEGORIES, RATIOS, Measured, measure
+from colour_collector.game.prize_game import PrizeHaul, prize_game_odds, simulate_prize_game
+from colour_collector.game.prize_table import Tier, tier_by_name, tier_for_breakdown
+from colour_collector.game.record import PlayRecord, Step
+from colour_collector.game.sampling import choose_cumulative
 
 MIN_EXPECTED = 5
-"""Smallest expected count per cell of a chi-square table; rarer categories are merged."""
+"""Smallest expected count per cell of a category test; rarer categories are merged."""
+MIN_PLAYS = 20
+"""Plays a statistic needs in each sample (with a positive denominator) to be tested."""
+MAX_DRAWS = 50_000_000
+"""Draws after which a reference gives up."""
 
 
-def main_measures(
-    grid: tuple[Item, ...], steps: Sequence[Step], config: GameConfig | None = None
-) -> Measures:
-    """The measures of a Main Game, applying its steps through the rules (Prize Game spins end)."""
-    cfg = config or load_config()
-    game = _main_game(grid, steps, cfg)
-    spins = sum(1 for step in steps if isinstance(step, MainSpin))
-    measures: Measures = {
-        "bonus_games": game.bonus_games_played,
-        "spins": spins,
-        "prize_game_box": game.prize_game_symbols,
-    }
-    for r, row in enumerate(cfg.prize_table):
-        if game.filled[r] < row.boxes:
-            measures[f"row_{row.shape}"] = game.filled[r]
-    return measures
+@unique
+class Reference(StrEnum):
+    """How a class's natural plays are drawn."""
+
+    NATURAL = "natural"
+    """Natural plays simulated until one is in the class (exact)."""
+    CELLS = "cells"
+    """Rejection from natural play restricted to cells of known chance (exact)."""
+    WEIGHTED = "weighted"
+    """The chain's proposals with their importance weights (unbiased as the sample grows)."""
 
 
-def outcome_key(
-    grid: tuple[Item, ...], steps: Sequence[Step], config: GameConfig | None = None
-) -> tuple[tuple[int, ...], int, bool]:
-    """What a Main Game came to: (completed rows, their level or 0, Prize Game unlocked)."""
-    cfg = config or load_config()
-    game = _main_game(grid, steps, cfg)
-    rows = game.completed_rows
-    return rows, game.level if rows else 0, game.prize_game_unlocked
+@dataclass(frozen=True, slots=True)
+class TierClass:
+    """Tiers compared together."""
+
+    name: str
+    """The class's name in reports."""
+    tiers: tuple[Tier | None, ...]
+    """Its tiers (None: no win)."""
+    reference: Reference
+    """How its natural plays are drawn."""
+
+
+def _class(name: str, tier_names: Sequence[str | None], reference: Reference) -> TierClass:
+    tiers = tuple(None if t is None else tier_by_name(t) for t in tier_names)
+    return TierClass(name, tiers, reference)
+
+
+_N, _C, _W = Reference.NATURAL, Reference.CELLS, Reference.WEIGHTED
+
+CLASSES: tuple[TierClass, ...] = (
+    _class("no win", [None], _N),
+    _class("£5", ["£5"], _N),
+    _class("£7", ["£7"], _N),
+    _class("one row, £6 to £12", ["£6", "£8", "£10", "£12"], _N),
+    _class("one row, £15 to £30", ["£15", "£20", "£25", "£30"], _N),
+    _class(
+        "one row, £50 and up",
+        ["£50", "£75", "£100", "£250", "£500", "£750", "£1,000", "£2,000"],
+        _C,
+    ),
+    _class(
+        "two rows, £12 to £20",
+        [
+            "£12 (£5 + £7)",
+            "£14 (£6 + £8)",
+            "£15 (£5 + £10)",
+            "£17 (£7 + £10)",
+            "£18 (£8 + £10)",
+            "£20 (£8 + £12)",
+        ],
+        _N,
+    ),
+    _class(
+        "two rows, £25 and up",
+        [
+            "£25 (£5 + £20)",
+            "£25 (£10 + £15)",
+            "£28 (£8 + £20)",
+            "£30 (£10 + £20)",
+            "£33 (£8 + £25)",
+            "£37 (£12 + £25)",
+            "£40 (£10 + £30)",
+            "£45 (£15 + £30)",
+            "£60 (£10 + £50)",
+        ],
+        _C,
+    ),
+    _class(
+        "three rows",
+        [
+            "£22 (£5 + £7 + £10)",
+            "£26 (£6 + £8 + £12)",
+            "£35 (£5 + £10 + £20)",
+            "£45 (£8 + £12 + £25)",
+            "£55 (£10 + £15 + £30)",
+            "£90 (£10 + £30 + £50)",
+            "£150 (£20 + £30 + £100)",
+        ],
+        _C,
+    ),
+    _class(
+        "Prize Game only, £10 to £20",
+        [
+            "£10 (£10 Prize Game)",
+            "£12 (£12 Prize Game)",
+            "£15 (£15 Prize Game)",
+            "£20 (£20 Prize Game)",
+        ],
+        _N,
+    ),
+    _class(
+        "Prize Game only, £25 to £60",
+        [
+            "£25 (£25 Prize Game)",
+            "£30 (£30 Prize Game)",
+            "£35 (£35 Prize Game)",
+            "£40 (£40 Prize Game)",
+            "£45 (£45 Prize Game)",
+            "£50 (£50 Prize Game)",
+            "£60 (£60 Prize Game)",
+        ],
+        _N,
+    ),
+    _class(
+        "Prize Game only, £75 and up",
+        [
+            "£75 (£75 Prize Game)",
+            "£100 (£100 Prize Game)",
+            "£150 (£150 Prize Game)",
+            "£250 (£250 Prize Game)",
+            "£500 (£500 Prize Game)",
+            "£1,000 (£1,000 Prize Game)",
+            "£1,500 (£1,500 Prize Game)",
+            "£2,500 (£2,500 Prize Game)",
+            "£5,000 (£5,000 Prize Game)",
+        ],
+        _N,
+    ),
+    _class(
+        "a row and the Prize Game, £15 to £24",
+        [
+            "£15 (£5 + £10 Prize Game)",
+            "£16 (£6 + £10 Prize Game)",
+            "£17 (£7 + £10 Prize Game)",
+            "£18 (£6 + £12 Prize Game)",
+            "£19 (£7 + £12 Prize Game)",
+            "£20 (£5 + £15 Prize Game)",
+            "£20 (£8 + £12 Prize Game)",
+            "£21 (£6 + £15 Prize Game)",
+            "£23 (£8 + £15 Prize Game)",
+            "£24 (£12 + £12 Prize Game)",
+        ],
+        _C,
+    ),
+    _class(
+        "a row and the Prize Game, £25 and up",
+        [
+            "£25 (£5 + £20 Prize Game)",
+            "£25 (£10 + £15 Prize Game)",
+            "£27 (£7 + £20 Prize Game)",
+            "£30 (£10 + £20 Prize Game)",
+            "£32 (£12 + £20 Prize Game)",
+            "£37 (£12 + £25 Prize Game)",
+            "£38 (£8 + £30 Prize Game)",
+            "£40 (£15 + £25 Prize Game)",
+            "£42 (£12 + £30 Prize Game)",
+            "£47 (£12 + £35 Prize Game)",
+            "£50 (£5 + £45 Prize Game)",
+            "£50 (£15 + £35 Prize Game)",
+            "£52 (£12 + £40 Prize Game)",
+            "£55 (£10 + £45 Prize Game)",
+            "£60 (£10 + £50 Prize Game)",
+            "£65 (£15 + £50 Prize Game)",
+            "£95 (£20 + £75 Prize Game)",
+            "£100 (£25 + £75 Prize Game)",
+            "£110 (£50 + £60 Prize Game)",
+            "£130 (£30 + £100 Prize Game)",
+        ],
+        _C,
+    ),
+    _class(
+        "rows and the Prize Game",
+        [
+            "£70 (£10 + £20 + £40 Prize Game)",
+            "£72 (£5 + £7 + £10 + £50 Prize Game)",
+            "£80 (£5 + £10 + £20 + £45 Prize Game)",
+            "£85 (£10 + £15 + £60 Prize Game)",
+            "£115 (£10 + £15 + £30 + £60 Prize Game)",
+            "£120 (£15 + £30 + £75 Prize Game)",
+            "£125 (£10 + £15 + £100 Prize Game)",
+            "£200 (£25 + £75 + £100 Prize Game)",
+        ],
+        _C,
+    ),
+    _class("£1,000,000", ["£1,000,000"], _W),
+)
+"""Every tier class, each tier in exactly one."""
+
+
+# -- drawing natural plays of a class ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class NaturalPlay:
+    """A natural play of a class, with its tier and importance weight (1 for exact draws)."""
+
+    record: PlayRecord
+    """The play."""
+    tier: Tier | None
+    """Its tier."""
+    weight: float = 1.0
+    """Its importance weight."""
+
+
+def tier_of(haul: MainHaul, prize: Pence, config: GameConfig) -> tuple[bool, Tier | None]:
+    """Whether a Main Game and a Prize Game paying ``prize`` come to a tier or to no win, and
+    which (None: no win)."""
+    rows = haul.completed_rows(config)
+    if not rows and not prize:
+        return True, None
+    level = haul.level(config)
+    tier = tier_for_breakdown(tuple(config.row_amount(r, level) for r in rows), prize)
+    return tier is not None, tier
+
+
+def _record(
+    haul: MainHaul, prize: PrizeHaul | None, config: GameConfig, rng: random.Random
+) -> PlayRecord:
+    grid, steps = lay_out_main(haul, config, rng)
+    all_steps: list[Step] = list(steps)
+    prize_grid = None
+    if prize is not None:
+        prize_grid, prize_steps = lay_out_prize(prize, config, rng)
+        all_steps.extend(prize_steps)
+    return PlayRecord(grid, tuple(all_steps), prize_grid)
+
+
+class _PrizeGames:
+    """Natural Prize Games for a class's plays: a Main Game that unlocks the Prize Game is kept
+    with chance (the chance that a natural Prize Game pays an amount that puts the play in the
+    class) over (the largest such chance of any of the class's Main Game targets), exactly as if
+    whole natural plays were drawn and kept when in the class, and its Prize Game is then drawn
+    from natural Prize Games until one pays such an amount."""
+
+    def __init__(self, cls: TierClass, config: GameConfig) -> None:
+        self.cfg = config
+        self.tiers = frozenset(cls.tiers)
+        self.odds = prize_game_odds(config)
+        self._allowed: dict[tuple[Pence, ...], tuple[frozenset[Pence], float]] = {}
+        self.envelope = max(
+            (
+                self.allowed(tuple(sorted(t.rows)))[1]
+                for t in cls.tiers
+                if t is not None and t.prize_game
+            ),
+            default=1.0,
+        )
+
+    def allowed(self, rows: tuple[Pence, ...]) -> tuple[frozenset[Pence], float]:
+        """The Prize Game amounts that put a play with these row amounts in the class, and the
+        chance that a natural Prize Game pays one of them."""
+        held = self._allowed.get(rows)
+        if held is None:
+            amounts = frozenset(
+                t.prize_game
+                for t in self.tiers
+                if t is not None and t.prize_game and t.rows == rows
+            )
+            chance = sum(sum(self.odds.doubled_chance(a)) for a in amounts)
+            held = self._allowed[rows] = (amounts, chance)
+        return held
+
+    def finish(
+        self, haul: MainHaul, rng: random.Random
+    ) -> tuple[PrizeHaul | None, Tier | None] | None:
+        """A natural Prize Game for ``haul`` if it has one and the tier, or None if the play is
+        not kept."""
+        cfg = self.cfg
+        if not haul.unlocked:
+            found, tier = tier_of(haul, 0, cfg)
+            return (None, tier) if found and tier in self.tiers else None
+        level = haul.level(cfg)
+        rows = tuple(sorted(cfg.row_amount(r, level) for r in haul.completed_rows(cfg)))
+        amounts, chance = self.allowed(rows)
+        if not amounts or rng.random() * self.envelope >= chance:
+            return None
+        for _ in range(MAX_DRAWS):
+            prize = simulate_prize_game(cfg, rng)
+            if prize.pays in amounts:
+                tier = tier_for_breakdown(rows, prize.pays)
+                return prize, tier
+        raise GameError(f"no natural Prize Game paid one of {sorted(amounts)!r}")
 
 
 def natural_plays(
-    count: int,
-    rng: random.Random,
-    keep: Callable[[tuple[tuple[int, ...], int, bool]], bool],
-    config: GameConfig | None = None,
-    limit: int = 10_000_000,
-) -> list[Measures]:
-    """Measures of ``count`` natural Main Games whose outcome ``keep`` accepts."""
+    cls: TierClass, count: int, rng: random.Random, config: GameConfig | None = None
+) -> list[NaturalPlay]:
+    """``count`` natural plays conditioned on ``cls`` (``NATURAL``: plain rejection)."""
     cfg = config or load_config()
-    found: list[Measures] = []
-    for _ in range(limit):
+    prizes = _PrizeGames(cls, cfg)
+    targets = _targets(cls, cfg)
+    give_up = hopeless(cfg, targets)
+    found: list[NaturalPlay] = []
+    for _ in range(MAX_DRAWS):
         if len(found) >= count:
-            break
-        main = simulate_main(cfg, rng)
-        if keep(outcome_key(main.grid, main.steps, cfg)):
-            found.append(main_measures(main.grid, main.steps, cfg))
-    return found
+            return found
+        haul = simulate_haul_unless(cfg, rng, give_up)
+        if haul is None or not any(t.reached_by(haul, cfg) for t in targets):
+            continue
+        done = prizes.finish(haul, rng)
+        if done is not None:
+            prize, tier = done
+            found.append(NaturalPlay(_record(haul, prize, cfg, rng), tier))
+    raise GameError(f"only {len(found)} natural plays of {cls.name!r} in {MAX_DRAWS} draws")
 
 
-def no_win(outcome: tuple[tuple[int, ...], int, bool]) -> bool:
-    """A Main Game that wins nothing: no row, no Prize Game."""
-    rows, _, unlocked = outcome
-    return not rows and not unlocked
+def _targets(cls: TierClass, config: GameConfig) -> tuple[MainTarget, ...]:
+    found: list[MainTarget] = []
+    for tier in cls.tiers:
+        for target in targets_for(tier, config):
+            if target not in found:
+                found.append(target)
+    return tuple(found)
 
 
-def five_pounds(outcome: tuple[tuple[int, ...], int, bool]) -> bool:
-    """A Main Game that wins exactly £5: the circle row at level 0, no Prize Game."""
-    rows, level, unlocked = outcome
-    return rows == (0,) and level == 0 and not unlocked
+def cell_plays(
+    cls: TierClass, count: int, rng: random.Random, config: GameConfig | None = None
+) -> list[NaturalPlay]:
+    """``count`` natural plays conditioned on ``cls`` (``CELLS``): rejection from natural play
+    restricted to cells covering the class's Main Games, each drawn with its chance: level cells
+    (natural other items) and no-Bonus-Game cells conditioned on one target each."""
+    cfg = config or load_config()
+    calib = calibration(cfg)
+    prizes = _PrizeGames(cls, cfg)
+    targets = _targets(cls, cfg)
+    cells: list[tuple[float, Any]] = []
+    levels: set[LevelWanted] = set()
+    for target in targets:
+        if target.level is None or target.level == 0:
+            quiet = calib.quiet(target)
+            if quiet.chance > 0:
+                cells.append((quiet.chance, quiet))
+        for placed in (False, True):
+            if target.level is None:
+                levels.add(LevelWanted.any_level(placed))
+            else:
+                levels.add(LevelWanted.level(target.level, cfg, placed))
+    if LevelWanted.any_level(False) in levels:
+        levels = {LevelWanted.any_level(False), LevelWanted.any_level(True)}
+    for wanted in sorted(levels, key=lambda w: (sorted(w.boosts), bool(w.placed))):
+        odds: LevelOdds = calib.odds(wanted)
+        cells.append((odds.chance, odds))
+    cumulative = []
+    running = 0.0
+    for chance, _ in cells:
+        running += chance
+        cumulative.append(running)
+    give_up = hopeless(cfg, targets)
+    found: list[NaturalPlay] = []
+    for _ in range(MAX_DRAWS):
+        if len(found) >= count:
+            return found
+        _, cell = cells[choose_cumulative(rng, cumulative)]
+        if isinstance(cell, LevelOdds):
+            haul = cell.sample(rng, lambda filled, unlocked: give_up(filled, 0, unlocked))
+        else:
+            haul = cell.sample(rng)
+        if haul is None or not any(t.reached_by(haul, cfg) for t in targets):
+            continue
+        done = prizes.finish(haul, rng)
+        if done is not None:
+            prize, tier = done
+            found.append(NaturalPlay(_record(haul, prize, cfg, rng), tier))
+    raise GameError(f"only {len(found)} cell plays of {cls.name!r} in {MAX_DRAWS} draws")
+
+
+def weighted_plays(
+    cls: TierClass, count: int, rng: random.Random, config: GameConfig | None = None
+) -> list[NaturalPlay]:
+    """``count`` proposals of the class's single tier's chain that reach it, each with its
+    importance weight (natural over proposed chance, up to a constant)."""
+    cfg = config or load_config()
+    if len(cls.tiers) != 1 or cls.tiers[0] is None:
+        raise ValueError(f"a weighted reference needs a class of one tier, not {cls.name!r}")
+    tier = cls.tiers[0]
+    sampler = main_sampler(tier, cfg)
+    if sampler.method is not Method.CHAIN:
+        raise ValueError(f"{tier.name!r} is not drawn by a chain")
+    chain = SkeletonChain(cfg, sampler.targets, sampler.cells)
+    found: list[NaturalPlay] = []
+    for _ in range(MAX_DRAWS):
+        if len(found) >= count:
+            return found
+        state, weight = chain.proposal(rng)
+        if weight <= 0:
+            continue
+        if state is None:
+            continue
+        haul = state if isinstance(state, MainHaul) else state.fill(rng)
+        prize = prize_game_odds(cfg).sample(tier.prize_game, rng) if haul.unlocked else None
+        found.append(NaturalPlay(_record(haul, prize, cfg, rng), tier, weight))
+    raise GameError(f"only {len(found)} weighted plays of {cls.name!r}")
+
+
+def reference_plays(
+    cls: TierClass, count: int, rng: random.Random, config: GameConfig | None = None
+) -> list[NaturalPlay]:
+    """The class's reference sample, drawn as its ``reference`` says."""
+    draw = {
+        Reference.NATURAL: natural_plays,
+        Reference.CELLS: cell_plays,
+        Reference.WEIGHTED: weighted_plays,
+    }[cls.reference]
+    return draw(cls, count, rng, config)
+
+
+def generated_plays(
+    tiers: Iterable[Tier | None], rng: random.Random, generator: Any = generate
+) -> list[PlayRecord]:
+    """One generated play for each tier of ``tiers``."""
+    return [generator(tier, rng) for tier in tiers]
+
+
+# -- comparing ----------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
 class Comparison:
-    """One measure compared between two samples."""
+    """One statistic of one class compared between generated and natural plays."""
 
-    measure: str
-    """The measure's name."""
-    mean_a: float
-    """Mean in sample A (plays that have the measure)."""
-    mean_b: float
-    """Mean in sample B."""
-    n_a: int
-    """Plays of sample A that have the measure."""
-    n_b: int
-    """Plays of sample B that have the measure."""
-    statistic: float
-    """Chi-square statistic of the 2 x k table."""
-    dof: int
-    """Its degrees of freedom."""
-    pvalue: float | None
-    """Its p-value; None when there is nothing to test or scipy is missing."""
+    tier_class: str
+    """The class."""
+    statistic: str
+    """The statistic."""
+    part: str
+    """The part of the play it looks at."""
+    generated: float
+    """Its value in the generated sample (a ratio, or the share of the commonest category)."""
+    natural: float
+    """Its value in the natural sample."""
+    error: float
+    """The standard error of the difference (ratios; 0 for categories)."""
+    test: str
+    """``'z'`` or ``'chi-square (dof)'``."""
+    statistic_value: float
+    """The test statistic."""
+    pvalue: float
+    """Its p-value."""
+    plays: tuple[int, int]
+    """Plays counted: generated, natural (effective count if weighted)."""
 
 
-def merged_table(a: Counter[int], b: Counter[int]) -> list[tuple[int, int]]:
-    """Per category (ascending), counts in A and B, neighbours merged so each expected is >= 5."""
-    total_a, total_b = sum(a.values()), sum(b.values())
-    total = total_a + total_b
-    cells: list[tuple[int, int]] = []
-    pending = (0, 0)
-    for value in sorted(set(a) | set(b)):
-        pending = (pending[0] + a[value], pending[1] + b[value])
-        column = pending[0] + pending[1]
-        if min(total_a, total_b) * column >= MIN_EXPECTED * total:
-            cells.append(pending)
-            pending = (0, 0)
-    if pending != (0, 0):
-        if cells:
-            last = cells.pop()
-            cells.append((last[0] + pending[0], last[1] + pending[1]))
+def _ratio_test(
+    gen: Sequence[tuple[float, float]], ref: Sequence[tuple[float, float, float]]
+) -> tuple[float, float, float, float] | None:
+    """Two-sample z-test of a ratio: (generated value, natural value, standard error, p-value),
+    or None if either sample has too few plays or no variation."""
+    from scipy.stats import norm  # noqa: PLC0415 - scipy only when a test is computed
+
+    gen = [(x, n) for x, n in gen if n > 0]
+    ref = [(x, n, w) for x, n, w in ref if n > 0 and w > 0]
+    if len(gen) < MIN_PLAYS or len(ref) < MIN_PLAYS:
+        return None
+    sum_n = sum(n for _, n in gen)
+    r_gen = sum(x for x, _ in gen) / sum_n
+    var_gen = sum((x - r_gen * n) ** 2 for x, n in gen) / sum_n**2
+    sum_wn = sum(w * n for _, n, w in ref)
+    r_ref = sum(w * x for x, _, w in ref) / sum_wn
+    var_ref = sum((w * (x - r_ref * n)) ** 2 for x, n, w in ref) / sum_wn**2
+    error = (var_gen + var_ref) ** 0.5
+    if error <= 0:
+        return None
+    z = (r_gen - r_ref) / error
+    return r_gen, r_ref, error, float(2 * norm.sf(abs(z)))
+
+
+def _category_test(
+    gen: Sequence[int], ref: Sequence[tuple[int, float]], labels: int
+) -> tuple[float, float, float, int, float] | None:
+    """Chi-square (Wald) test of two distributions over categories, neighbours merged until each
+    expected count is at least MIN_EXPECTED: (generated share, natural share of the generated
+    sample's commonest category, statistic, dof, p-value), or None if there is nothing to test."""
+    import numpy as np  # noqa: PLC0415 - numpy and scipy only when a test is computed
+    from scipy.stats import chi2  # noqa: PLC0415
+
+    if len(gen) < MIN_PLAYS or len(ref) < MIN_PLAYS:
+        return None
+    weights = np.array([w for _, w in ref], dtype=float)
+    ess = weights.sum() ** 2 / (weights**2).sum()
+    gen_counts = np.bincount(np.array(gen), minlength=labels).astype(float)
+    ref_shares = np.bincount(np.array([c for c, _ in ref]), weights=weights, minlength=labels)
+    ref_shares = ref_shares / weights.sum()
+    # Merge neighbouring categories until each expected count is large enough.
+    groups: list[list[int]] = []
+    pending: list[int] = []
+    n_gen = len(gen)
+    for c in range(labels):
+        pending.append(c)
+        shares = (gen_counts[pending].sum() / n_gen + ref_shares[pending].sum()) / 2
+        if shares * min(n_gen, ess) >= MIN_EXPECTED:
+            groups.append(pending)
+            pending = []
+    if pending:
+        if groups:
+            groups[-1].extend(pending)
         else:
-            cells.append(pending)
-    return cells
+            groups.append(pending)
+    if len(groups) < 2:
+        return None
+    index = np.zeros(labels, dtype=int)
+    for g, members in enumerate(groups):
+        index[members] = g
+    k = len(groups)
+    g_cat = index[np.array(gen)]
+    r_cat = index[np.array([c for c, _ in ref])]
+    p_gen = np.bincount(g_cat, minlength=k) / n_gen
+    p_ref = np.bincount(r_cat, weights=weights, minlength=k) / weights.sum()
+    cov_gen = (np.diag(p_gen) - np.outer(p_gen, p_gen)) / n_gen
+    onehot = np.eye(k)[r_cat] - p_ref
+    cov_ref = (onehot * (weights[:, None] / weights.sum()) ** 2).T @ onehot
+    diff = (p_gen - p_ref)[:-1]
+    cov = (cov_gen + cov_ref)[:-1, :-1]
+    statistic = float(diff @ np.linalg.pinv(cov) @ diff)
+    dof = k - 1
+    top = int(np.argmax(p_gen))
+    return float(p_gen[top]), float(p_ref[top]), statistic, dof, float(chi2.sf(statistic, dof))
 
 
-def chi_square_two_sample(cells: Sequence[tuple[int, int]]) -> tuple[float, int]:
-    """The chi-square statistic of a 2 x k table of counts, and its degrees of freedom."""
-    total_a = sum(c[0] for c in cells)
-    total_b = sum(c[1] for c in cells)
-    total = total_a + total_b
-    if len(cells) < 2 or not total_a or not total_b:
-        return 0.0, 0
-    statistic = 0.0
-    for count_a, count_b in cells:
-        column = count_a + count_b
-        for count, row_total in ((count_a, total_a), (count_b, total_b)):
-            expected = row_total * column / total
-            statistic += (count - expected) ** 2 / expected
-    return statistic, len(cells) - 1
-
-
-def compare(sample_a: Sequence[Measures], sample_b: Sequence[Measures]) -> list[Comparison]:
-    """Compare every measure the two samples have, one chi-square test each."""
-    names = sorted({name for m in (*sample_a, *sample_b) for name in m})
-    found = []
-    for name in names:
-        a = Counter(m[name] for m in sample_a if name in m)
-        b = Counter(m[name] for m in sample_b if name in m)
-        statistic, dof = chi_square_two_sample(merged_table(a, b))
+def compare(
+    name: str, generated: Sequence[Measured], reference: Sequence[tuple[Measured, float]]
+) -> list[Comparison]:
+    """Every statistic of one class compared between the two samples."""
+    weights = [w for _, w in reference]
+    ess = int(sum(weights) ** 2 / sum(w * w for w in weights)) if weights else 0
+    found: list[Comparison] = []
+    for ratio in RATIOS:
+        gen = [m.ratios[ratio.name] for m in generated]
+        ref = [(*m.ratios[ratio.name], w) for m, w in reference]
+        tested = _ratio_test(gen, ref)
+        if tested is None:
+            continue
+        r_gen, r_ref, error, p = tested
+        plays = (sum(1 for _, n in gen if n > 0), min(ess, sum(1 for _, n, _ in ref if n > 0)))
+        z = (r_gen - r_ref) / error
+        found.append(
+            Comparison(name, ratio.name, ratio.part.value, r_gen, r_ref, error, "z", z, p, plays)
+        )
+    for category in CATEGORIES:
+        gen_c = [m.categories[category.name] for m in generated if category.name in m.categories]
+        ref_c = [
+            (m.categories[category.name], w) for m, w in reference if category.name in m.categories
+        ]
+        tested_c = _category_test(gen_c, ref_c, len(category.labels))
+        if tested_c is None:
+            continue
+        s_gen, s_ref, statistic, dof, p = tested_c
         found.append(
             Comparison(
-                measure=name,
-                mean_a=_mean(a),
-                mean_b=_mean(b),
-                n_a=sum(a.values()),
-                n_b=sum(b.values()),
-                statistic=statistic,
-                dof=dof,
-                pvalue=chi_square_pvalue(statistic, dof),
+                name,
+                category.name,
+                category.part.value,
+                s_gen,
+                s_ref,
+                0.0,
+                f"chi-square ({dof})",
+                statistic,
+                p,
+                (len(gen_c), min(ess, len(ref_c))),
             )
         )
     return found
 
 
-def _main_game(grid: tuple[Item, ...], steps: Sequence[Step], config: GameConfig) -> Game:
-    """The rules state at the end of the Main Game (a Prize Game's spins are not applied)."""
-    game = Game(grid, None, config)
-    for step in steps:
-        if isinstance(step, PrizeSpin):
-            break
-        game.apply(step)
-    return game
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values (family-wise error control), in the input's order."""
+    order = sorted(range(len(pvalues)), key=lambda i: pvalues[i])
+    adjusted = [0.0] * len(pvalues)
+    running = 0.0
+    count = len(pvalues)
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (count - rank) * pvalues[i]))
+        adjusted[i] = running
+    return adjusted
 
 
-def _mean(counts: Counter[int]) -> float:
-    total = sum(counts.values())
-    return sum(v * n for v, n in counts.items()) / total if total else float("nan")
+@dataclass(frozen=True, slots=True)
+class ClassRun:
+    """One class's samples, measured."""
+
+    tier_class: TierClass
+    """The class."""
+    generated: list[Measured]
+    """The generated plays' statistics."""
+    reference: list[tuple[Measured, float]]
+    """The natural plays' statistics and weights."""
+
+
+def run_class(
+    cls: TierClass,
+    count: int,
+    seed: int,
+    generator: Any = generate,
+    config: GameConfig | None = None,
+) -> ClassRun:
+    """Draw and measure a class's reference sample (``count`` plays) and a generated sample with
+    the same tiers (weighted references: tiers drawn from the weighted mix)."""
+    cfg = config or load_config()
+    ref_rng = random.Random(seed)
+    natural = reference_plays(cls, count, ref_rng, cfg)
+    gen_rng = random.Random(seed + 1)
+    if cls.reference is Reference.WEIGHTED:
+        tiers = [cls.tiers[0]] * count
+    else:
+        tiers = [play.tier for play in natural]
+    generated = [measure(record, cfg) for record in generated_plays(tiers, gen_rng, generator)]
+    reference = [(measure(play.record, cfg), play.weight) for play in natural]
+    return ClassRun(cls, generated, reference)

@@ -14,10 +14,10 @@ from collections import Counter
 
 from colour_collector.game.config import SYMBOL_KINDS, BonusKind, GameConfig
 from colour_collector.game.errors import GameError
-from colour_collector.game.natural import random_panel
-from colour_collector.game.plan import Plan, Route
 from colour_collector.game.record import BonusPrize, BonusRound, Item, MainSpin, Panel, Step
 from colour_collector.game.sampling import binomial, other_colours, picker_for
+from control.natural import random_panel
+from control.plan import Plan, Route
 
 UNLIMITED = 1 << 30
 """A cap that never binds."""
