@@ -29,16 +29,21 @@ from colour_collector.game.generator import generate
 from colour_collector.game.prize_table import load_tiers
 
 GENERATOR_MODULES = (
-    "build_main",
-    "build_prize",
+    "booster_level",
     "config",
     "errors",
     "generator",
+    "layout",
+    "main_game_sampler",
     "natural",
-    "plan",
+    "other_items",
+    "outcome",
+    "placement_lean",
+    "prize_game",
     "prize_table",
     "record",
     "sampling",
+    "without_bonus",
 )
 """Modules of ``colour_collector.game`` that ``generator.generate`` runs."""
 GAME_DATA = ("game.toml", "prize_table.tsv", "pool_counts.json")

@@ -29,6 +29,7 @@ import numpy as np
 from scipy import stats
 
 from colour_collector.game import naturalness
+from colour_collector.game.play_statistics import measure
 from colour_collector.game.pool import STAKE_PENCE, load_pool
 from colour_collector.game.pool_deal import PoolParameters, play_at
 from colour_collector.game.pool_file import PoolFile
@@ -324,22 +325,21 @@ def _big_prizes_test(positions: np.ndarray, start: int, stop: int) -> Test:
 def _naturalness(
     pool: PoolFile, dealt: bytes, start: int, plays: int
 ) -> list[tuple[str, naturalness.Comparison]]:
-    """The pool's first ``plays`` losing and £5 plays against natural plays of the outcome."""
+    """The pool's first ``plays`` losing and £5 plays against natural plays of the outcome (the
+    naturalness battery's classes "no win" and "£5", compared statistic by statistic)."""
     found: list[tuple[str, naturalness.Comparison]] = []
     seed = int(pool.commitment[:16], 16)
-    for label, category, keep in (
-        ("no win", len(load_tiers()), naturalness.no_win),
-        ("£5", 0, naturalness.five_pounds),
-    ):
+    classes = {cls.name: cls for cls in naturalness.CLASSES}
+    for label, category in (("no win", len(load_tiers())), ("£5", 0)):
         positions = [start + i for i, c in enumerate(dealt) if c == category][:plays]
         if len(positions) < 50:
             continue
-        generated = []
-        for position in positions:
-            record = play_at(pool.secret, position, category)
-            generated.append(naturalness.main_measures(record.grid, record.steps))
-        natural = naturalness.natural_plays(len(positions), random.Random(seed + category), keep)
-        found.extend((label, c) for c in naturalness.compare(generated, natural))
+        generated = [measure(play_at(pool.secret, p, category)) for p in positions]
+        natural = naturalness.natural_plays(
+            classes[label], len(positions), random.Random(seed + category)
+        )
+        reference = [(measure(play.record), play.weight) for play in natural]
+        found.extend((label, c) for c in naturalness.compare(label, generated, reference))
     return found
 
 

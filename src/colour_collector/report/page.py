@@ -84,14 +84,14 @@ def _naturalness(data: Figures) -> str:
         return "<p>Too few plays of these outcomes among the positions covered.</p>"
     head = "".join(
         f'<th scope="col">{_e(h)}</th>'
-        for h in ("Outcome", "Measure", "Pool mean", "Natural mean", "Chi-square (dof)", "p-value")
+        for h in ("Outcome", "Statistic", "Pool's plays", "Natural plays", "Test", "p-value")
     )
     body = "".join(
         "<tr>"
-        f'<td class="text">{_e(outcome)}</td><td class="text">{_e(c.measure)}</td>'
-        f"<td>{c.mean_a:.3f}</td><td>{c.mean_b:.3f}</td>"
-        f"<td>{c.statistic:.1f} ({c.dof})</td>"
-        f"<td>{'–' if c.pvalue is None else f'{c.pvalue:.3g}'}</td>"
+        f'<td class="text">{_e(outcome)}</td><td class="text">{_e(c.statistic)}</td>'
+        f"<td>{c.generated:.3f}</td><td>{c.natural:.3f}</td>"
+        f'<td class="text">{_e(c.test)} = {c.statistic_value:.2f}</td>'
+        f"<td>{c.pvalue:.3g}</td>"
         "</tr>"
         for outcome, c in data.naturalness
     )

@@ -134,10 +134,12 @@ def write_xlsx(data: Figures, path: Path) -> None:
         tests.append((test.name, test.statistic, test.detail, test.pvalue, test.reading))
     natural = book.create_sheet("Naturalness")
     natural.append(
-        ("outcome", "measure", "pool_mean", "natural_mean", "chi_square", "dof", "p_value")
+        ("outcome", "statistic", "pool_plays", "natural_plays", "test", "test_statistic", "p_value")
     )
     for outcome, c in data.naturalness:
-        natural.append((outcome, c.measure, c.mean_a, c.mean_b, c.statistic, c.dof, c.pvalue))
+        natural.append(
+            (outcome, c.statistic, c.generated, c.natural, c.test, c.statistic_value, c.pvalue)
+        )
     for sheet in book.worksheets:
         for cell in sheet[1]:
             cell.font = Font(bold=True)
