@@ -350,7 +350,7 @@ def test_audit_chain_records_purchase_reveals_and_finish(funded: Any, database: 
     assert stored is not None
     assert finish["record_sha256"] == hashlib.sha256(stored.record.encode()).hexdigest()
     assert (purchase["record_sha256"] == finish["record_sha256"]) == (not picks)
-    assert [kind for kind, _ in entries[:2]] == ["register", "login"]
+    assert [kind for kind, _ in entries[:3]] == ["register", "email_confirmed", "login"]
 
 
 def test_audit_verify_command_after_plays(funded: Any, database_url: str) -> None:
