@@ -56,8 +56,8 @@ def test_reduced_motion_keeps_each_spins_result(
     play_number = buy(page)
     start_playing(page)
     assert page.locator(".rotor").evaluate("(r) => getComputedStyle(r).transitionDuration") == "0s"
-    previous: list[int] = []
-    for spin in range(2):
+    collected_any = False
+    for spin in range(4):  # two spins, or more until one has collected something
         before = api(page, f"/api/plays/{play_number}")["board"]
         tid(page, "spin").click()
         wait_idle(page)
@@ -86,11 +86,10 @@ def test_reduced_motion_keeps_each_spins_result(
         assert marked_squares(page) == sorted(step["collected"])
         assert text(page, "last-spin") == line
         browser.shot(page, f"marked-{spin + 1}")
-        if spin == 0 and step["collected"]:
-            previous = sorted(step["collected"])
-        if phase(page) != "main":
+        collected_any = collected_any or bool(step["collected"])
+        if phase(page) != "main" or (spin >= 1 and collected_any):
             break
-    assert previous, "the first spin collected nothing"
+    assert collected_any, "no spin collected anything"
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])

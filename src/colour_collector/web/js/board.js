@@ -236,7 +236,7 @@ export function drawPrizeGrid(board, { drained = false, marks = null } = {}) {
     const taken = collected && collected.has(i);
     const empty = final && (sq.collected || taken);
     const node = cell(i, "prize-cell", drained || empty ? null : sq.colour,
-      empty ? null : el("span", { class: "amount", "aria-hidden": "true", text }), prizeItemText(sq.item));
+      empty ? null : el("span", { class: text.length > 5 ? "amount long" : "amount", "aria-hidden": "true", text }), prizeItemText(sq.item));
     node.dataset.item = String(sq.item);
     if (typeof sq.item === "string") node.classList.add("win-sym");
     if (empty) {
