@@ -404,11 +404,11 @@ def bench(backend: str, args: argparse.Namespace) -> dict[str, Any]:
                 result = uvloop.run(
                     run_load(
                         base,
-                        workdir / "outbox",
                         args.players,
                         args.duration,
                         args.warmup,
                         args.healthz_seconds,
+                        outbox=workdir / "outbox",
                     )
                 )
             result["audit"] = audit_ok(url)
