@@ -10,6 +10,7 @@ Both build the same message (:func:`message`). Standard library only.
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import smtplib
@@ -36,6 +37,8 @@ def message(sender: str, to: str, subject: str, text: str) -> EmailMessage:
     return mail
 
 
+_log = logging.getLogger(__name__)
+
 @dataclass(frozen=True, slots=True)
 class OutboxMailer:
     """Writes each mail to ``directory`` as ``<time in ns>-<random>.eml`` (sorted by name, the
@@ -53,6 +56,8 @@ class OutboxMailer:
         partial = self.directory / f".{name}.tmp"
         partial.write_bytes(bytes(message(self.sender, to, subject, text)))
         os.replace(partial, self.directory / f"{name}.eml")
+        # Development: the mail (a confirmation link, say) is read from the file the log names.
+        _log.info("mail to %s (%s) written to %s", to, subject, self.directory / f"{name}.eml")
 
 
 @dataclass(frozen=True, slots=True)
