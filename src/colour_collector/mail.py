@@ -39,6 +39,7 @@ def message(sender: str, to: str, subject: str, text: str) -> EmailMessage:
 
 _log = logging.getLogger(__name__)
 
+
 @dataclass(frozen=True, slots=True)
 class OutboxMailer:
     """Writes each mail to ``directory`` as ``<time in ns>-<random>.eml`` (sorted by name, the
