@@ -182,3 +182,22 @@ def test_the_server_writes_signed_checkpoints_by_itself(
         application.state.database.dispose()
     with pytest.raises(ValueError, match="set together"):
         make_settings(database_url, tmp_path, audit_checkpoint_dir=directory)
+
+
+def test_payments_through_the_provider_reconcile_and_an_edited_withdrawal_is_found(
+    player: Any, database: Database, database_url: str, played: dict[str, Any]
+) -> None:
+    player.post("/api/protection/deposit-limits/decline", json={})
+    for kind, amount, key in (("deposits", 2500, "in-1"), ("withdrawals", 1200, "out-1")):
+        made = player.post(
+            f"/api/wallet/{kind}", json={"amount_pence": amount}, headers={"Idempotency-Key": key}
+        )
+        assert made.status_code == 201, made.text
+    assert run("verify", "--database-url", database_url).exit_code == 0
+    sql(database, "UPDATE ledger SET amount_pence = -12 WHERE kind = 'withdrawal'")
+    broken(
+        run("verify", "--database-url", database_url),
+        "withdrawal, -12 pence",
+        "the audit log recorded a withdrawal",
+        "1200 pence",
+    )
