@@ -36,14 +36,13 @@ def check_amount(amount_pence: object) -> Pence:
 
 def check_key(key: str | None) -> str:
     """The Idempotency-Key a payment must carry: 1 to 255 printable ASCII characters."""
-    if key is None:
+    checked = check_idempotency_key(key)
+    if checked is None:
         raise InvalidInputError(
             f"a payment needs an Idempotency-Key of 1 to {MAX_IDEMPOTENCY_KEY} characters, so"
             " that a retried request never moves money twice",
             field="Idempotency-Key",
         )
-    checked = check_idempotency_key(key)
-    assert checked is not None
     return checked
 
 
