@@ -18,17 +18,18 @@ import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from colour_collector.game import codec
+from colour_collector.game import codec, simulation
 from colour_collector.game.errors import GameError
 from colour_collector.game.generator import generate
 from colour_collector.game.pool_deal import PoolParameters, outcome_of, play_rng
 from colour_collector.game.prize_table import load_tiers
 from colour_collector.game.replay import replay
+from colour_collector.game.simulation import name_of
 from colour_collector.game.versions import Versions, current_versions
 
 CHUNK = 5_000
 """Positions in a chunk of work."""
-MAX_EXAMPLES = 5
+MAX_EXAMPLES = simulation.MAX_EXAMPLES
 """Invalid plays described, at most."""
 
 
@@ -48,24 +49,13 @@ class Chunk:
         return f"Chunk(start={self.start!r}, plays={len(self.categories)!r})"
 
 
-@dataclass
-class Tally:
-    """What some positions of a pool came to when regenerated and replayed."""
+@dataclass(kw_only=True)
+class Tally(simulation.Tally):
+    """What some positions of a pool came to when regenerated and replayed (the counts of a
+    simulation's tally, and where they start, their digest and the versions)."""
 
     start: int
     """The first position counted."""
-    plays: int = 0
-    """Positions counted."""
-    observed: list[int] = field(default_factory=lambda: [0] * (len(load_tiers()) + 1))
-    """Plays whose replay came to each category (tiers in order, then no win)."""
-    prize_pence: int = 0
-    """Prize money of the valid plays."""
-    prize_squares: int = 0
-    """Sum of the valid plays' squared prizes (pence squared)."""
-    invalid: int = 0
-    """Plays that could not be generated, broke a rule or replayed to another outcome."""
-    examples: list[str] = field(default_factory=list)
-    """The first invalid plays, described."""
     plays_sha256: str = ""
     """SHA-256 over each play's record SHA-256, in position order."""
     versions: Versions | None = None
@@ -85,20 +75,14 @@ def verify_chunk(chunk: Chunk) -> Tally:
             digest.update(hashlib.sha256(codec.dumps(record).encode("utf-8")).digest())
             result = replay(record)
         except GameError as error:
-            tally.invalid += 1
-            if len(tally.examples) < MAX_EXAMPLES:
-                tally.examples.append(f"position {position}: {error}")
+            tally.refuse(f"position {position}: {error}")
             continue
         if result.tier != tier:
-            tally.invalid += 1
-            if len(tally.examples) < MAX_EXAMPLES:
-                dealt = "no win" if tier is None else repr(tier.name)
-                got = "no win" if result.tier is None else repr(result.tier.name)
-                tally.examples.append(f"position {position}: dealt {dealt}, replayed {got}")
+            tally.refuse(
+                f"position {position}: dealt {name_of(tier)}, replayed {name_of(result.tier)}"
+            )
             continue
-        tally.observed[-1 if result.tier is None else result.tier.index] += 1
-        tally.prize_pence += result.prize
-        tally.prize_squares += result.prize * result.prize
+        tally.count(result)
     tally.plays_sha256 = digest.hexdigest()
     return tally
 

@@ -32,8 +32,8 @@ from colour_collector.game.draw import NO_WIN, IndependentDraw
 from colour_collector.game.errors import GameError
 from colour_collector.game.generator import generate
 from colour_collector.game.pool import PrizePool, load_pool
-from colour_collector.game.prize_table import load_tiers
-from colour_collector.game.replay import replay
+from colour_collector.game.prize_table import Tier, load_tiers
+from colour_collector.game.replay import Result, replay
 
 BLOCK = 2_000
 """Plays per block of work: the unit of seeding, of work sent to a worker and of progress."""
@@ -78,6 +78,23 @@ class Tally:
         self.invalid += other.invalid
         self.examples.extend(other.examples[: MAX_EXAMPLES - len(self.examples)])
 
+    def refuse(self, description: str) -> None:
+        """Count an invalid play; describe it if it is among the first few."""
+        self.invalid += 1
+        if len(self.examples) < MAX_EXAMPLES:
+            self.examples.append(description)
+
+    def count(self, result: Result) -> None:
+        """Count a valid play's replayed outcome and prize."""
+        self.observed[-1 if result.tier is None else result.tier.index] += 1
+        self.prize_pence += result.prize
+        self.prize_squares += result.prize * result.prize
+
+
+def name_of(tier: Tier | None) -> str:
+    """A tier as the invalid plays' descriptions name it."""
+    return "no win" if tier is None else repr(tier.name)
+
 
 def run_block(task: tuple[int, int, int]) -> Tally:
     """Simulate one block: ``(seed, block index, plays)``. Runs in a worker process."""
@@ -93,21 +110,14 @@ def run_block(task: tuple[int, int, int]) -> Tally:
         try:
             result = replay(generate(tier, rng, config), config)
         except GameError as error:
-            tally.invalid += 1
-            if len(tally.examples) < MAX_EXAMPLES:
-                drawn = "no win" if tier is None else tier.name
-                tally.examples.append(f"block {block} play {number} ({drawn}): {error}")
+            drawn = "no win" if tier is None else tier.name
+            tally.refuse(f"block {block} play {number} ({drawn}): {error}")
             continue
         if result.tier != tier:
-            tally.invalid += 1
-            if len(tally.examples) < MAX_EXAMPLES:
-                drawn = "no win" if tier is None else repr(tier.name)
-                got = "no win" if result.tier is None else repr(result.tier.name)
-                tally.examples.append(f"block {block} play {number}: drew {drawn}, replayed {got}")
+            drew, got = name_of(tier), name_of(result.tier)
+            tally.refuse(f"block {block} play {number}: drew {drew}, replayed {got}")
             continue
-        tally.observed[-1 if result.tier is None else result.tier.index] += 1
-        tally.prize_pence += result.prize
-        tally.prize_squares += result.prize * result.prize
+        tally.count(result)
     return tally
 
 
