@@ -26,6 +26,7 @@ with warnings.catch_warnings():
     warnings.filterwarnings("ignore", category=StarletteDeprecationWarning)
     from fastapi.testclient import TestClient
 
+from colour_collector.generator_cache import warm
 from colour_collector.server.app import create_app
 from colour_collector.server.settings import Settings
 from colour_collector.store import upgrade_to_head
@@ -33,6 +34,14 @@ from pg_cluster import PgCluster, running_cluster
 from support import make_settings, outbox_token
 
 PASSWORD = "correct horse battery"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def generator_tables() -> None:
+    """The generator's tables, loaded from the cache on disk (``generator_cache``, worked out and
+    kept there by the first process that needs them) rather than worked out by every test
+    process: about 12 s of CPU each."""
+    warm()
 
 
 @pytest.fixture(scope="session")

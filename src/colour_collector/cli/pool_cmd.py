@@ -139,9 +139,16 @@ def _describe(parameters: PoolParameters) -> str:
     return f"{parameters.size:,} plays, {structure}"
 
 
+def _warm_generator() -> None:
+    from colour_collector.generator_cache import warm  # noqa: PLC0415
+
+    warm()
+
+
 def _check_versions(parameters: PoolParameters, command: str) -> None:
     from colour_collector.game.pool_deal import PoolVersionError, check_versions  # noqa: PLC0415
 
+    _warm_generator()  # the check generates a play of every outcome
     try:
         check_versions(parameters)
     except PoolVersionError as error:
@@ -224,6 +231,7 @@ def build(
         _stop("build", f"{str(out)!r} exists: a pool file is never overwritten (it holds a secret)")
     if not (out.parent if str(out.parent) else Path(".")).is_dir():
         _stop("build", f"no directory {str(out.parent)!r} to write the pool file in")
+    _warm_generator()  # the versions recorded include a play of every outcome
     parameters = (
         PoolParameters.published()
         if counts is None
@@ -546,6 +554,7 @@ def load(
 
     pool = _read_pool_file(pool_file, "load")
     settings = _settings("load")
+    _warm_generator()  # loading checks the pool's generator by a play of every outcome
     database = _open(database_url or settings.resolved_database_url, "load", create=True)
     try:
         loaded = pools.load(

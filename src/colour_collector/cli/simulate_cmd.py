@@ -11,6 +11,7 @@ import typer
 from colour_collector.cli.base import app
 from colour_collector.cli.progress import progress_bar
 from colour_collector.game import simulation
+from colour_collector.generator_cache import warm
 
 
 def _text(data: dict[str, Any]) -> str:
@@ -75,7 +76,8 @@ def simulate(
     used_seed = simulation.secure_seed() if seed is None else seed
     started = time.perf_counter()
     with progress_bar("simulate", plays) as advance:
-        tally = simulation.run(plays, used_seed, workers, advance)
+        warm()
+        tally = simulation.run(plays, used_seed, workers, advance, start=warm)
     data = simulation.report(tally, used_seed, workers, time.perf_counter() - started)
     typer.echo(json.dumps(data, ensure_ascii=False) if as_json else _text(data))
     if tally.invalid:

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from colour_collector.game.certification import Chunk, Tally, verify_chunk
+from colour_collector.generator_cache import warm
 
 IN_FLIGHT_PER_WORKER = 4
 """Chunks a Dask worker is given ahead of the ones it is doing."""
@@ -31,13 +32,14 @@ def tallies(
 ) -> Iterator[Tally]:
     """The tally of every chunk: here (``workers`` 1), on ``workers`` local processes, or on the
     Dask cluster whose scheduler is at ``scheduler``."""
+    warm()  # first here, so that workers on this machine find the generator's tables on disk
     if scheduler is not None:
         yield from _on_dask(chunks, scheduler)
     elif workers <= 1:
         yield from map(verify_chunk, chunks)
     else:
         context = multiprocessing.get_context("spawn")
-        with context.Pool(workers) as pool:
+        with context.Pool(workers, initializer=warm) as pool:
             yield from pool.imap_unordered(verify_chunk, chunks)
 
 
@@ -53,6 +55,7 @@ def _on_dask(chunks: Iterable[Chunk], scheduler: str) -> Iterator[Tally]:
     except (OSError, TimeoutError, ValueError) as error:
         raise WorkersError(f"cannot reach the Dask scheduler at {scheduler!r}: {error}") from None
     with client:
+        client.run(warm)  # each worker's tables from its own cache (worked out once a machine)
         slots = IN_FLIGHT_PER_WORKER * max(1, len(client.scheduler_info().get("workers", {})))
         pending = iter(chunks)
         running = distributed.as_completed()

@@ -20,6 +20,7 @@ two agree for every tier.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 from colour_collector.game.config import GameConfig, load_config
 from colour_collector.game.errors import GameError
@@ -85,3 +86,46 @@ def prepare(config: GameConfig | None = None) -> None:
         top = max(top, tier.prize_game)
     odds = prize_game_odds(cfg)
     odds.chance(top)
+
+
+def prepared(config: GameConfig | None = None) -> bool:
+    """Whether this process has worked out (or adopted) every outcome's sampler for ``config``."""
+    cfg = config or load_config()
+    held = _calibrations.get(id(cfg))
+    if held is None or held[0] is not cfg:
+        return False
+    return all((id(cfg), i) in _samplers for i in (-1, *(t.index for t in load_tiers())))
+
+
+@dataclass(frozen=True, slots=True)
+class Tables:
+    """What generation works out once a process for one configuration (nearly all of what
+    ``prepare`` does): the calibration and every outcome's Main Game sampler.
+
+    They come from fixed seeds, so the same program and configuration always work out the same
+    tables: a copy another process made (pickled, with the configuration left out) serves as
+    well, and ``colour_collector.generator_cache`` keeps one on disk.
+    """
+
+    calibration: Calibration
+    """The fixed-seed estimates the samplers were chosen by."""
+    samplers: dict[int, MainGameSampler]
+    """Each outcome's sampler, by tier index (-1: no win)."""
+
+
+def tables(config: GameConfig | None = None) -> Tables:
+    """This process's tables for ``config`` (worked out now if they are not yet)."""
+    cfg = config or load_config()
+    prepare(cfg)
+    samplers = {index: s for (of, index), s in _samplers.items() if of == id(cfg)}
+    return Tables(calibration(cfg), samplers)
+
+
+def adopt(found: Tables, config: GameConfig | None = None) -> None:
+    """Use ``found``, made for ``config`` by this program, as this process's tables."""
+    cfg = config or load_config()
+    if found.calibration.cfg is not cfg:
+        raise GenerationError("tables made for another configuration object cannot be adopted")
+    _calibrations[id(cfg)] = (cfg, found.calibration)
+    for index, sampler in found.samplers.items():
+        _samplers[(id(cfg), index)] = sampler

@@ -158,6 +158,15 @@ class MainGameSampler:
         if self.method in (Method.CHAIN, Method.CELLS_THEN_CHAIN):
             self._chain = SkeletonChain(self.config, self.targets, self.cells)
 
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        state["_give_up"] = None  # a closure, which pickle cannot keep: made again on loading
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._give_up = hopeless(self.config, self.targets)
+
     @property
     def exact_share(self) -> float:
         """Estimated share of plays drawn exactly (1 but for the chain methods)."""

@@ -126,26 +126,37 @@ def blocks(plays: int, seed: int) -> list[tuple[int, int, int]]:
     return [(seed, b, min(BLOCK, plays - start)) for b, start in enumerate(range(0, plays, BLOCK))]
 
 
-def run(plays: int, seed: int, workers: int = 1, progress: ProgressCallback | None = None) -> Tally:
-    """Simulate ``plays`` plays from ``seed`` on ``workers`` processes; the total tally."""
+def run(
+    plays: int,
+    seed: int,
+    workers: int = 1,
+    progress: ProgressCallback | None = None,
+    start: Callable[[], object] | None = None,
+) -> Tally:
+    """Simulate ``plays`` plays from ``seed`` on ``workers`` processes; the total tally.
+
+    ``start`` (a module-level function) runs first in each worker process: the command line's
+    ``generator_cache.warm``, which loads the generator's tables rather than work them out."""
     if plays < 0:
         raise ValueError(f"plays must be >= 0, not {plays!r}")
     if workers < 1:
         raise ValueError(f"workers must be >= 1, not {workers!r}")
     total = Tally()
-    for tally in _tallies(blocks(plays, seed), workers):
+    for tally in _tallies(blocks(plays, seed), workers, start):
         total.add(tally)
         if progress is not None:
             progress(total.plays)
     return total
 
 
-def _tallies(tasks: list[tuple[int, int, int]], workers: int) -> Iterator[Tally]:
+def _tallies(
+    tasks: list[tuple[int, int, int]], workers: int, start: Callable[[], object] | None
+) -> Iterator[Tally]:
     if workers == 1 or len(tasks) <= 1:
         yield from map(run_block, tasks)
         return
     context = multiprocessing.get_context("spawn")
-    with context.Pool(min(workers, len(tasks))) as pool:
+    with context.Pool(min(workers, len(tasks)), initializer=start) as pool:
         yield from pool.imap_unordered(run_block, tasks)
 
 

@@ -12,9 +12,9 @@ from prometheus_client import CollectorRegistry
 
 from colour_collector.game.config import load_config
 from colour_collector.game.draw import secure_rng
-from colour_collector.game.generator import prepare
 from colour_collector.game.pool import PrizePool, load_pool
 from colour_collector.game.versions import current_versions
+from colour_collector.generator_cache import warm
 from colour_collector.mail import OutboxMailer, SmtpMailer
 from colour_collector.server.metrics import registry_for
 from colour_collector.server.settings import DrawMode, PaymentProviderKind, Settings
@@ -125,7 +125,7 @@ def build_runtime(settings: Settings, database: Database) -> Runtime:
     if settings.audit_checkpoint_key_file is not None:  # refuse to start on a bad key file
         read_key(settings.audit_checkpoint_key_file)
     pool = load_pool()
-    prepare()
+    warm()
     independent = IndependentSource(pool)
     purchase: OutcomeSource = independent
     if settings.draw_mode is DrawMode.POOL:

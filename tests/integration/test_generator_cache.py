@@ -1,0 +1,119 @@
+"""The generator's tables kept on disk: a second process loads what the first worked out and
+generates exactly the same plays; a damaged, foreign or unwritable cache costs time, never a play.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from colour_collector import generator_cache
+from colour_collector.game.config import load_config
+from colour_collector.game.generator import Tables
+from colour_collector.game.main_game_sampler import Calibration
+
+WARM_AND_SAMPLE = """
+import json
+from colour_collector import generator_cache
+from colour_collector.game.versions import generator_sample_sha256
+source = generator_cache.warm()
+print(json.dumps({"source": str(source), "sample": generator_sample_sha256()}))
+"""
+
+
+def _warm_in_a_new_process(cache: Path) -> dict[str, str]:
+    env = {**os.environ, generator_cache.ENVIRONMENT: str(cache)}
+    done = subprocess.run(
+        [sys.executable, "-c", WARM_AND_SAMPLE],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    answer: dict[str, str] = json.loads(done.stdout.splitlines()[-1])
+    return answer
+
+
+def test_a_second_process_loads_the_tables_and_makes_the_same_plays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(generator_cache.ENVIRONMENT, str(tmp_path))
+    file = generator_cache.path()
+    file.write_bytes(b"not a pickle at all")  # a damaged file is worked out again and replaced
+
+    first = _warm_in_a_new_process(tmp_path)
+    second = _warm_in_a_new_process(tmp_path)
+
+    assert first["source"] == generator_cache.Source.WORKED_OUT
+    assert second["source"] == generator_cache.Source.FILE
+    # one play of every outcome at fixed seeds: the loaded tables draw what worked-out ones do
+    assert second["sample"] == first["sample"]
+    assert generator_cache.load(file, load_config()) is not None
+    assert [p.name for p in tmp_path.iterdir()] == [file.name]  # no partial file left behind
+
+
+def test_the_file_is_named_by_the_generator_the_game_and_the_python(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(generator_cache.ENVIRONMENT, str(tmp_path / "a"))
+    in_a = generator_cache.path()
+    monkeypatch.setenv(generator_cache.ENVIRONMENT, str(tmp_path / "b"))
+    assert generator_cache.path().parent == tmp_path / "b"
+    assert generator_cache.path().name == in_a.name
+    monkeypatch.setattr(generator_cache.sys, "version", "3.99.0 (another interpreter)")
+    assert generator_cache.path().name != in_a.name
+
+
+def test_the_cache_directory_defaults_to_the_users_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(generator_cache.ENVIRONMENT, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert generator_cache.directory() == tmp_path / "colour-collector"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert generator_cache.directory() == tmp_path / "home" / ".cache" / "colour-collector"
+
+
+def _small_tables() -> Tables:
+    return Tables(Calibration(load_config()), {})
+
+
+def test_tables_come_back_tied_to_this_process_configuration() -> None:
+    config = load_config()
+    found = generator_cache.loads(generator_cache.dumps(_small_tables(), config), config)
+    assert isinstance(found, Tables)
+    assert found.calibration.cfg is config  # the configuration is not copied into the file
+
+
+def test_a_file_naming_anything_but_the_generators_classes_is_refused(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    file = tmp_path / "tables.pickle"
+    file.write_bytes(pickle.dumps(os.getcwd))  # would call os.getcwd on loading
+    with caplog.at_level(logging.WARNING, logger=generator_cache.__name__):
+        assert generator_cache.load(file, load_config()) is None
+    assert "posix.getcwd is not one of the generator's classes" in caplog.text
+    with pytest.raises(pickle.UnpicklingError, match="not tables"):
+        generator_cache.loads(pickle.dumps({"tables": 1}), load_config())
+
+
+def test_a_directory_that_cannot_be_written_is_left_alone(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    blocker = tmp_path / "a file"
+    blocker.write_text("in the way")
+    file = blocker / "cache" / "tables.pickle"
+    with caplog.at_level(logging.WARNING, logger=generator_cache.__name__):
+        generator_cache.save(file, _small_tables(), load_config())
+    assert "cannot keep the generator's tables" in caplog.text
+    assert generator_cache.load(file, load_config()) is None
+    assert blocker.read_text() == "in the way"
