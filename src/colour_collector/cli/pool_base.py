@@ -1,0 +1,129 @@
+"""``colour-collector pool``: what its commands share (the group, exit statuses, reading a pool
+file, positions, the generator's versions).
+
+A pool is fixed by a secret (``game.pool_deal``, docs/pools.md). The operator builds a pool file,
+certifies it (``verify``, ``report``: ``pool_prepare_cmd``), publishes its commitment and loads it
+into the server, which sells it; when it is sold out the operator closes it, which publishes the
+secret, and anyone can check any of its plays (``check``: ``pool_sale_cmd``).
+
+Exit status: 0 done; 1 a check failed (an altered file, a secret that does not match, a play or
+count that does not verify); 2 the command could not run (bad arguments, unreadable files,
+another version of the game, an unreachable database or cluster).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
+
+import typer
+
+from colour_collector.cli.base import app
+
+if TYPE_CHECKING:
+    from colour_collector.game.pool_deal import PoolParameters
+    from colour_collector.game.pool_file import PoolFile
+
+pool_app = typer.Typer(
+    help="Prize pools: build, certify, load, close and check.", no_args_is_help=True
+)
+app.add_typer(pool_app, name="pool")
+
+FAILED = 1
+"""Exit status of a check that failed."""
+UNUSABLE = 2
+"""Exit status of a command that could not run."""
+
+
+def stop_command(command: str, message: str, status: int = UNUSABLE) -> NoReturn:
+    typer.echo(f"colour-collector pool {command}: {message}", err=True)
+    raise typer.Exit(status)
+
+
+def read_pool_file(path: Path, command: str, *, published: bool = False) -> PoolFile:
+    """The pool file at ``path``; with ``published``, also a closed pool as the server
+    describes it (``GET /api/pools/ID``: its commitment, parameters and published secret)."""
+    from colour_collector.game.pool_deal import (  # noqa: PLC0415
+        PoolDealError,
+        PoolParameters,
+        secret_from_hex,
+    )
+    from colour_collector.game.pool_file import (  # noqa: PLC0415
+        MAX_BYTES,
+        PoolFile,
+        PoolFileError,
+        loads,
+    )
+
+    try:
+        with path.open("rb") as stream:
+            data = stream.read(MAX_BYTES + 1)
+    except OSError as error:
+        stop_command(command, f"cannot read the pool file {str(path)!r}: {error.strerror or error}")
+    try:
+        return loads(data)
+    except PoolFileError as error:
+        problem = error
+    try:
+        info = json.loads(data)
+    except ValueError:
+        info = None
+    if published and isinstance(info, dict) and {"commitment", "parameters", "secret"} <= set(info):
+        if not isinstance(info["secret"], str):
+            stop_command(
+                command, f"{str(path)!r} describes a pool that is not closed: no secret yet"
+            )
+        try:
+            parameters = PoolParameters.from_text(str(info["parameters"]))
+            secret = secret_from_hex(info["secret"])
+        except PoolDealError as error:
+            stop_command(command, f"{str(path)!r}: {error}")
+        return PoolFile(secret, parameters, str(info["commitment"]), dt.datetime.now(dt.UTC))
+    stop_command(command, f"{str(path)!r} is not a pool file: {problem}")
+
+
+def read_positions(text: str | None, size: int, command: str) -> tuple[int, int]:
+    if text is None:
+        return 0, size
+    start_text, colon, stop_text = text.partition(":")
+    try:
+        if not colon:
+            raise ValueError(text)
+        start = int(start_text) if start_text.strip() else 0
+        stop = int(stop_text) if stop_text.strip() else size
+    except ValueError:
+        start, stop = -1, -1
+    if not 0 <= start < stop <= size:
+        stop_command(
+            command,
+            f"--positions must be START:STOP with 0 <= START < STOP <= {size:,} (STOP not"
+            f" included), not {text!r}",
+        )
+    return start, stop
+
+
+def describe(parameters: PoolParameters) -> str:
+    structure = (
+        "the published prize structure"
+        if parameters.is_published
+        else "another prize structure, for tests"
+    )
+    return f"{parameters.size:,} plays, {structure}"
+
+
+def warm_generator() -> None:
+    from colour_collector.generator_cache import warm  # noqa: PLC0415
+
+    warm()
+
+
+def require_versions(parameters: PoolParameters, command: str) -> None:
+    from colour_collector.game.pool_deal import PoolVersionError, check_versions  # noqa: PLC0415
+
+    warm_generator()  # the check generates a play of every outcome
+    try:
+        check_versions(parameters)
+    except PoolVersionError as error:
+        stop_command(command, str(error))

@@ -1,0 +1,382 @@
+"""``colour-collector pool build``, ``verify`` and ``report``: a pool prepared and certified before
+its sale (docs/pools.md)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from colour_collector.cli.pool_base import (
+    FAILED,
+    describe,
+    pool_app,
+    read_pool_file,
+    read_positions,
+    require_versions,
+    stop_command,
+    warm_generator,
+)
+from colour_collector.cli.prizes_cmd import pounds, two_dp
+from colour_collector.cli.progress import progress_bar
+
+if TYPE_CHECKING:
+    from colour_collector.game.certification import Certificate
+    from colour_collector.game.pool_file import PoolFile
+
+CHUNKS_AT_LEAST = 32
+"""A small pool or slice is still cut into this many chunks, so that every worker gets some..."""
+MIN_CHUNK = 100
+"""...of at least this many positions."""
+
+
+# -- build -----------------------------------------------------------------------------------------
+
+
+def _counts_file(path: Path, plays: int) -> tuple[int, ...]:
+    from colour_collector.game.prize_table import load_tiers  # noqa: PLC0415
+
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        stop_command("build", f"cannot read the counts file {str(path)!r}: {error}")
+    except ValueError as error:
+        stop_command("build", f"the counts file {str(path)!r} is not JSON: {error}")
+    if not isinstance(data, dict):
+        stop_command("build", "the counts file must be a JSON object {tier name: count}")
+    names = {tier.name for tier in load_tiers()}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        stop_command("build", f"the counts file names unknown tiers: {unknown!r}")
+    counts = []
+    for tier in load_tiers():
+        count = data.get(tier.name, 0)
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            stop_command(
+                "build", f"the count of {tier.name!r} must be an integer >= 0, not {count!r}"
+            )
+        counts.append(count)
+    if sum(counts) > plays:
+        stop_command(
+            "build", f"the counts file has {sum(counts):,} winners, more than {plays:,} plays"
+        )
+    return tuple(counts)
+
+
+def _write_exclusive(path: Path, text: str) -> None:
+    """Write ``text`` to a new file at ``path``, readable by its owner only, whole or not at all."""
+    folder = path.parent if str(path.parent) else Path(".")
+    handle, temporary = tempfile.mkstemp(prefix=".pool-", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.link(temporary, path)  # fails if the path exists: a pool file is never overwritten
+    finally:
+        os.unlink(temporary)
+
+
+@pool_app.command("build")
+def build(
+    plays: Annotated[int, typer.Option("--plays", min=1, help="Plays in the pool.")],
+    out: Annotated[Path, typer.Option("--out", help="The pool file to write (must not exist).")],
+    counts: Annotated[
+        Path | None,
+        typer.Option(
+            help="A JSON object {tier name: count} for a pool of another prize structure (tests);"
+            " tiers left out have none. Without it the pool has the published structure, which"
+            " needs --plays 6500000."
+        ),
+    ] = None,
+) -> None:
+    """Build a pool: a fresh secret and its commitment, written to a new pool file.
+
+    The file holds the secret: keep it as the pool is kept (docs/pools.md) until the pool is
+    closed. Publish the commitment printed before the pool goes on sale.
+    """
+    from colour_collector.game.pool import POOL_SIZE  # noqa: PLC0415
+    from colour_collector.game.pool_deal import PoolParameters  # noqa: PLC0415
+    from colour_collector.game.pool_file import PoolFile, dumps  # noqa: PLC0415
+    from colour_collector.game.versions import current_versions  # noqa: PLC0415
+
+    if counts is None and plays != POOL_SIZE:
+        stop_command(
+            "build",
+            f"the published prize structure is a pool of {POOL_SIZE:,} plays, not {plays:,}: use"
+            f" --plays {POOL_SIZE}, or give --counts FILE for another structure",
+        )
+    if out.exists():
+        stop_command(
+            "build", f"{str(out)!r} exists: a pool file is never overwritten (it holds a secret)"
+        )
+    if not (out.parent if str(out.parent) else Path(".")).is_dir():
+        stop_command("build", f"no directory {str(out.parent)!r} to write the pool file in")
+    warm_generator()  # the versions recorded include a play of every outcome
+    parameters = (
+        PoolParameters.published()
+        if counts is None
+        else PoolParameters(plays, _counts_file(counts, plays), current_versions())
+    )
+    pool = PoolFile.build(parameters, dt.datetime.now(dt.UTC))
+    try:
+        _write_exclusive(out, dumps(pool))
+    except FileExistsError:
+        stop_command("build", f"{str(out)!r} exists: a pool file is never overwritten")
+    except OSError as error:
+        stop_command("build", f"cannot write {str(out)!r}: {error.strerror or error}")
+    versions = parameters.versions
+    typer.echo(f"Pool file:   {out} (it holds the secret: keep it until the pool is closed)")
+    typer.echo(f"Plays:       {describe(parameters)}")
+    typer.echo(
+        f"Generator:   {versions.generator_sources_sha256[:16]}... (colour-collector"
+        f" {versions.package}), game {versions.game_sha256[:16]}..."
+    )
+    typer.echo(f"Commitment:  {pool.commitment}")
+
+
+# -- verify ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    """A certification run: what it covered and how long it took."""
+
+    certificate: Certificate
+    """The tallies."""
+    seconds: float
+    """Wall time of the dealing and the replays."""
+    engine: str
+    """Where the plays were replayed."""
+
+
+def certify(
+    pool: PoolFile, start: int, stop: int, *, workers: int, scheduler: str | None, command: str
+) -> Run:
+    """Deal positions ``start .. stop - 1`` of ``pool``, regenerate and replay each, count."""
+    from colour_collector.cli.workers import WorkersError, tallies  # noqa: PLC0415
+    from colour_collector.game.certification import CHUNK, Certificate, chunks  # noqa: PLC0415
+    from colour_collector.game.pool_deal import categories  # noqa: PLC0415
+
+    began = time.perf_counter()
+    with progress_bar("dealing", stop, unit="positions") as advance:
+        dealt = categories(pool.secret, pool.parameters, start, stop, advance)
+    counted = Counter(dealt)
+    certificate = Certificate(
+        pool.parameters, start, stop, [counted[c] for c in range(len(pool.parameters.start))]
+    )
+    engine = (
+        f"Dask cluster at {scheduler}"
+        if scheduler
+        else f"{workers} worker process(es)"
+        if workers > 1
+        else "this process"
+    )
+    size = max(MIN_CHUNK, min(CHUNK, (stop - start) // CHUNKS_AT_LEAST))
+    try:
+        with progress_bar("replaying", stop - start) as advance:
+            for tally in tallies(chunks(pool.secret, start, dealt, size), workers, scheduler):
+                certificate.add(tally)
+                advance(certificate.plays)
+    except WorkersError as error:
+        stop_command(command, str(error))
+    return Run(certificate, time.perf_counter() - began, engine)
+
+
+def _verify_json(pool: PoolFile, run: Run, problems: list[str]) -> dict[str, Any]:
+    from colour_collector.game.prize_table import load_tiers  # noqa: PLC0415
+
+    certificate = run.certificate
+    names = [*(t.name for t in load_tiers()), "no win"]
+    return {
+        "ok": not problems,
+        "problems": problems,
+        "commitment": pool.commitment,
+        "size": pool.parameters.size,
+        "published_structure": pool.parameters.is_published,
+        "start": certificate.start,
+        "stop": certificate.stop,
+        "whole": certificate.whole,
+        "plays": certificate.plays,
+        "invalid": certificate.invalid,
+        "invalid_examples": certificate.examples,
+        "observed": dict(zip(names, certificate.observed, strict=True)),
+        "winners": certificate.plays - certificate.invalid - certificate.observed[-1],
+        "prize_pence": certificate.prize_pence,
+        "plays_sha256": certificate.plays_sha256,
+        "engine": run.engine,
+        "seconds": run.seconds,
+    }
+
+
+def _verify_text(pool: PoolFile, run: Run, problems: list[str]) -> str:
+    from colour_collector.game.pool import STAKE_PENCE  # noqa: PLC0415
+
+    certificate = run.certificate
+    versions = pool.parameters.versions
+    covered = (
+        "the whole pool"
+        if certificate.whole
+        else f"{certificate.stop - certificate.start:,} of {pool.parameters.size:,}"
+    )
+    winners = certificate.plays - certificate.invalid - certificate.observed[-1]
+    stakes = certificate.plays * STAKE_PENCE
+    lines = [
+        f"Pool:          {pool.commitment} ({describe(pool.parameters)})",
+        f"Positions:     {certificate.start:,} to {certificate.stop - 1:,} ({covered})",
+        f"Generator:     {versions.generator_sources_sha256[:16]}..., game"
+        f" {versions.game_sha256[:16]}... (colour-collector {versions.package})",
+        f"Plays:         {certificate.plays:,} regenerated and replayed, {certificate.invalid:,}"
+        " invalid",
+    ]
+    if certificate.plays:
+        lines.append(
+            f"Winners:       {winners:,}"
+            + (f" (1 in {two_dp(Fraction(certificate.plays, winners))})" if winners else "")
+            + f"; no win {certificate.observed[-1]:,}"
+        )
+        lines.append(
+            f"Prize money:   {pounds(certificate.prize_pence)} ="
+            f" {two_dp(Fraction(100 * certificate.prize_pence, stakes))}% of the stakes"
+        )
+    if certificate.whole and not problems:
+        lines.append("Tier counts:   every tier's count is the prize structure's, exactly")
+    lines.append(f"Plays SHA-256: {certificate.plays_sha256}")
+    lines.append(f"Time:          {run.seconds:,.1f} s on {run.engine}")
+    lines.extend(f"FAILED: {problem}" for problem in problems)
+    if not problems:
+        lines.append(
+            "OK: the pool is certified"
+            if certificate.whole
+            else "OK: these positions verify (certify the whole pool before its sale)"
+        )
+    return "\n".join(lines)
+
+
+@pool_app.command("verify")
+def verify(
+    pool_file: Annotated[
+        Path,
+        typer.Argument(
+            metavar="POOL",
+            help="The pool file, or a closed pool as the server publishes it (GET /api/pools/ID).",
+        ),
+    ],
+    *,
+    workers: Annotated[
+        int, typer.Option(min=1, max=256, help="Local worker processes replaying plays.")
+    ] = 1,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            help="Replay on a Dask cluster instead: its scheduler's address (tcp://host:8786)."
+            " Needs the extra 'distributed' here and colour-collector on every worker."
+        ),
+    ] = None,
+    positions: Annotated[
+        str | None,
+        typer.Option(help="Only positions START:STOP (STOP not included), e.g. 0:200000."),
+    ] = None,
+    expected: Annotated[
+        str | None,
+        typer.Option("--commitment", help="Also check the file against this commitment."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Regenerate and replay every play of a pool and check every tier's count exactly.
+
+    Exits 1 if the file was altered, does not match --commitment, or any play or count does not
+    verify.
+    """
+    from colour_collector.game.pool_file import PoolFileError  # noqa: PLC0415
+
+    pool = read_pool_file(pool_file, "verify", published=True)
+    try:
+        pool.check()
+    except PoolFileError as error:
+        typer.echo(f"FAILED: {error}")
+        raise typer.Exit(FAILED) from None
+    if expected is not None and expected.strip().lower() != pool.commitment:
+        typer.echo(
+            f"FAILED: the pool file's commitment {pool.commitment} is not {expected.strip()!r}"
+        )
+        raise typer.Exit(FAILED)
+    require_versions(pool.parameters, "verify")
+    start, stop = read_positions(positions, pool.parameters.size, "verify")
+    run = certify(pool, start, stop, workers=workers, scheduler=scheduler, command="verify")
+    problems = run.certificate.problems()
+    if as_json:
+        typer.echo(json.dumps(_verify_json(pool, run, problems), ensure_ascii=False))
+    else:
+        typer.echo(_verify_text(pool, run, problems))
+    if problems:
+        raise typer.Exit(FAILED)
+
+
+# -- report ----------------------------------------------------------------------------------------
+
+
+@pool_app.command("report")
+def report(
+    pool_file: Annotated[Path, typer.Argument(metavar="POOL", help="The pool file.")],
+    out: Annotated[
+        Path, typer.Option("--out", help="Directory to write the report in (must not exist).")
+    ],
+    positions: Annotated[
+        str | None,
+        typer.Option(
+            help="Order statistics over positions START:STOP only (default: the whole pool)."
+        ),
+    ] = None,
+    naturalness_plays: Annotated[
+        int,
+        typer.Option(min=50, max=100_000, help="Plays of each outcome in the naturalness tables."),
+    ] = 2_000,
+) -> None:
+    """Write the certification report: an HTML page with plots, and the PAR sheet (xlsx, CSV).
+
+    Needs the extra 'report' (matplotlib, openpyxl, numpy, scipy).
+    """
+    from colour_collector.game.pool_file import PoolFileError  # noqa: PLC0415
+
+    try:
+        from colour_collector.report import write_report  # noqa: PLC0415
+    except ImportError as error:
+        stop_command(
+            "report",
+            f"the report needs matplotlib, openpyxl, numpy and scipy ({error.name} is missing):"
+            " pip install 'colour-collector[report]'",
+        )
+    pool = read_pool_file(pool_file, "report")
+    try:
+        pool.check()
+    except PoolFileError as error:
+        typer.echo(f"FAILED: {error}")
+        raise typer.Exit(FAILED) from None
+    require_versions(pool.parameters, "report")
+    start, stop = read_positions(positions, pool.parameters.size, "report")
+    if out.exists():
+        stop_command("report", f"{str(out)!r} exists: the report is written to a new directory")
+    if not out.parent.is_dir():
+        stop_command("report", f"no directory {str(out.parent)!r} to write the report in")
+    try:
+        with progress_bar("dealing", stop, unit="positions") as advance:
+            written = write_report(
+                pool, out, start=start, stop=stop, naturalness_plays=naturalness_plays,
+                progress=advance,
+            )  # fmt: skip
+    except OSError as error:
+        stop_command(
+            "report", f"cannot write the report in {str(out)!r}: {error.strerror or error}"
+        )
+    typer.echo(f"Report:      {written / 'index.html'}")
+    typer.echo("PAR sheet:   " + ", ".join(str(written / n) for n in ("par.xlsx", "par.csv")))

@@ -1,0 +1,394 @@
+"""``colour-collector pool load``, ``list``, ``close`` and ``check``: a pool on sale in the server,
+closed, and any of its plays checked against the commitment (docs/pools.md)."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from colour_collector.cli.pool_base import (
+    FAILED,
+    describe,
+    pool_app,
+    read_pool_file,
+    require_versions,
+    stop_command,
+    warm_generator,
+)
+from colour_collector.cli.prizes_cmd import pounds
+from colour_collector.cli.progress import progress_bar
+
+if TYPE_CHECKING:
+    from colour_collector.game.pool_deal import PoolParameters
+    from colour_collector.server.settings import Settings
+    from colour_collector.store import Database
+
+MAX_INFO_BYTES = 1 << 20
+"""Largest pool description read from a file or a server."""
+FETCH_TIMEOUT_S = 20
+"""How long ``check`` waits for a server's pool description."""
+
+DatabaseUrl = Annotated[
+    str | None,
+    typer.Option(
+        help="The server's database (default: COLOUR_COLLECTOR_DATABASE_URL, or the SQLite file"
+        " in the data directory)."
+    ),
+]
+
+
+# -- the server's pools ----------------------------------------------------------------------------
+
+
+def _settings(command: str) -> Settings:
+    from pydantic import ValidationError  # noqa: PLC0415
+
+    from colour_collector.cli.serve_cmd import _settings_error  # noqa: PLC0415
+    from colour_collector.server.settings import Settings  # noqa: PLC0415
+
+    try:
+        return Settings()
+    except ValidationError as error:
+        stop_command(command, _settings_error(error))
+
+
+def _open(url: str, command: str, *, create: bool = False) -> Database:
+    from sqlalchemy import make_url  # noqa: PLC0415
+
+    from colour_collector.store import Database, upgrade_to_head  # noqa: PLC0415
+
+    try:
+        parsed = make_url(url)
+    except Exception:  # SQLAlchemy raises several kinds for a bad URL
+        stop_command(command, f"not a database URL: {url!r}")
+    is_file = parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "")
+    if is_file and not create and not Path(parsed.database or "").is_file():
+        stop_command(command, f"no database file {parsed.database}", FAILED)
+    try:
+        if create:
+            if is_file:
+                Path(parsed.database or "").parent.mkdir(parents=True, exist_ok=True)
+            upgrade_to_head(url)
+        return Database(url)
+    except Exception as error:  # an unknown driver, a database that cannot be reached...
+        stop_command(command, f"cannot open the database: {str(error).splitlines()[0]}")
+
+
+def _pool_line(shown: Any) -> str:
+    pool = shown.pool
+    return (
+        f"{pool.id:>4}  {shown.status.value:<9} {pool.dealt:>12,} / {pool.size:<12,}"
+        f" {pool.commitment[:16]}...  loaded {pool.loaded_at:%Y-%m-%d %H:%M}"
+        + (f", closed {pool.closed_at:%Y-%m-%d %H:%M}" if pool.closed_at else "")
+    )
+
+
+@pool_app.command("load")
+def load(
+    pool_file: Annotated[Path, typer.Argument(metavar="POOL", help="The pool file.")],
+    database_url: DatabaseUrl = None,
+) -> None:
+    """Load a pool into the server's database: it goes on sale after the pools loaded before it.
+
+    The secret is stored sealed with a key derived from COLOUR_COLLECTOR_SECRET_KEY (the server's
+    must be the same). Loading a pool again seals it again with the key in use.
+    """
+    from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
+
+    from colour_collector.server.settings import Environment  # noqa: PLC0415
+    from colour_collector.service import pools  # noqa: PLC0415
+    from colour_collector.service.errors import PoolRefusedError  # noqa: PLC0415
+
+    pool = read_pool_file(pool_file, "load")
+    settings = _settings("load")
+    warm_generator()  # loading checks the pool's generator by a play of every outcome
+    database = _open(database_url or settings.resolved_database_url, "load", create=True)
+    try:
+        loaded = pools.load(
+            database,
+            pool,
+            pools.seal_key(settings.secret_key.get_secret_value()),
+            published_only=settings.environment is Environment.PRODUCTION,
+        )
+    except PoolRefusedError as error:
+        stop_command("load", str(error), FAILED)
+    except SQLAlchemyError as error:
+        stop_command("load", f"cannot load the pool: {str(error).splitlines()[0]}")
+    finally:
+        database.dispose()
+    stored = loaded.pool
+    if not loaded.created:
+        typer.echo(
+            f"Pool {stored.id} was loaded before; its secret is sealed again with the key in use."
+        )
+    where = "on sale now" if loaded.ahead == 0 else f"on sale after {loaded.ahead} pool(s)"
+    typer.echo(f"Loaded pool {stored.id}: {describe(pool.parameters)}; {where}.")
+    typer.echo(f"Commitment:  {stored.commitment}")
+
+
+@pool_app.command("list")
+def listing(
+    database_url: DatabaseUrl = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """The pools loaded, newest first: status, plays sold, commitment."""
+    from colour_collector.service import pools  # noqa: PLC0415
+
+    database = _open(database_url or _settings("list").resolved_database_url, "list")
+    try:
+        shown = pools.newest(database)
+    finally:
+        database.dispose()
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {
+                    "pools": [
+                        {
+                            "id": s.pool.id,
+                            "status": s.status.value,
+                            "size": s.pool.size,
+                            "dealt": s.pool.dealt,
+                            "commitment": s.pool.commitment,
+                            "secret": s.pool.secret,
+                        }
+                        for s in shown
+                    ]
+                }
+            )
+        )
+        return
+    if not shown:
+        typer.echo("No pool is loaded.")
+    for item in shown:
+        typer.echo(_pool_line(item))
+
+
+@pool_app.command("close")
+def close(
+    pool_id: Annotated[int, typer.Argument(min=1, metavar="POOL_ID", help="The pool's id.")],
+    withdraw: Annotated[
+        bool,
+        typer.Option(help="Close a pool that still has plays unsold: it stops selling."),
+    ] = False,
+    pool_file: Annotated[
+        Path | None,
+        typer.Option(
+            help="Take the secret from the pool file (when the server's key changed since the"
+            " pool was loaded)."
+        ),
+    ] = None,
+    database_url: DatabaseUrl = None,
+) -> None:
+    """Close a pool and publish its secret: anyone can then check every play of it."""
+    from colour_collector.service import pools  # noqa: PLC0415
+    from colour_collector.service.errors import (  # noqa: PLC0415
+        PoolNotFoundError,
+        PoolRefusedError,
+        PoolSecretError,
+    )
+
+    secret = None if pool_file is None else read_pool_file(pool_file, "close").secret
+    settings = _settings("close")
+    database = _open(database_url or settings.resolved_database_url, "close")
+    try:
+        with database() as uow:
+            found = uow.pools.get(pool_id)
+        total = 0 if found is None else found.size
+        with progress_bar("checkpoints", total, unit="positions") as advance:
+            closed = pools.close(
+                database,
+                pool_id,
+                pools.seal_key(settings.secret_key.get_secret_value()),
+                withdraw=withdraw,
+                secret=secret,
+                progress=advance,
+            )
+    except PoolNotFoundError as error:
+        stop_command("close", str(error))
+    except (PoolRefusedError, PoolSecretError) as error:
+        stop_command("close", str(error), FAILED)
+    finally:
+        database.dispose()
+    typer.echo(f"Closed pool {closed.id} ({closed.dealt:,} of {closed.size:,} plays sold).")
+    typer.echo(f"Commitment:  {closed.commitment}")
+    typer.echo(f"Secret:      {closed.secret}")
+
+
+# -- check -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PublishedPool:
+    """What ``check`` needs of a pool: its commitment and parameters, and any secret known."""
+
+    commitment: str
+    """The commitment published before the sale."""
+    parameters: PoolParameters
+    """Its parameters."""
+    secret: str | None
+    """The published secret (or the pool file's), if known."""
+
+
+def _published(source: str) -> PublishedPool:
+    from colour_collector.game.pool_deal import PoolDealError, PoolParameters  # noqa: PLC0415
+    from colour_collector.game.pool_file import FORMAT  # noqa: PLC0415
+
+    if source.startswith(("http://", "https://")):
+        try:
+            with urllib.request.urlopen(source, timeout=FETCH_TIMEOUT_S) as answer:
+                data = answer.read(MAX_INFO_BYTES + 1)
+        except (urllib.error.URLError, OSError, ValueError) as error:
+            stop_command("check", f"cannot fetch the pool from {source!r}: {error}")
+    else:
+        try:
+            with Path(source).open("rb") as stream:
+                data = stream.read(MAX_INFO_BYTES + 1)
+        except OSError as error:
+            stop_command("check", f"cannot read {source!r}: {error.strerror or error}")
+    if len(data) > MAX_INFO_BYTES:
+        stop_command("check", f"{source!r} is too large to be a pool's description")
+    try:
+        info = json.loads(data)
+    except ValueError:
+        stop_command("check", f"{source!r} is not JSON")
+    if isinstance(info, dict) and info.get("format") == FORMAT:
+        pool = read_pool_file(Path(source), "check")
+        return PublishedPool(pool.commitment, pool.parameters, pool.secret.hex())
+    if not isinstance(info, dict) or not {"commitment", "parameters"} <= set(info):
+        stop_command(
+            "check",
+            f"{source!r} is neither a pool file nor a pool as the server describes it"
+            " (GET /api/pools/ID)",
+        )
+    commitment, parameters, secret = info["commitment"], info["parameters"], info.get("secret")
+    if not isinstance(commitment, str) or not isinstance(parameters, str):
+        stop_command("check", f"{source!r}: 'commitment' and 'parameters' must be strings")
+    try:
+        read = PoolParameters.from_text(parameters)
+    except PoolDealError as error:
+        stop_command("check", f"{source!r}: {error}")
+    return PublishedPool(
+        commitment.strip().lower(), read, secret if isinstance(secret, str) else None
+    )
+
+
+@pool_app.command("check")
+def check(
+    pool: Annotated[
+        str,
+        typer.Option(
+            "--pool",
+            help="The pool as the server publishes it: the address of GET /api/pools/ID, or that"
+            " answer saved to a file (a pool file works too).",
+        ),
+    ],
+    position: Annotated[int, typer.Option(min=0, help="The play's position in the pool.")],
+    secret_text: Annotated[
+        str | None,
+        typer.Option(
+            "--secret", help="The pool's secret (default: the one the pool description holds)."
+        ),
+    ] = None,
+    expect_sha256: Annotated[
+        str | None,
+        typer.Option(help="Also check the play is this one: its record SHA-256, from recall."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Regenerate the play at a position from the pool's secret and check the secret against
+    the commitment published before the sale.
+
+    Exits 1 if the secret does not match the commitment, the play does not replay to its
+    outcome, or it is not the play with --expect-sha256.
+    """
+    import hashlib  # noqa: PLC0415
+
+    from colour_collector.game import codec  # noqa: PLC0415
+    from colour_collector.game.errors import GameError  # noqa: PLC0415
+    from colour_collector.game.pool_deal import (  # noqa: PLC0415
+        Dealer,
+        PoolDealError,
+        commitment,
+        outcome_of,
+        play_at,
+        remaining_at,
+        secret_from_hex,
+    )
+    from colour_collector.game.replay import replay  # noqa: PLC0415
+
+    published = _published(pool)
+    text = secret_text or published.secret
+    if text is None:
+        stop_command("check", "the pool's secret is not published yet (it is when the pool closes)")
+    try:
+        secret = secret_from_hex(text)
+    except PoolDealError as error:
+        stop_command("check", f"--secret: {error}")
+    parameters = published.parameters
+    if commitment(secret, parameters) != published.commitment:
+        typer.echo(
+            f"FAILED: this secret does not match the commitment {published.commitment}: it is"
+            " not the secret the pool was fixed with before its sale"
+        )
+        raise typer.Exit(FAILED)
+    require_versions(parameters, "check")
+    if position >= parameters.size:
+        stop_command("check", f"--position must be 0 to {parameters.size - 1:,}, not {position:,}")
+    with progress_bar("dealing", position, unit="positions") as advance:
+        remaining = remaining_at(secret, parameters, position, advance)
+    category = Dealer(secret, remaining, position).deal()
+    tier = outcome_of(category)
+    record = play_at(secret, position, category)
+    digest = hashlib.sha256(codec.dumps(record).encode("utf-8")).hexdigest()
+    problems = []
+    try:
+        replayed = replay(record).tier
+    except GameError as error:
+        problems.append(f"the play breaks a rule: {error}")
+    else:
+        if replayed != tier:
+            problems.append("the play does not replay to the outcome dealt to its position")
+    if expect_sha256 is not None and expect_sha256.strip().lower() != digest:
+        problems.append(
+            f"the play at position {position:,} has record SHA-256 {digest}, not"
+            f" {expect_sha256.strip()!r}: it is not that play"
+        )
+    prize = 0 if tier is None else tier.prize_pence
+    if as_json:
+        payload = {
+            "ok": not problems,
+            "problems": problems,
+            "commitment": published.commitment,
+            "position": position,
+            "tier": None if tier is None else tier.name,
+            "prize_pence": prize,
+            "steps": len(record.steps),
+            "record_sha256": digest,
+            "record": codec.to_json(record),
+        }
+        typer.echo(json.dumps(payload, ensure_ascii=False))
+    else:
+        typer.echo(f"Commitment:     {published.commitment} (the secret matches it)")
+        typer.echo(
+            f"Position:       {position:,} of {parameters.size:,}:"
+            f" {'no win' if tier is None else tier.name} ({pounds(prize)}),"
+            f" {len(record.steps)} steps"
+        )
+        typer.echo(f"Record SHA-256: {digest}")
+        typer.echo(f"Start grid:     {' '.join(codec.to_json(record)['grid'])}")
+        for problem in problems:
+            typer.echo(f"FAILED: {problem}")
+        if not problems:
+            typer.echo(
+                "OK: this play was fixed by the pool's secret before the sale"
+                + (" and is the play you saw" if expect_sha256 else "")
+            )
+    if problems:
+        raise typer.Exit(FAILED)
