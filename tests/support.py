@@ -4,13 +4,19 @@ two conftest modules exist, and which one ``import conftest`` finds depends on t
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 import socket
+import subprocess
+import sys
+import time
 from email.message import EmailMessage
 from email.parser import BytesParser
 from email.policy import default
 from pathlib import Path
 from typing import Any
+
+import httpx
 
 from colour_collector.server.settings import Settings
 from colour_collector.service import accounts, registration
@@ -28,6 +34,39 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+SERVE = [sys.executable, "-c", "from colour_collector.cli.app import main; main()", "serve"]
+"""``colour-collector serve`` as a child process."""
+
+
+def start_server(
+    tmp_path: Path, port: int, settings: dict[str, str], *options: str
+) -> subprocess.Popen[bytes]:
+    """``colour-collector serve --port PORT *options`` in its own process, with the environment
+    ``settings`` (no other ``COLOUR_COLLECTOR_`` variable leaks in) and its log in
+    ``tmp_path/server-PORT.log``, once it answers ``/healthz``. A server that exits or does not
+    answer within a minute fails the test with its log."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COLOUR_COLLECTOR_")}
+    env.update(COLOUR_COLLECTOR_ENVIRONMENT="test", COLOUR_COLLECTOR_SECRET_KEY=TEST_SECRET)
+    env.update(settings)
+    log_path = tmp_path / f"server-{port}.log"
+    with log_path.open("wb") as log:  # the child keeps its own copy
+        process = subprocess.Popen(
+            [*SERVE, "--host", "127.0.0.1", "--port", str(port), *options],
+            cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"the server exited: {log_path.read_text()}")
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
+                return process
+        except httpx.TransportError:
+            time.sleep(0.1)
+    process.kill()
+    raise AssertionError(f"the server did not start: {log_path.read_text()}")
 
 
 def make_settings(database_url: str, tmp_path: Path, **overrides: Any) -> Settings:

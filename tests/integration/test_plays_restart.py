@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -22,8 +21,9 @@ from typing import Any
 
 import httpx
 import pytest
-from plays_fixtures import PRICE, SECRET, step_body
+from plays_fixtures import PRICE, step_body
 
+import support
 from colour_collector.service import audit
 from colour_collector.store import Database
 from support import browser_like_client, free_port, outbox_token
@@ -34,37 +34,18 @@ PLAYERS = 6
 DEPOSIT = 50_000
 KILL_AFTER_ANSWERS = 150
 """Successful step answers (all players together) before the server is killed."""
-COMMAND = [sys.executable, "-c", "from colour_collector.cli.app import main; main()"]
 
 
-def start_server(database_url: str, tmp_path: Path, port: int) -> subprocess.Popen[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COLOUR_COLLECTOR_")}
-    env.update(
-        COLOUR_COLLECTOR_ENVIRONMENT="test",
-        COLOUR_COLLECTOR_SECRET_KEY=SECRET,
-        COLOUR_COLLECTOR_DATABASE_URL=database_url,
-        COLOUR_COLLECTOR_DATA_DIR=str(tmp_path / "data"),
-        COLOUR_COLLECTOR_WEB_DIR=str(tmp_path / "no-web"),
+def start_server(database_url: str, tmp_path: Path, port: int) -> subprocess.Popen[bytes]:
+    return support.start_server(
+        tmp_path,
+        port,
+        {
+            "COLOUR_COLLECTOR_DATABASE_URL": database_url,
+            "COLOUR_COLLECTOR_DATA_DIR": str(tmp_path / "data"),
+            "COLOUR_COLLECTOR_WEB_DIR": str(tmp_path / "no-web"),
+        },
     )
-    with (tmp_path / f"server-{port}.log").open("w") as log:  # the child keeps its own copy
-        process = subprocess.Popen(
-            [*COMMAND, "serve", "--host", "127.0.0.1", "--port", str(port)],
-            cwd=tmp_path,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        assert process.poll() is None, (tmp_path / f"server-{port}.log").read_text()
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                return process
-        except httpx.TransportError:
-            time.sleep(0.1)
-    process.kill()
-    pytest.fail("the server did not start")
 
 
 def new_client(port: int, cookies: httpx.Cookies | None = None) -> httpx.Client:

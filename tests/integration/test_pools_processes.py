@@ -4,19 +4,16 @@ when the first sells out, and at exhaustion each pool's tier counts are its tabl
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
-import time
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import httpx
 import pytest
 from sqlalchemy import select
 
+import support
 from colour_collector.game import codec
 from colour_collector.game.pool_deal import categories, play_at
 from colour_collector.game.prize_table import load_tiers
@@ -26,7 +23,6 @@ from colour_collector.store.tables import plays
 from pool_support import expected_outcomes, small_pool
 from support import PASSWORD, TEST_SECRET, browser_like_client, free_port, fund, sign_up
 
-COMMAND = [sys.executable, "-c", "from colour_collector.cli.app import main; main()"]
 BUYERS = 72
 
 
@@ -37,33 +33,15 @@ def backend() -> str:
 
 
 def start_server(database_url: str, tmp_path: Path, port: int) -> subprocess.Popen[bytes]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COLOUR_COLLECTOR_")}
-    env.update(
-        COLOUR_COLLECTOR_ENVIRONMENT="test",
-        COLOUR_COLLECTOR_SECRET_KEY=TEST_SECRET,
-        COLOUR_COLLECTOR_DATABASE_URL=database_url,
-        COLOUR_COLLECTOR_DRAW_MODE="pool",
-        COLOUR_COLLECTOR_PASSWORD_HASH_TIME_COST="1",
-        COLOUR_COLLECTOR_PASSWORD_HASH_MEMORY_KIB="8",
-        COLOUR_COLLECTOR_PASSWORD_HASH_PARALLELISM="1",
-        COLOUR_COLLECTOR_DATABASE_POOL_SIZE="4",
-    )
-    log = (tmp_path / f"server-{port}.log").open("wb")
-    process = subprocess.Popen(
-        [*COMMAND, "serve", "--port", str(port), "--no-access-log"],
-        cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    log.close()
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        assert process.poll() is None, (tmp_path / f"server-{port}.log").read_text()
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                return process
-        except httpx.TransportError:
-            time.sleep(0.1)
-    process.terminate()
-    raise AssertionError("the server did not start")
+    settings = {
+        "COLOUR_COLLECTOR_DATABASE_URL": database_url,
+        "COLOUR_COLLECTOR_DRAW_MODE": "pool",
+        "COLOUR_COLLECTOR_PASSWORD_HASH_TIME_COST": "1",
+        "COLOUR_COLLECTOR_PASSWORD_HASH_MEMORY_KIB": "8",
+        "COLOUR_COLLECTOR_PASSWORD_HASH_PARALLELISM": "1",
+        "COLOUR_COLLECTOR_DATABASE_POOL_SIZE": "4",
+    }
+    return support.start_server(tmp_path, port, settings, "--no-access-log")
 
 
 def purchase(port: int, email: str) -> int:
