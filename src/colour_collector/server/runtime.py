@@ -119,8 +119,8 @@ def operator_policy(settings: Settings, passwords: Passwords) -> OperatorPolicy:
 def build_runtime(settings: Settings, database: Database) -> Runtime:
     """The runtime for these settings.
 
-    It also works out the generator's per-process tables and versions, so the first purchase is
-    not slow.
+    It also gets the generator's per-process tables ready (from the cache on disk, or worked out)
+    and its versions, so the first purchase is not slow.
     """
     if settings.audit_checkpoint_key_file is not None:  # refuse to start on a bad key file
         read_key(settings.audit_checkpoint_key_file)
