@@ -8,6 +8,7 @@ from pathlib import Path
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
+from fastapi.telemetry import TelemetryConfig
 
 import colour_collector
 from colour_collector.server import problems
@@ -54,6 +55,9 @@ Colour Collector, an instant win game (£5 a play).
 * Money is integer pence. `POST /api/wallet/test-deposit` exists for test environments only.
 """
 
+NO_TELEMETRY: TelemetryConfig = {"tracing": False, "metrics": False, "logs": False}
+"""FastAPI's native OpenTelemetry, off: nothing here exports traces, metrics or logs to it."""
+
 
 def migrate(settings: Settings) -> str:
     """Create the data directory if needed and migrate the database to head; its URL."""
@@ -81,6 +85,9 @@ def create_app(settings: Settings, *, database: Database | None = None) -> FastA
         docs_url="/api/docs" if settings.serves_api_docs else None,
         redoc_url=None,
         lifespan=lifespan_for(database, settings, owns_database=owns_database),
+        # The server's metrics are Prometheus's (server/metrics.py); FastAPI's native
+        # OpenTelemetry would otherwise look up the global providers on every request.
+        telemetry=NO_TELEMETRY,
     )
     clock.use(ShiftedClock(settings.clock_file) if settings.clock_file else clock.system_time)
     app.state.runtime = build_runtime(settings, database)

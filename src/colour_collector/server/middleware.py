@@ -106,11 +106,11 @@ def csrf_cookie_header(token: str, *, secure: bool) -> str:
     return cookie + "; Secure" if secure else cookie
 
 
-def _cookie(headers: Headers, name: str) -> str | None:
+def _cookies(headers: Headers) -> dict[str, str]:
     # Starlette's parser (the one ``request.cookies`` uses): lenient and several times faster
     # than ``http.cookies``. A mangled value is harmless: the token must carry our signature.
     raw = headers.get("cookie")
-    return cookie_parser(raw).get(name) if raw else None
+    return cookie_parser(raw) if raw else {}
 
 
 def _session_set_by(message: Message) -> str | None:
@@ -142,8 +142,9 @@ class CsrfMiddleware:
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
-        token = _cookie(headers, CSRF_COOKIE)
-        binding = session_binding(_cookie(headers, SESSION_COOKIE))
+        cookies = _cookies(headers)
+        token = cookies.get(CSRF_COOKIE)
+        binding = session_binding(cookies.get(SESSION_COOKIE))
         valid = csrf_token_is_valid(self.secret, token, binding)
         fresh = None if valid else new_csrf_token(self.secret, binding)
         scope.setdefault("state", {})["csrf_token"] = token if valid else fresh

@@ -30,6 +30,10 @@ _SESSION_PLAY_FOR_UPDATE = (
     .with_for_update(of=plays)
 )
 _PLAY_FOR_UPDATE = _PLAY.with_for_update()
+_BY_IDEMPOTENCY_KEY = select(plays).where(
+    plays.c.account_id == bindparam("account_id"),
+    plays.c.idempotency_key == bindparam("idempotency_key"),
+)
 _UNFINISHED = (
     select(plays)
     .where(
@@ -117,7 +121,7 @@ class SqlPlays:
 
     def by_idempotency_key(self, account_id: AccountId, key: str) -> StoredPlay | None:
         row = self.connection.execute(
-            select(plays).where(plays.c.account_id == account_id, plays.c.idempotency_key == key)
+            _BY_IDEMPOTENCY_KEY, {"account_id": account_id, "idempotency_key": key}
         ).first()
         return None if row is None else _play(row)
 
