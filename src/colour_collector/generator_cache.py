@@ -1,17 +1,19 @@
 """The play generator's tables, kept on disk so that each process need not work them out again.
 
 Before its first play, a process works out how each outcome's Main Game is drawn
-(``generator.prepare``): about 12 s of one core. Every server start, every pool-verify or
+(``generator.prepare``): about 10 s of one core. Every server start, every pool-verify or
 simulate worker and every server the browser tests start paid that, which kept the suite over
 its 15 minutes and two verify workers at 1.27 times one (issue 15 asks 1.8). The tables are a
 function of the generator's source, the game's data files and the Python that runs them (fixed
 seeds, ``generator.Tables``), so this module keeps one pickled copy a version in a file named by
-a hash of those three, and a process loads it in about 0.1 s. Measured figures are in
-docs/benchmarks.md ("Generator tables").
+a hash of those three, and a process loads it in about 0.2 s. This is a speed trick of our own,
+bought for those two floors: measured figures in docs/benchmarks.md ("Generator tables"),
+decision 0102.
 
 The file is only a cache: a missing, unreadable or damaged file is worked out again and
-replaced, and a directory that cannot be written is left alone. It is loaded with ``pickle``, so
-it must be as trusted as the installed code: it lives in the user's own cache directory
+replaced, and a directory that cannot be written is left alone. It is loaded with ``pickle``
+restricted to the generator's own classes, and should still be trusted like the installed
+code: it lives in the user's own cache directory
 (``$COLOUR_COLLECTOR_CACHE``, else ``$XDG_CACHE_HOME/colour-collector``, else
 ``~/.cache/colour-collector``). Only the shipped configuration's tables are kept.
 """
