@@ -140,6 +140,13 @@ def test_an_altered_pool_file_fails_verify(tmp_path: Path) -> None:
     failed = run("pool", "verify", str(altered))
     assert failed.exit_code == 1
     assert "FAILED: the pool file's commitment" in failed.output and "altered" in failed.output
+    inconsistent = dict(data, parameters=dict(data["parameters"], no_win=99))
+    damaged = tmp_path / "damaged.json"
+    damaged.write_text(json.dumps(inconsistent), encoding="utf-8")
+    refused = run("pool", "verify", str(damaged))
+    assert refused.exit_code == 1, refused.output
+    assert "is an altered or damaged pool file" in refused.output
+    assert "no_win must be" in refused.output  # the reason, not a side effect of it
     mismatch = run("pool", "verify", str(pool), "--commitment", "0" * 64)
     assert mismatch.exit_code == 1 and "is not '0000" in mismatch.output
     sliced = run("pool", "verify", str(pool), "--positions", "2:5", "--json")

@@ -48,6 +48,34 @@ def backend() -> str:
             "unknown tiers: ['£3']",
         ),
         (
+            (
+                "pool",
+                "build",
+                "--plays",
+                "5",
+                "--counts",
+                "{tmp}/twice.json",
+                "--out",
+                "{tmp}/x.json",
+            ),
+            2,
+            "names ['£5'] more than once",
+        ),
+        (
+            (
+                "pool",
+                "build",
+                "--plays",
+                "100000001",
+                "--counts",
+                "{tmp}/ok.json",
+                "--out",
+                "{tmp}/x.json",
+            ),
+            2,
+            "--plays",
+        ),
+        (
             ("pool", "build", "--plays", "6500000", "--out", "{tmp}/no/such/x.json"),
             2,
             "no directory",
@@ -87,6 +115,8 @@ def test_bad_input_gets_a_clear_error(
     tmp_path: Path, database_url: str, args: tuple[str, ...], status: int, message: str
 ) -> None:
     (tmp_path / "bad-counts.json").write_text('{"£3": 1}', encoding="utf-8")
+    (tmp_path / "twice.json").write_text('{"£5": 1, "£5": 2}', encoding="utf-8")
+    (tmp_path / "ok.json").write_text('{"£5": 1}', encoding="utf-8")
     build(tmp_path, "pool", 10, {"£5": 1})
     assert (
         run("pool", "load", str(tmp_path / "pool.json"), "--database-url", database_url).exit_code
@@ -102,3 +132,5 @@ def test_bad_input_gets_a_clear_error(
     result = run(*(a.format(tmp=tmp_path, url=database_url) for a in args), env=env)
     assert result.exit_code == status, result.output
     assert message in result.output, result.output
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "x.json").exists()

@@ -15,6 +15,7 @@ from scipy.stats import chisquare
 from colour_collector.game import codec
 from colour_collector.game.generator import generate
 from colour_collector.game.pool_deal import (
+    MAX_SIZE,
     PROCEDURE,
     Dealer,
     PoolDealError,
@@ -274,3 +275,9 @@ def test_a_pool_of_another_generator_is_refused() -> None:
             check_versions(PoolParameters(40, base.counts, other))
         assert "colour-collector 9" in str(refused.value)
     assert no_win_category() == len(load_tiers())
+
+
+def test_a_pool_larger_than_the_largest_is_refused() -> None:
+    assert parameters(MAX_SIZE).size == MAX_SIZE
+    with pytest.raises(PoolDealError, match=r"at most 100,000,000 plays, not 100,000,001"):
+        parameters(MAX_SIZE + 1)

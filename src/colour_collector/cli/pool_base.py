@@ -51,6 +51,7 @@ def read_pool_file(path: Path, command: str, *, published: bool = False) -> Pool
         secret_from_hex,
     )
     from colour_collector.game.pool_file import (  # noqa: PLC0415
+        FORMAT,
         MAX_BYTES,
         PoolFile,
         PoolFileError,
@@ -70,7 +71,17 @@ def read_pool_file(path: Path, command: str, *, published: bool = False) -> Pool
         info = json.loads(data)
     except ValueError:
         info = None
-    if published and isinstance(info, dict) and {"commitment", "parameters", "secret"} <= set(info):
+    if isinstance(info, dict) and info.get("format") == FORMAT:
+        # it says it is a pool file and does not hold together: altered or damaged
+        stop_command(
+            command, f"{str(path)!r} is an altered or damaged pool file: {problem}", FAILED
+        )
+    if (
+        published
+        and isinstance(info, dict)
+        and {"commitment", "parameters", "secret"} <= set(info)
+        and isinstance(info["parameters"], str)
+    ):
         if not isinstance(info["secret"], str):
             stop_command(
                 command, f"{str(path)!r} describes a pool that is not closed: no secret yet"

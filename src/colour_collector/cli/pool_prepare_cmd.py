@@ -28,6 +28,7 @@ from colour_collector.cli.pool_base import (
 )
 from colour_collector.cli.prizes_cmd import pounds, two_dp
 from colour_collector.cli.progress import progress_bar
+from colour_collector.game.pool_deal import MAX_SIZE
 
 if TYPE_CHECKING:
     from colour_collector.game.certification import Certificate
@@ -45,8 +46,15 @@ MIN_CHUNK = 100
 def _counts_file(path: Path, plays: int) -> tuple[int, ...]:
     from colour_collector.game.prize_table import load_tiers  # noqa: PLC0415
 
+    def refuse_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        names = [name for name, _ in pairs]
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if repeated:
+            stop_command("build", f"the counts file names {repeated!r} more than once")
+        return dict(pairs)
+
     try:
-        data = json.loads(path.read_text("utf-8"))
+        data = json.loads(path.read_text("utf-8"), object_pairs_hook=refuse_repeats)
     except (OSError, UnicodeDecodeError) as error:
         stop_command("build", f"cannot read the counts file {str(path)!r}: {error}")
     except ValueError as error:
@@ -88,7 +96,7 @@ def _write_exclusive(path: Path, text: str) -> None:
 
 @pool_app.command("build")
 def build(
-    plays: Annotated[int, typer.Option("--plays", min=1, help="Plays in the pool.")],
+    plays: Annotated[int, typer.Option("--plays", min=1, max=MAX_SIZE, help="Plays in the pool.")],
     out: Annotated[Path, typer.Option("--out", help="The pool file to write (must not exist).")],
     counts: Annotated[
         Path | None,
