@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -12,7 +13,7 @@ import httpx
 import pytest
 
 from colour_collector.server.settings import SQLITE_FILENAME
-from support import browser_like_client
+from support import PASSWORD, browser_like_client
 
 COMMAND = [sys.executable, "-c", "from colour_collector.cli.app import main; main()"]
 
@@ -57,11 +58,36 @@ def test_serve_starts_creates_sqlite_and_answers_healthz(tmp_path: Path) -> None
         assert answer.status_code == 200
         assert answer.json() == {"status": "ok"}
         assert (data_dir / SQLITE_FILENAME).is_file()
+        client = browser_like_client(f"http://127.0.0.1:{port}", timeout=30)
+        registered = client.post(
+            "/api/register",
+            json={"email": "new@example.com", "password": PASSWORD, "date_of_birth": "1990-05-17"},
+        )
+        client.close()
+        assert registered.status_code == 202, registered.text
+        (mail,) = (data_dir / "outbox").iterdir()
+        # the confirmation link leads to the port served, not the default 8000
+        assert f"http://127.0.0.1:{port}/#/confirm/" in mail.read_text()
     finally:
         process.terminate()
         output, _ = process.communicate(timeout=15)
     assert f"http://127.0.0.1:{port}/" in output
     assert "Traceback" not in output
+
+
+def test_a_port_in_use_is_named_before_anything_starts(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [*COMMAND, "serve", "--port", str(port), "--data-dir", str(tmp_path / "data")],
+            cwd=tmp_path, env=clean_env(), capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert f"cannot listen on 127.0.0.1:{port}: Address already in use" in result.stderr
+    assert "listening on" not in result.stdout
+    assert "Traceback" not in result.stderr
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -16,6 +17,8 @@ if TYPE_CHECKING:
 
 DATA_DIR_VARIABLE = "COLOUR_COLLECTOR_DATA_DIR"
 """How ``--data-dir`` reaches worker processes."""
+PUBLIC_URL_VARIABLE = "COLOUR_COLLECTOR_PUBLIC_URL"
+"""The setting of the address the links in mails lead to."""
 WORKER_APP = "colour_collector.server.app:app_from_environment"
 """The app factory each worker process calls."""
 
@@ -27,6 +30,20 @@ def _settings_error(error: ValidationError) -> str:
         message = str(item.get("msg", "invalid")).removeprefix("Value error, ")
         lines.append(f"  {where}: {message}")
     return "invalid settings:\n" + "\n".join(lines)
+
+
+def _cannot_listen(host: str, port: int) -> str | None:
+    """Why the server could not listen on ``host:port`` now (None: it can)."""
+    if port == 0:
+        return None
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+            probe.bind((host, port))
+    except OSError as error:
+        return error.strerror or str(error)
+    return None
 
 
 @app.command("serve")
@@ -61,7 +78,7 @@ def serve(
 
     from colour_collector.server.app import create_app, frozen, migrate  # noqa: PLC0415
     from colour_collector.server.request_log import log_config  # noqa: PLC0415
-    from colour_collector.server.settings import Settings  # noqa: PLC0415
+    from colour_collector.server.settings import Environment, Settings  # noqa: PLC0415
     from colour_collector.service.audit_checkpoints import read_key  # noqa: PLC0415
     from colour_collector.service.errors import InvalidInputError  # noqa: PLC0415
 
@@ -72,6 +89,21 @@ def serve(
     except ValidationError as error:
         typer.echo(f"colour-collector serve: {_settings_error(error)}", err=True)
         raise typer.Exit(2) from None
+    shown_host = f"[{host}]" if ":" in host else host
+    if (
+        "public_url" not in settings.model_fields_set
+        and settings.environment is not Environment.PRODUCTION
+    ):
+        # the links in mails lead to the address served (production must say its own)
+        linked = "127.0.0.1" if host in ("0.0.0.0", "::") else shown_host
+        os.environ[PUBLIC_URL_VARIABLE] = f"http://{linked}:{port}"  # for worker processes too
+        settings = settings.model_copy(update={"public_url": os.environ[PUBLIC_URL_VARIABLE]})
+    refused = _cannot_listen(host, port)
+    if refused is not None:
+        typer.echo(
+            f"colour-collector serve: cannot listen on {shown_host}:{port}: {refused}", err=True
+        )
+        raise typer.Exit(2)
     if workers > 1 and make_url(settings.resolved_database_url).get_backend_name() == "sqlite":
         typer.echo(
             "colour-collector serve: SQLite is served by one process; for several server"
@@ -93,7 +125,6 @@ def serve(
     except Exception as error:  # a broken database URL, an unreachable server...
         typer.echo(f"colour-collector serve: cannot open the database: {error}", err=True)
         raise typer.Exit(1) from None
-    shown_host = f"[{host}]" if ":" in host else host
     typer.echo(
         f"Colour Collector ({settings.environment.value}) listening on http://{shown_host}:{port}/"
         + (f" with {workers} worker processes" if workers > 1 else "")
