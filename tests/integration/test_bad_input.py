@@ -41,6 +41,29 @@ def test_malformed_json(player: Any, path: str) -> None:
 
 
 @pytest.mark.parametrize("path", sorted(BODIES))
+def test_a_body_that_is_not_utf8(player: Any, path: str) -> None:
+    response = player.post(path, content=b"\xff\xfe{", headers={"content-type": "application/json"})
+    assert_problem(response, 400, "invalid_request", "body")
+    assert "UTF-8" in response.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("path", "field", "value", "message"),
+    [
+        ("/api/register", "email", "x", "String should have at least 3 characters"),
+        ("/api/register", "password", "p" * 5000, "String should have at most"),
+    ],
+)
+def test_a_length_is_said_as_a_length(
+    player: Any, path: str, field: str, value: str, message: str
+) -> None:
+    response = player.post(path, json={**BODIES[path], field: value})
+    assert_problem(response, 422, "invalid_request", field)
+    assert message in response.json()["detail"]
+    assert "items after validation" not in response.json()["detail"]
+
+
+@pytest.mark.parametrize("path", sorted(BODIES))
 def test_unknown_field(player: Any, path: str) -> None:
     assert_problem(
         player.post(path, json={**BODIES[path], "admin": True}), 422, "invalid_request", "admin"

@@ -44,6 +44,8 @@ class ProblemKind:
 
 INVALID_REQUEST = ProblemKind(422, "invalid_request", "The request is not valid")
 MALFORMED_JSON = ProblemKind(400, "invalid_request", "The request body is not valid JSON")
+UNPARSABLE_BODY = "There was an error parsing the body"
+"""FastAPI's own detail when it cannot decode a body at all."""
 BODY_TOO_LARGE = ProblemKind(413, "body_too_large", "The request body is too large")
 CSRF_FAILED = ProblemKind(403, "csrf_failed", "CSRF check failed")
 NOT_AUTHENTICATED = ProblemKind(401, "not_authenticated", "Not logged in")
@@ -295,6 +297,13 @@ async def _on_http_exception(request: Request, exc: Exception) -> Response:
         exc.status_code, "invalid_request" if exc.status_code < 500 else "internal_error", "Error"
     )
     detail = exc.detail if isinstance(exc.detail, str) else kind.title
+    if exc.status_code == 400 and detail == UNPARSABLE_BODY:
+        # FastAPI's answer to a body it cannot even decode (bytes that are not UTF-8)
+        return problem_response(
+            MALFORMED_JSON,
+            "the request body is not valid JSON (not UTF-8 text)",
+            errors=[{"field": "body", "message": "not UTF-8 text"}],
+        )
     if exc.status_code == 404 and detail == "Not Found":
         detail = f"no such resource: {request.url.path}"
     return problem_response(kind, detail, headers=exc.headers)

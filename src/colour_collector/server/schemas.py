@@ -53,13 +53,19 @@ def _email(value: str) -> str:
 
 
 Email = Annotated[
-    Text,
+    str,
+    # on the string itself, so that pydantic says "String should have at least 3 characters"
     StringConstraints(min_length=3, max_length=MAX_EMAIL_LENGTH),
+    AfterValidator(_without_control_characters),
     AfterValidator(_email),
     Field(json_schema_extra={"format": "email"}),
 ]
 """An e-mail address, checked and normalised (lower case) at the edge."""
-Password = Annotated[Text, StringConstraints(max_length=MAX_PASSWORD_LENGTH)]
+Password = Annotated[
+    str,
+    StringConstraints(max_length=MAX_PASSWORD_LENGTH),
+    AfterValidator(_without_control_characters),
+]
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
