@@ -85,7 +85,9 @@ def test_pools_are_built_certified_sold_rolled_closed_and_checked(
             assert closed.exit_code == 0, closed.output
             assert "plays sold" in closed.output and "Secret:" in closed.output
         again = run("pool", "close", "1", "--database-url", database_url)
-        assert again.exit_code == 0 and "Closed pool 1 (6 of 6 plays sold)" in again.output
+        assert again.exit_code == 0, again.output
+        assert "Pool 1 was closed before" in again.output and "6 of 6 plays sold" in again.output
+        assert "nothing changed" in again.output and "Secret:" in again.output
         anyone = new_client(app)
         published = anyone.get("/api/pools/1").json()
         (tmp_path / "pool-1.json").write_text(json.dumps(published), encoding="utf-8")

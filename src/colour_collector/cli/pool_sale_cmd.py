@@ -216,7 +216,13 @@ def close(
         stop_command("close", str(error), FAILED)
     finally:
         database.dispose()
-    typer.echo(f"Closed pool {closed.id} ({closed.dealt:,} of {closed.size:,} plays sold).")
+    if found is not None and found.closed_at is not None:
+        typer.echo(
+            f"Pool {closed.id} was closed before ({found.closed_at:%Y-%m-%d %H:%M};"
+            f" {closed.dealt:,} of {closed.size:,} plays sold): nothing changed."
+        )
+    else:
+        typer.echo(f"Closed pool {closed.id} ({closed.dealt:,} of {closed.size:,} plays sold).")
     typer.echo(f"Commitment:  {closed.commitment}")
     typer.echo(f"Secret:      {closed.secret}")
 
