@@ -80,3 +80,13 @@ def test_an_operator_name_is_taken_once(database_url: str) -> None:
 def test_a_bad_database_url_is_said_plainly() -> None:
     done = _invoke("operator", "list", "--database-url", "nosuch://x")
     assert done.exit_code == 1 and "cannot open the database" in done.output
+
+
+def test_without_a_terminal_the_password_must_come_by_stdin(database_url: str) -> None:
+    done = _invoke(
+        "operator", "add", "dora", "--role", "viewer", "--database-url", database_url,
+        stdin="a long enough password\na long enough password\n",
+    )  # fmt: skip
+    assert done.exit_code == 2, done.output
+    assert "--password-stdin" in done.output and "Traceback" not in done.output
+    assert "No operators yet" in _invoke("operator", "list", "--database-url", database_url).output

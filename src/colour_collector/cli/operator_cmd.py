@@ -73,6 +73,8 @@ def _database(command: str, settings: Settings, url: str | None) -> Database:
 def _password(password_stdin: bool) -> str:
     if password_stdin:
         return sys.stdin.readline().rstrip("\r\n")
+    if not sys.stdin.isatty():  # a prompt would echo the password, and warn that it might
+        raise _fail("add", "no terminal to ask the password on: pipe it with --password-stdin")
     entered: str = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
     return entered
 
