@@ -139,6 +139,16 @@ def expect(status: int, body: Any, wanted: int, what: str) -> None:
         raise SystemExit(f"{what}: expected {wanted}, got {status}: {body}")
 
 
+async def sign_up(player: Player, outbox: Path) -> None:
+    """Register a fresh player and confirm the address through the mail in ``outbox``."""
+    expect(*await player.call("GET", "/api/csrf"), 200, "csrf")
+    email = f"cost-{uuid.uuid4().hex[:8]}@example.com"
+    account = {"email": email, "password": PASSWORD, "date_of_birth": "1980-01-01"}
+    expect(*await player.call("POST", "/api/register", account), 202, "register")
+    confirm = {"token": confirmation_token(outbox, email)}
+    expect(*await player.call("POST", "/api/register/confirm", confirm), 200, "confirm")
+
+
 async def play(player: Player, costs: Costs) -> None:
     """One whole game, with a deposit first when the wallet is empty."""
     key = {"Idempotency-Key": uuid.uuid4().hex}
@@ -183,12 +193,7 @@ async def measure(url: str | None, data_dir: Path, plays: int, warmup: int) -> C
     event.listen(app.state.database.engine, "before_cursor_execute", Statements.count)
     player, costs = Player(app), Costs()
     async with app.router.lifespan_context(app):
-        expect(*await player.call("GET", "/api/csrf"), 200, "csrf")
-        email = f"cost-{uuid.uuid4().hex[:8]}@example.com"
-        account = {"email": email, "password": PASSWORD, "date_of_birth": "1980-01-01"}
-        expect(*await player.call("POST", "/api/register", account), 202, "register")
-        confirm = {"token": confirmation_token(settings.mail_outbox, email)}
-        expect(*await player.call("POST", "/api/register/confirm", confirm), 200, "confirm")
+        await sign_up(player, settings.mail_outbox)
         for _ in range(warmup):
             await play(player, costs)
         costs.recording = True

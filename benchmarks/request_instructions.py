@@ -20,13 +20,11 @@ import asyncio
 import os
 import subprocess
 import tempfile
-import uuid
 from pathlib import Path
 
 from colour_collector.server.app import create_app, frozen
 from colour_collector.server.settings import Settings
-from lean_client import confirmation_token
-from request_cost import PASSWORD, Costs, Player, expect, play
+from request_cost import Costs, Player, play, sign_up
 
 
 def instrument(on: bool) -> None:
@@ -48,12 +46,7 @@ async def measure(data_dir: Path, plays: int, healthz: int, warmup: int) -> Cost
     app = frozen(create_app(settings))
     player, costs = Player(app), Costs()
     async with app.router.lifespan_context(app):
-        expect(*await player.call("GET", "/api/csrf"), 200, "csrf")
-        email = f"cost-{uuid.uuid4().hex[:8]}@example.com"
-        account = {"email": email, "password": PASSWORD, "date_of_birth": "1980-01-01"}
-        expect(*await player.call("POST", "/api/register", account), 202, "register")
-        confirm = {"token": confirmation_token(settings.mail_outbox, email)}
-        expect(*await player.call("POST", "/api/register/confirm", confirm), 200, "confirm")
+        await sign_up(player, settings.mail_outbox)
         for _ in range(warmup):
             await play(player, costs)
             await player.call("GET", "/healthz")
