@@ -178,8 +178,9 @@ async def play(player: Player, costs: Costs) -> None:
     return None
 
 
-async def measure(url: str | None, data_dir: Path, plays: int, warmup: int) -> Costs:
-    settings = Settings(
+def bench_settings(data_dir: Path, url: str | None = None) -> Settings:
+    """A test server's settings on ``url`` (None: an SQLite file in ``data_dir``)."""
+    return Settings(
         environment="test",
         data_dir=data_dir,
         database_url=url,
@@ -189,6 +190,10 @@ async def measure(url: str | None, data_dir: Path, plays: int, warmup: int) -> C
         password_hash_memory_kib=8,
         password_hash_parallelism=1,
     )
+
+
+async def measure(url: str | None, data_dir: Path, plays: int, warmup: int) -> Costs:
+    settings = bench_settings(data_dir, url)
     app = frozen(create_app(settings))
     event.listen(app.state.database.engine, "before_cursor_execute", Statements.count)
     player, costs = Player(app), Costs()

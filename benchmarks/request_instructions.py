@@ -23,8 +23,7 @@ import tempfile
 from pathlib import Path
 
 from colour_collector.server.app import create_app, frozen
-from colour_collector.server.settings import Settings
-from request_cost import Costs, Player, play, sign_up
+from request_cost import Costs, Player, bench_settings, play, sign_up
 
 
 def instrument(on: bool) -> None:
@@ -34,15 +33,7 @@ def instrument(on: bool) -> None:
 
 
 async def measure(data_dir: Path, plays: int, healthz: int, warmup: int) -> Costs:
-    settings = Settings(
-        environment="test",
-        data_dir=data_dir,
-        secret_key="request-cost-benchmark-secret-key-0123456789",
-        web_dir=data_dir / "no-web",
-        password_hash_time_cost=1,
-        password_hash_memory_kib=8,
-        password_hash_parallelism=1,
-    )
+    settings = bench_settings(data_dir)
     app = frozen(create_app(settings))
     player, costs = Player(app), Costs()
     async with app.router.lifespan_context(app):
