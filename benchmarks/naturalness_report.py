@@ -4,7 +4,7 @@ Run: ``.venv/bin/python benchmarks/naturalness_report.py [--plays 600] [--seed 1
 
 For every tier class (``naturalness.CLASSES``) it draws ``--plays`` natural plays of the class
 (the class's reference) and as many generated plays of the same tiers, measures both through
-the rules and compares every statistic (``naturalness.compare``). All p-values of the run are
+the rules and compares every statistic (``sample_comparison.compare``). All p-values of the run are
 Holm-adjusted together. It prints a summary per class, the wheel's predictability per class and
 the whole table; with ``--control`` it runs the planned generator this one replaced
 (``tests/control``) on the same references and prints its summary too.
@@ -17,9 +17,10 @@ import sys
 import time
 from pathlib import Path
 
-from colour_collector.game import naturalness
+from colour_collector.game import naturalness, sample_comparison
 from colour_collector.game.generator import generate
-from colour_collector.game.naturalness import CLASSES, ClassRun, Comparison
+from colour_collector.game.naturalness import CLASSES, ClassRun
+from colour_collector.game.sample_comparison import Comparison
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from control.generator import generate as planned_generate
@@ -33,7 +34,7 @@ def _run(plays: int, seed: int, generator: object) -> list[tuple[ClassRun, list[
     for cls in CLASSES:
         started = time.perf_counter()
         run = naturalness.run_class(cls, plays, seed, generator)
-        comparisons = naturalness.compare(cls.name, run.generated, run.reference)
+        comparisons = sample_comparison.compare(cls.name, run.generated, run.reference)
         runs.append((run, comparisons))
         print(f"{cls.name}: {time.perf_counter() - started:.0f} s", file=sys.stderr)
     return runs
@@ -41,7 +42,7 @@ def _run(plays: int, seed: int, generator: object) -> list[tuple[ClassRun, list[
 
 def _summary(runs: list[tuple[ClassRun, list[Comparison]]], title: str) -> list[float]:
     every = [c for _, comparisons in runs for c in comparisons]
-    adjusted = naturalness.holm([c.pvalue for c in every])
+    adjusted = sample_comparison.holm([c.pvalue for c in every])
     by_class: dict[str, list[tuple[Comparison, float]]] = {}
     for comparison, p in zip(every, adjusted, strict=True):
         by_class.setdefault(comparison.tier_class, []).append((comparison, p))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 
-from colour_collector.game import naturalness
+from colour_collector.game import naturalness, sample_comparison
 
 PREDICTORS = (
     "wheel on the grid's commonest colour",
@@ -33,7 +33,7 @@ def main() -> None:
     print("|---|---|---:|---:|---:|---:|")
     for cls in naturalness.CLASSES:
         run = naturalness.run_class(cls, args.plays, args.seed)
-        for c in naturalness.compare(cls.name, run.generated, run.reference):
+        for c in sample_comparison.compare(cls.name, run.generated, run.reference):
             if c.statistic in PREDICTORS:
                 z = (c.generated - c.natural) / c.error
                 short = "commonest colour" if c.statistic == PREDICTORS[0] else "commonest item"

@@ -16,13 +16,14 @@ from functools import cache
 
 import pytest
 
-from colour_collector.game import naturalness
+from colour_collector.game import naturalness, sample_comparison
 from colour_collector.game.config import load_config
 from colour_collector.game.generator import generate
-from colour_collector.game.naturalness import CLASSES, ClassRun, Comparison, TierClass
+from colour_collector.game.naturalness import CLASSES, ClassRun, TierClass
 from colour_collector.game.play_statistics import CATEGORIES, RATIOS, measure
 from colour_collector.game.prize_table import load_tiers, tier_by_name
 from colour_collector.game.record import BonusRound, MainSpin, PrizeSpin
+from colour_collector.game.sample_comparison import Comparison
 from control.generator import generate as planned_generate
 
 FAMILY = 0.01
@@ -41,7 +42,9 @@ def run(name: str, planned: bool = False) -> ClassRun:
 
 
 def adjusted(comparisons: list[Comparison]) -> list[tuple[Comparison, float]]:
-    return list(zip(comparisons, naturalness.holm([c.pvalue for c in comparisons]), strict=True))
+    return list(
+        zip(comparisons, sample_comparison.holm([c.pvalue for c in comparisons]), strict=True)
+    )
 
 
 def test_every_tier_is_in_exactly_one_class() -> None:
@@ -75,7 +78,7 @@ def test_statistics_are_read_through_the_rules() -> None:
 
 
 def test_holm_adjusts_in_step_down_order() -> None:
-    adjusted_p = naturalness.holm([0.01, 0.04, 0.03, 0.5])
+    adjusted_p = sample_comparison.holm([0.01, 0.04, 0.03, 0.5])
     assert adjusted_p == pytest.approx([0.04, 0.09, 0.09, 0.5])
 
 
@@ -85,7 +88,7 @@ def test_the_tests_tell_apart_samples_that_differ() -> None:
     no_win = naturalness.natural_plays(
         next(c for c in CLASSES if c.name == "no win"), 150, random.Random(8)
     )
-    comparisons = naturalness.compare(
+    comparisons = sample_comparison.compare(
         "£5 against no win", five.generated, [(measure(p.record), 1.0) for p in no_win]
     )
     assert min(p for _, p in adjusted(comparisons)) < FAMILY
@@ -94,7 +97,7 @@ def test_the_tests_tell_apart_samples_that_differ() -> None:
 @pytest.mark.parametrize("tier_class", CLASSES, ids=lambda c: c.name)
 def test_generated_plays_are_natural_plays_of_their_class(tier_class: TierClass) -> None:
     result = run(tier_class.name)
-    comparisons = naturalness.compare(tier_class.name, result.generated, result.reference)
+    comparisons = sample_comparison.compare(tier_class.name, result.generated, result.reference)
     assert len(comparisons) >= 20, [c.statistic for c in comparisons]
     worst = min(adjusted(comparisons), key=lambda pair: pair[1])
     assert worst[1] > FAMILY / len(CLASSES), worst
@@ -109,5 +112,5 @@ def test_generated_plays_are_natural_plays_of_their_class(tier_class: TierClass)
 def test_the_battery_rejects_the_planned_generator(name: str) -> None:
     # The control: plays built to a plan (the generator this one replaced) are told apart.
     result = run(name, planned=True)
-    comparisons = naturalness.compare(name, result.generated, result.reference)
+    comparisons = sample_comparison.compare(name, result.generated, result.reference)
     assert min(p for _, p in adjusted(comparisons)) < FAMILY / len(CLASSES)

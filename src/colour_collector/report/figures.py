@@ -28,7 +28,7 @@ from fractions import Fraction
 import numpy as np
 from scipy import stats
 
-from colour_collector.game import naturalness
+from colour_collector.game import naturalness, sample_comparison
 from colour_collector.game.play_statistics import measure
 from colour_collector.game.pool import STAKE_PENCE, load_pool
 from colour_collector.game.pool_deal import PoolParameters, play_at
@@ -125,7 +125,7 @@ class Figures:
     """Winners expected in a segment."""
     tests: list[Test]
     """The statistical tests of the order."""
-    naturalness: list[tuple[str, naturalness.Comparison]]
+    naturalness: list[tuple[str, sample_comparison.Comparison]]
     """The naturalness tables: outcome, comparison of one measure."""
     naturalness_plays: int
     """Plays of each outcome compared."""
@@ -324,10 +324,10 @@ def _big_prizes_test(positions: np.ndarray, start: int, stop: int) -> Test:
 
 def _naturalness(
     pool: PoolFile, dealt: bytes, start: int, plays: int
-) -> list[tuple[str, naturalness.Comparison]]:
+) -> list[tuple[str, sample_comparison.Comparison]]:
     """The pool's first ``plays`` losing and £5 plays against natural plays of the outcome (the
     naturalness battery's classes "no win" and "£5", compared statistic by statistic)."""
-    found: list[tuple[str, naturalness.Comparison]] = []
+    found: list[tuple[str, sample_comparison.Comparison]] = []
     seed = int(pool.commitment[:16], 16)
     classes = {cls.name: cls for cls in naturalness.CLASSES}
     for label, category in (("no win", len(load_tiers())), ("£5", 0)):
@@ -339,7 +339,7 @@ def _naturalness(
             classes[label], len(positions), random.Random(seed + category)
         )
         reference = [(measure(play.record), play.weight) for play in natural]
-        found.extend((label, c) for c in naturalness.compare(label, generated, reference))
+        found.extend((label, c) for c in sample_comparison.compare(label, generated, reference))
     return found
 
 
