@@ -10,12 +10,15 @@ from __future__ import annotations
 import json
 import re
 import secrets
+import subprocess
+import sys
 from email.parser import BytesParser
 from email.policy import default
 from pathlib import Path
 from typing import Any
 
 PASSWORD = "correct horse battery staple"
+OPERATOR_PASSWORD = "a long operator password"
 DESKTOP = {"width": 1366, "height": 768}
 PHONE = {"width": 390, "height": 844}
 VIEWPORTS = {"desktop": DESKTOP, "phone": PHONE}
@@ -357,3 +360,18 @@ def check_screen(
     check_no_overflow(page, name)
     check_axe(page, name)
     browser.shot(page, name, docs=docs)
+
+
+def make_operator(server: Any, name: str, role: str) -> None:
+    """Add an operator with ``OPERATOR_PASSWORD`` through the CLI, as the operator would."""
+    command = Path(sys.executable).parent / "colour-collector"
+    done = subprocess.run(
+        [str(command), "operator", "add", name, "--role", role, "--password-stdin"],
+        input=OPERATOR_PASSWORD + "\n",
+        env=server.env,
+        cwd=server.data_dir.parent,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr

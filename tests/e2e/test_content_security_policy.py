@@ -1,4 +1,4 @@
-"""The page runs under its own Content-Security-Policy: no inline script or style is needed.
+"""The pages run under their own Content-Security-Policy: no inline script or style is needed.
 
 The page here enforces the policy (the other tests' pages do not: Playwright's condition waits
 are evaluated strings), so it is driven with Playwright's own locator waits only; the browser
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from e2e_support import tid
+from e2e_support import OPERATOR_PASSWORD, make_operator, tid
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
@@ -35,3 +35,23 @@ def test_the_page_runs_under_its_content_security_policy(browser: Any, start_ser
         tid(page, "pick-odd" if phase == "bonus" else "spin").click()
     expect(tid(page, "end-screen")).to_be_visible()
     expect(tid(page, "end-amount")).to_have_text("£10.00")
+
+
+def test_the_console_and_its_tables_run_under_the_policy(browser: Any, start_server: Any) -> None:
+    """The operator's console (ours) and its read-only tables (sqladmin's templates)."""
+    server = start_server([])
+    make_operator(server, "ada", "manager")
+    page = browser.new_page(server, enforce_csp=True)
+    page.watch.allow(401, r"^/api/operator/me$")
+    answer = page.goto("/operator/")
+    assert answer is not None and "style-src 'self'" in answer.headers["content-security-policy"]
+    body = page.locator("body")
+    expect(body).to_have_attribute("data-view", "login")
+    tid(page, "console-name").fill("ada")
+    tid(page, "console-password").fill(OPERATOR_PASSWORD)
+    tid(page, "console-login-submit").click()
+    expect(body).to_have_attribute("data-view", "dashboard")
+    for table in ("accounts", "plays", "ledger", "audit"):
+        answer = page.goto(f"/operator/tables/{table}/list")
+        assert answer is not None and answer.status == 200, table
+        expect(page.locator("table").first).to_be_visible()

@@ -5,13 +5,11 @@ axe-core (no serious or critical violation) on a desktop and a phone."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 from e2e_support import (
+    OPERATOR_PASSWORD,
     VIEWPORTS,
     api,
     buy,
@@ -20,6 +18,7 @@ from e2e_support import (
     check_screen,
     deposit,
     finish,
+    make_operator,
     money,
     phase,
     play_to_end,
@@ -29,8 +28,6 @@ from e2e_support import (
     tid,
     wait_idle,
 )
-
-OPERATOR_PASSWORD = "a long operator password"
 
 
 def open_lobby_button(page: Any, name: str, screen: str) -> None:
@@ -186,20 +183,6 @@ def test_information_before_buying(browser: Any, start_server: Any, view: str) -
     check_axe(page, f"the Game Procedures ({view})")
     tid(page, "info-back").click()
     wait_idle(page, "account")
-
-
-def make_operator(server: Any, name: str, role: str) -> None:
-    command = Path(sys.executable).parent / "colour-collector"
-    done = subprocess.run(
-        [str(command), "operator", "add", name, "--role", role, "--password-stdin"],
-        input=OPERATOR_PASSWORD + "\n",
-        env=server.env,
-        cwd=server.data_dir.parent,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
 
 
 def console_login(page: Any, name: str) -> None:
