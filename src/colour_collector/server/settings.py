@@ -96,7 +96,7 @@ class Settings(BaseSettings):
     web_dir: Path | None = None
     auto_finish_interval: Duration = dt.timedelta(minutes=1)
     try_plays_per_hour: int = Field(default=120, ge=1)
-    request_threads: int = Field(default=16, ge=1, le=200)
+    request_threads: int = Field(default=4, ge=1, le=200)
     """Worker threads that run requests in each server process (AnyIO's thread limiter)."""
     database_pool_size: int = Field(default=8, ge=1, le=100)
     """PostgreSQL only: connections each server process keeps (SQLite always has one)."""
