@@ -6,13 +6,20 @@ Run: ``.venv/bin/python benchmarks/load_server.py [--backend sqlite|postgresql|b
 For each backend it starts the real server (``colour-collector serve --workers N``) on a fresh
 database (an SQLite file, or a throwaway PostgreSQL 15 cluster started like the test suite's),
 registers and funds the players, then runs ``--players`` asyncio players, each on its own
-keep-alive connection (``lean_client``), playing whole games (purchase, every step, FINISH) until
-``--duration`` seconds have passed; each player finishes the play it is in, then stops. It
-reports complete plays per second, p50/p99 latency per endpoint as the client saw it, errors (any
-answer that is not the expected 2xx, or a connection error), checks that nothing was lost (each
-player's balance and play count against what its answers said; the audit chain), and measures
-``/healthz`` requests per second on the same server with the same number of concurrent clients
-for comparison.
+keep-alive connection (``lean_client``), playing whole games (purchase, every step, FINISH).
+
+After ``--warmup`` seconds the run alternates ``--rounds`` times between a play window and a
+``/healthz`` window: in a ``/healthz`` window every player pauses its play and sends ``GET
+/healthz`` on its own connection until the window ends, then goes on with its play. So plays and
+``/healthz`` are measured on the same connections (with several server processes, the kernel
+shares the connections out among them unevenly, differently for each set of connections) and at
+the same moments of the machine's speed, interleaved: their ratio, complete plays per 1,000
+``/healthz`` requests, is the figure that compares runs. ``--duration`` and
+``--healthz-seconds`` are the totals of the two kinds of window.
+
+It reports complete plays per second, p50/p99 latency per endpoint as the client saw it, errors
+(any answer that is not the expected 2xx, or a connection error), and checks that nothing was
+lost (each player's balance and play count against what its answers said; the audit chain).
 
 This is a measurement, not a test: figures go into docs/load.md.
 """
@@ -161,6 +168,41 @@ def server(
 # -- players ---------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Schedule:
+    """After ``warmup`` seconds, ``rounds`` times: ``play`` seconds of plays, then ``health``
+    seconds of ``/healthz``; then plays until every player has finished the one it is in."""
+
+    start: float
+    warmup: float
+    play: float
+    health: float
+    rounds: int
+
+    def _round(self, at: float) -> tuple[int, float]:
+        """The round ``at`` falls in (-1 before, ``rounds`` after) and the time into it."""
+        into = at - self.start - self.warmup
+        if into < 0:
+            return -1, into
+        k = int(into // (self.play + self.health))
+        return (k, into - k * (self.play + self.health)) if k < self.rounds else (self.rounds, 0)
+
+    @property
+    def end(self) -> float:
+        return self.start + self.warmup + self.rounds * (self.play + self.health)
+
+    def in_play_window(self, at: float) -> bool:
+        k, into = self._round(at)
+        return 0 <= k < self.rounds and into < self.play
+
+    def health_window_end(self, at: float) -> float | None:
+        """The end of the ``/healthz`` window ``at`` falls in, None outside one."""
+        k, into = self._round(at)
+        if 0 <= k < self.rounds and into >= self.play:
+            return at - into + self.play + self.health
+        return None
+
+
 @dataclass
 class Stats:
     """What the players saw."""
@@ -171,8 +213,12 @@ class Stats:
     """Per endpoint: (when the request was sent, monotonic seconds; how long it took)."""
     errors: list[str] = field(default_factory=list)
     finished: list[float] = field(default_factory=list)
-    """When each complete play's FINISH was answered (monotonic seconds)."""
+    """When each complete play's FINISH was sent (monotonic seconds)."""
     steps: int = 0
+    health: dict[float, list[float]] = field(default_factory=lambda: defaultdict(list))
+    """Per ``/healthz`` window (its end): when each player began sending ``/healthz`` in it."""
+    health_sent: list[tuple[float, float, int]] = field(default_factory=list)
+    """Each ``/healthz`` request: (its window's end, when it was sent, its status)."""
 
 
 @dataclass
@@ -223,10 +269,25 @@ async def deposit(player: Player) -> None:
     player.deposited += DEPOSIT
 
 
-async def play_games(player: Player, stats: Stats, until: float) -> None:
-    """Whole plays until ``until``; the play in progress at that time is finished."""
+async def healthz_break(client: LeanClient, stats: Stats, schedule: Schedule) -> None:
+    """In a ``/healthz`` window, send ``GET /healthz`` until it ends; otherwise nothing."""
+    window = schedule.health_window_end(time.monotonic())
+    if window is None:
+        return
+    stats.health[window].append(time.monotonic())
+    while (sent := time.monotonic()) < window:
+        start = time.perf_counter()
+        answer = await client.get("/healthz")
+        stats.latencies["GET /healthz"].append((sent, time.perf_counter() - start))
+        stats.health_sent.append((window, sent, answer.status))
+
+
+async def play_games(player: Player, stats: Stats, schedule: Schedule) -> None:
+    """Whole plays, pausing for the ``/healthz`` windows, until the schedule ends; the play in
+    progress then is finished."""
     client = player.client
-    while time.monotonic() < until:
+    while time.monotonic() < schedule.end:
+        await healthz_break(client, stats, schedule)
         key = uuid.uuid4().hex
         bought = await timed(
             stats,
@@ -245,6 +306,7 @@ async def play_games(player: Player, stats: Stats, until: float) -> None:
         body = bought.json()
         number, board = body["play"]["play_number"], body["board"]
         while board["next"] is not None:
+            await healthz_break(client, stats, schedule)
             step = {"kind": board["next"]}
             if board["next"] == "bonus_pick":
                 step["pick"] = "odd"
@@ -260,6 +322,8 @@ async def play_games(player: Player, stats: Stats, until: float) -> None:
                 return
             stats.steps += 1
             board = answer.json()["board"]
+        await healthz_break(client, stats, schedule)
+        sent = time.monotonic()
         done = await timed(
             stats, "POST /api/plays/{n}/finish", client.post(f"/api/plays/{number}/finish", {})
         )
@@ -267,27 +331,7 @@ async def play_games(player: Player, stats: Stats, until: float) -> None:
             stats.errors.append(f"finish: {done and done.status} {done and done.text[:200]}")
             return
         player.prizes += done.json()["prize_pence"]
-        stats.finished.append(time.monotonic())
-
-
-async def hammer_healthz(base: str, clients: int, seconds: float) -> tuple[int, list[float], int]:
-    latencies: list[float] = []
-    errors = 0
-    until = time.monotonic() + seconds
-
-    async def one() -> None:
-        nonlocal errors
-        host, port = base.removeprefix("http://").split(":")
-        client = LeanClient(host, int(port))
-        while time.monotonic() < until:
-            start = time.perf_counter()
-            answer = await client.get("/healthz")
-            latencies.append(time.perf_counter() - start)
-            errors += answer.status != 200
-        await client.close()
-
-    await asyncio.gather(*(one() for _ in range(clients)))
-    return len(latencies), latencies, errors
+        stats.finished.append(sent)
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -295,15 +339,30 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else float("nan")
 
 
-async def run_load(
-    base: str, players: int, duration: float, warmup: float, healthz_seconds: float, *, outbox: Path
-) -> dict[str, Any]:
-    """Sign the players up, then play for ``warmup + duration`` seconds.
+def healthz_rates(stats: Stats, players: int) -> tuple[list[tuple[int, float]], int]:
+    """For each ``/healthz`` window, in order: the requests sent while every player was sending
+    them (from the moment the last player left its play request) and for how many seconds;
+    and the failed requests of all windows."""
+    rates = []
+    for window, entered in sorted(stats.health.items()):
+        if len(entered) < players:
+            continue  # some player was in a play's request all window long: not counted
+        full = max(entered)
+        count = sum(1 for w, sent, _ in stats.health_sent if w == window and sent >= full)
+        rates.append((count, window - full))
+    failed = sum(1 for *_, status in stats.health_sent if status != 200)
+    return rates, failed
 
-    Figures are for the ``duration`` seconds after the warm-up: requests sent and plays finished
-    in that window. The warm-up leaves out the start, when every player buys at the same
-    moment, and the end, when players finish their last play one by one; the p99 over the whole
-    run is reported too."""
+
+async def run_load(
+    base: str, players: int, args: argparse.Namespace, *, outbox: Path
+) -> dict[str, Any]:
+    """Sign the players up, then play on the schedule (see the module's docstring).
+
+    The warm-up leaves out the start, when every player buys at the same moment, and the
+    end, when players finish their last play one by one; the p99 over the whole run is reported
+    too. A play counts in the window its FINISH was sent in; a request's latency in the window
+    it was sent in."""
     signed = []
     for batch in range(0, players, 10):  # Argon2 hashing: a few at a time
         signed += await asyncio.gather(
@@ -312,18 +371,33 @@ async def run_load(
     stats = Stats()
     cpu_before = time.process_time()
     start = time.monotonic()
-    window = (start + warmup, start + warmup + duration)
-    await asyncio.gather(*(play_games(p, stats, window[1]) for p in signed))
+    schedule = Schedule(
+        start,
+        args.warmup,
+        args.duration / args.rounds,
+        args.healthz_seconds / args.rounds,
+        args.rounds,
+    )
+    await asyncio.gather(*(play_games(p, stats, schedule) for p in signed))
     players_cpu = time.process_time() - cpu_before
     players_wall = time.monotonic() - start
     measured = {
-        name: [took for sent, took in values if window[0] <= sent < window[1]]
+        name: [took for sent, took in values if schedule.in_play_window(sent)]
         for name, values in stats.latencies.items()
+        if name != "GET /healthz"
     }
-    plays = sum(1 for at in stats.finished if window[0] <= at < window[1])
-    slices = [
-        sum(1 for at in stats.finished if window[0] + k * 5 <= at < window[0] + k * 5 + 5) / 5
-        for k in range(int(duration // 5))
+    plays = sum(1 for at in stats.finished if schedule.in_play_window(at))
+    rounds = [
+        sum(
+            1
+            for at in stats.finished
+            if schedule.in_play_window(at)
+            and schedule.start + schedule.warmup + k * (schedule.play + schedule.health)
+            <= at
+            < schedule.start + schedule.warmup + (k + 1) * (schedule.play + schedule.health)
+        )
+        / schedule.play
+        for k in range(args.rounds)
     ]
 
     lost = []
@@ -335,18 +409,22 @@ async def run_load(
             lost.append(f"balance {wallet} != {expected} or plays {games} != {player.bought}")
         await player.client.close()
 
-    count, health, health_errors = await hammer_healthz(base, players, healthz_seconds)
+    health_windows, health_errors = healthz_rates(stats, players)
+    health_rate = sum(n for n, _ in health_windows) / max(sum(t for _, t in health_windows), 1e-9)
+    health = [took for _, took in stats.latencies["GET /healthz"]]
     result: dict[str, Any] = {
         "players": players,
-        "seconds": duration,
-        "warmup_seconds": warmup,
+        "seconds": args.duration,
+        "healthz_seconds": args.healthz_seconds,
+        "rounds": args.rounds,
+        "warmup_seconds": args.warmup,
         "plays": plays,
-        "plays_per_second": round(plays / duration, 1),
-        "plays_per_second_by_5s": slices,
-        "requests_per_second": round(sum(len(v) for v in measured.values()) / duration, 1),
+        "plays_per_second": round(plays / args.duration, 1),
+        "plays_per_second_by_round": [round(r, 1) for r in rounds],
+        "requests_per_second": round(sum(len(v) for v in measured.values()) / args.duration, 1),
         "steps_per_play": round(stats.steps / max(1, len(stats.finished)), 2),
         "players_cpu_share": round(players_cpu / players_wall, 2),
-        "errors": len(stats.errors),
+        "errors": len(stats.errors) + health_errors,
         "error_samples": stats.errors[:5],
         "lost": lost[:5],
         "endpoints": {
@@ -361,14 +439,15 @@ async def run_load(
             for name, values in measured.items()
         },
         "healthz": {
-            "requests_per_second": round(count / healthz_seconds, 1),
+            "requests_per_second": round(health_rate, 1),
+            "requests_per_second_by_round": [round(n / t, 1) for n, t in health_windows],
             "p50_ms": round(1000 * percentile(health, 0.50), 1),
             "p99_ms": round(1000 * percentile(health, 0.99), 1),
             "errors": health_errors,
         },
     }
     # The machine's speed drifts by up to two times within hours; plays per 1,000 /healthz
-    # requests on the same server moves much less, so runs at different hours compare.
+    # requests on the same server and connections, interleaved, moves much less.
     result["plays_per_1000_healthz"] = round(
         1000 * result["plays_per_second"] / max(1e-9, result["healthz"]["requests_per_second"]), 1
     )
@@ -401,16 +480,7 @@ def bench(backend: str, args: argparse.Namespace) -> dict[str, Any]:
             with server(url, workdir, workers, not args.no_access_log, settings) as base:
                 # uvloop (installed with the server) keeps the players' own CPU use down: they
                 # share the two cores with the server.
-                result = uvloop.run(
-                    run_load(
-                        base,
-                        args.players,
-                        args.duration,
-                        args.warmup,
-                        args.healthz_seconds,
-                        outbox=workdir / "outbox",
-                    )
-                )
+                result = uvloop.run(run_load(base, args.players, args, outbox=workdir / "outbox"))
             result["audit"] = audit_ok(url)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -427,14 +497,14 @@ def nullcontext(value: str) -> Iterator[str]:
 def show(result: dict[str, Any]) -> None:
     print(
         f"\n== {result['backend']} ({result['workers']} server processes): {result['players']}"
-        f" players, {result['seconds']} s measured"
-        f" after {result['warmup_seconds']} s of warm-up =="
+        f" players, {result['seconds']} s of plays and {result['healthz_seconds']} s of /healthz"
+        f" in {result['rounds']} rounds after {result['warmup_seconds']} s of warm-up =="
     )
     print(
         f"complete plays/s: {result['plays_per_second']}  ({result['plays']} plays,"
         f" {result['steps_per_play']} steps a play, {result['requests_per_second']} requests/s)"
     )
-    print(f"plays/s in each 5 s: {result['plays_per_second_by_5s']}")
+    print(f"plays/s in each round: {result['plays_per_second_by_round']}")
     print(f"load generator CPU: {result['players_cpu_share']:.0%} of one core")
     print(
         f"errors: {result['errors']} {result['error_samples']}  lost: {result['lost'] or 'none'}"
@@ -446,6 +516,7 @@ def show(result: dict[str, Any]) -> None:
             f"  p99 {figures['p99_ms']:6.1f} ms  (whole run p99 {figures['p99_whole_run_ms']:.1f})"
         )
     health = result["healthz"]
+    print(f"/healthz req/s in each round: {health['requests_per_second_by_round']}")
     print(
         f"  {'GET /healthz':30} {health['requests_per_second']:8.1f} req/s  p50"
         f" {health['p50_ms']:.1f} ms  p99 {health['p99_ms']:.1f} ms  errors {health['errors']}"
@@ -460,11 +531,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", choices=["sqlite", "postgresql", "both"], default="both")
     parser.add_argument("--players", type=int, default=50)
-    parser.add_argument("--duration", type=float, default=20.0, help="seconds measured")
+    parser.add_argument(
+        "--duration", type=float, default=20.0, help="seconds of plays measured, in all"
+    )
     parser.add_argument(
         "--warmup", type=float, default=2.0, help="seconds played before the measured window"
     )
-    parser.add_argument("--healthz-seconds", type=float, default=5.0)
+    parser.add_argument(
+        "--healthz-seconds", type=float, default=8.0, help="seconds of /healthz, in all"
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=4, help="play and /healthz windows, alternating"
+    )
     parser.add_argument(
         "--request-threads", type=int, help="COLOUR_COLLECTOR_REQUEST_THREADS (default: its own)"
     )

@@ -8,10 +8,10 @@ from pathlib import Path
 import anyio.to_thread
 import pytest
 from fastapi.testclient import TestClient
-from support import make_settings
 
 from colour_collector.server.app import create_app
 from colour_collector.server.settings import Settings
+from support import make_settings
 
 
 def _worker_threads(settings: Settings) -> int:
