@@ -1,7 +1,8 @@
 """Load benchmark of the game server: whole plays by many concurrent players, on loopback.
 
 Run: ``.venv/bin/python benchmarks/load_server.py [--backend sqlite|postgresql|both]
-[--players 50] [--duration 20] [--workers 2] [--no-access-log]``.
+[--players 50] [--duration 20] [--healthz-seconds 8] [--rounds 4] [--workers 2]
+[--no-access-log]``.
 
 For each backend it starts the real server (``colour-collector serve --workers N``) on a fresh
 database (an SQLite file, or a throwaway PostgreSQL 15 cluster started like the test suite's),
@@ -179,46 +180,48 @@ class Schedule:
     health: float
     rounds: int
 
-    def _round(self, at: float) -> tuple[int, float]:
-        """The round ``at`` falls in (-1 before, ``rounds`` after) and the time into it."""
-        into = at - self.start - self.warmup
-        if into < 0:
-            return -1, into
-        k = int(into // (self.play + self.health))
-        return (k, into - k * (self.play + self.health)) if k < self.rounds else (self.rounds, 0)
-
     @property
     def end(self) -> float:
         return self.start + self.warmup + self.rounds * (self.play + self.health)
 
-    def in_play_window(self, at: float) -> bool:
-        k, into = self._round(at)
-        return 0 <= k < self.rounds and into < self.play
+    def window(self, at: float) -> tuple[str, int] | None:
+        """The window ``at`` falls in: ``("play", k)`` or ``("healthz", k)``; None in the
+        warm-up and after the last round."""
+        into = at - self.start - self.warmup
+        if into < 0:
+            return None
+        k = int(into // (self.play + self.health))
+        if k >= self.rounds:
+            return None
+        return ("play", k) if into - k * (self.play + self.health) < self.play else ("healthz", k)
 
-    def health_window_end(self, at: float) -> float | None:
-        """The end of the ``/healthz`` window ``at`` falls in, None outside one."""
-        k, into = self._round(at)
-        if 0 <= k < self.rounds and into >= self.play:
-            return at - into + self.play + self.health
-        return None
+    def bounds(self, kind: str, k: int) -> tuple[float, float]:
+        """When window ``(kind, k)`` begins and ends."""
+        begin = self.start + self.warmup + k * (self.play + self.health)
+        if kind == "healthz":
+            begin += self.play
+        return begin, begin + (self.play if kind == "play" else self.health)
 
 
 @dataclass
 class Stats:
-    """What the players saw."""
+    """What the players saw (times are monotonic seconds)."""
 
     latencies: dict[str, list[tuple[float, float]]] = field(
         default_factory=lambda: defaultdict(list)
     )
-    """Per endpoint: (when the request was sent, monotonic seconds; how long it took)."""
+    """Per endpoint: (when the request was sent; how long it took)."""
     errors: list[str] = field(default_factory=list)
     finished: list[float] = field(default_factory=list)
-    """When each complete play's FINISH was sent (monotonic seconds)."""
+    """When each complete play's FINISH was answered."""
+    healthz: list[float] = field(default_factory=list)
+    """When each ``/healthz`` was answered 200 in a ``/healthz`` window."""
+    entered: dict[tuple[str, int], list[float]] = field(default_factory=lambda: defaultdict(list))
+    """Per window (but the first play window): when each player was in its mode, its previous
+    kind of request answered."""
+    stopped: list[float] = field(default_factory=list)
+    """When a player stopped on an error."""
     steps: int = 0
-    health: dict[float, list[float]] = field(default_factory=lambda: defaultdict(list))
-    """Per ``/healthz`` window (its end): when each player began sending ``/healthz`` in it."""
-    health_sent: list[tuple[float, float, int]] = field(default_factory=list)
-    """Each ``/healthz`` request: (its window's end, when it was sent, its status)."""
 
 
 @dataclass
@@ -269,25 +272,40 @@ async def deposit(player: Player) -> None:
     player.deposited += DEPOSIT
 
 
-async def healthz_break(client: LeanClient, stats: Stats, schedule: Schedule) -> None:
-    """In a ``/healthz`` window, send ``GET /healthz`` until it ends; otherwise nothing."""
-    window = schedule.health_window_end(time.monotonic())
-    if window is None:
-        return
-    stats.health[window].append(time.monotonic())
-    while (sent := time.monotonic()) < window:
-        start = time.perf_counter()
-        answer = await client.get("/healthz")
-        stats.latencies["GET /healthz"].append((sent, time.perf_counter() - start))
-        stats.health_sent.append((window, sent, answer.status))
+async def healthz_break(client: LeanClient, stats: Stats, schedule: Schedule) -> bool:
+    """In a ``/healthz`` window, send ``GET /healthz`` until it ends, then note when the player
+    was back at its plays. False when a request failed (noted in ``stats.errors``)."""
+    now = time.monotonic()
+    where = schedule.window(now)
+    if where is None or where[0] != "healthz":
+        return True
+    k = where[1]
+    stats.entered["healthz", k].append(now)
+    until = schedule.bounds("healthz", k)[1]
+    while time.monotonic() < until:
+        answer = await timed(stats, "GET /healthz", client.get("/healthz"))
+        if answer is None:
+            return False
+        if answer.status != 200:
+            stats.errors.append(f"healthz: {answer.status} {answer.text[:200]}")
+            return False
+        stats.healthz.append(time.monotonic())
+    stats.entered["play", k + 1].append(time.monotonic())
+    return True
 
 
 async def play_games(player: Player, stats: Stats, schedule: Schedule) -> None:
-    """Whole plays, pausing for the ``/healthz`` windows, until the schedule ends; the play in
-    progress then is finished."""
+    """Whole plays, pausing for the ``/healthz`` windows, until the schedule ends (the play in
+    progress then is finished); on an error the player stops."""
+    if not await _play_games(player, stats, schedule):
+        stats.stopped.append(time.monotonic())
+
+
+async def _play_games(player: Player, stats: Stats, schedule: Schedule) -> bool:
     client = player.client
     while time.monotonic() < schedule.end:
-        await healthz_break(client, stats, schedule)
+        if not await healthz_break(client, stats, schedule):
+            return False
         key = uuid.uuid4().hex
         bought = await timed(
             stats,
@@ -295,18 +313,19 @@ async def play_games(player: Player, stats: Stats, schedule: Schedule) -> None:
             client.post("/api/plays", {"confirm": True}, {"Idempotency-Key": key}),
         )
         if bought is None:
-            return
+            return False
         if bought.status == 409 and bought.json().get("code") == "insufficient_funds":
             await deposit(player)
             continue
         if bought.status != 201:
             stats.errors.append(f"purchase: {bought.status} {bought.text[:200]}")
-            return
+            return False
         player.bought += 1
         body = bought.json()
         number, board = body["play"]["play_number"], body["board"]
         while board["next"] is not None:
-            await healthz_break(client, stats, schedule)
+            if not await healthz_break(client, stats, schedule):
+                return False
             step = {"kind": board["next"]}
             if board["next"] == "bonus_pick":
                 step["pick"] = "odd"
@@ -319,19 +338,20 @@ async def play_games(player: Player, stats: Stats, schedule: Schedule) -> None:
                 stats.errors.append(
                     f"step: {answer and answer.status} {answer and answer.text[:200]}"
                 )
-                return
+                return False
             stats.steps += 1
             board = answer.json()["board"]
-        await healthz_break(client, stats, schedule)
-        sent = time.monotonic()
+        if not await healthz_break(client, stats, schedule):
+            return False
         done = await timed(
             stats, "POST /api/plays/{n}/finish", client.post(f"/api/plays/{number}/finish", {})
         )
         if done is None or done.status != 200:
             stats.errors.append(f"finish: {done and done.status} {done and done.text[:200]}")
-            return
+            return False
         player.prizes += done.json()["prize_pence"]
-        stats.finished.append(sent)
+        stats.finished.append(time.monotonic())
+    return True
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -339,19 +359,30 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else float("nan")
 
 
-def healthz_rates(stats: Stats, players: int) -> tuple[list[tuple[int, float]], int]:
-    """For each ``/healthz`` window, in order: the requests sent while every player was sending
-    them (from the moment the last player left its play request) and for how many seconds;
-    and the failed requests of all windows."""
-    rates = []
-    for window, entered in sorted(stats.health.items()):
-        if len(entered) < players:
-            continue  # some player was in a play's request all window long: not counted
-        full = max(entered)
-        count = sum(1 for w, sent, _ in stats.health_sent if w == window and sent >= full)
-        rates.append((count, window - full))
-    failed = sum(1 for *_, status in stats.health_sent if status != 200)
-    return rates, failed
+def spans(stats: Stats, schedule: Schedule, players: int, kind: str) -> list[tuple[float, float]]:
+    """The measured part of each ``kind`` window: from the moment every player still playing at
+    its beginning was in the window's mode (its requests of the other kind all answered) to the
+    window's end. A window that some player never reached that way (still in a request of the
+    other kind at its end, or stopped by an error during it) is left out."""
+    measured = []
+    for k in range(schedule.rounds):
+        begin, end = schedule.bounds(kind, k)
+        if kind == "play" and k == 0:
+            measured.append((begin, end))  # the warm-up was plays too
+            continue
+        present = players - sum(1 for at in stats.stopped if at < begin)
+        entered = stats.entered.get((kind, k), [])
+        if entered and len(entered) >= present and max(entered) < end:
+            measured.append((max(entered), end))
+    return measured
+
+
+def rate(events: list[float], measured: list[tuple[float, float]]) -> float | None:
+    """Events a second within ``measured``; None when nothing was measured."""
+    seconds = sum(end - begin for begin, end in measured)
+    if seconds <= 0:
+        return None
+    return sum(1 for at in events if any(b <= at < e for b, e in measured)) / seconds
 
 
 async def run_load(
@@ -359,10 +390,12 @@ async def run_load(
 ) -> dict[str, Any]:
     """Sign the players up, then play on the schedule (see the module's docstring).
 
-    The warm-up leaves out the start, when every player buys at the same moment, and the
-    end, when players finish their last play one by one; the p99 over the whole run is reported
-    too. A play counts in the window its FINISH was sent in; a request's latency in the window
-    it was sent in."""
+    Plays and ``/healthz`` requests count by when they were answered, within the measured part
+    of their windows (``spans``): both rates leave out the moments when some player's request of
+    the other kind was still being served. Latencies count by when the request was sent, in the
+    play windows. The warm-up leaves out the start, when every player buys at the same moment,
+    and the end, when players finish their last play one by one; the p99 over the whole run is
+    reported too."""
     signed = []
     for batch in range(0, players, 10):  # Argon2 hashing: a few at a time
         signed += await asyncio.gather(
@@ -382,23 +415,15 @@ async def run_load(
     players_cpu = time.process_time() - cpu_before
     players_wall = time.monotonic() - start
     measured = {
-        name: [took for sent, took in values if schedule.in_play_window(sent)]
+        name: [took for sent, took in values if (schedule.window(sent) or ("",))[0] == "play"]
         for name, values in stats.latencies.items()
         if name != "GET /healthz"
     }
-    plays = sum(1 for at in stats.finished if schedule.in_play_window(at))
-    rounds = [
-        sum(
-            1
-            for at in stats.finished
-            if schedule.in_play_window(at)
-            and schedule.start + schedule.warmup + k * (schedule.play + schedule.health)
-            <= at
-            < schedule.start + schedule.warmup + (k + 1) * (schedule.play + schedule.health)
-        )
-        / schedule.play
-        for k in range(args.rounds)
-    ]
+    play_spans = spans(stats, schedule, players, "play")
+    health_spans = spans(stats, schedule, players, "healthz")
+    plays_rate = rate(stats.finished, play_spans)
+    health_rate = rate(stats.healthz, health_spans)
+    answered = [sent + took for values in stats.latencies.values() for sent, took in values]
 
     lost = []
     for player in signed:  # nothing lost: the server's books agree with what the answers said
@@ -409,8 +434,6 @@ async def run_load(
             lost.append(f"balance {wallet} != {expected} or plays {games} != {player.bought}")
         await player.client.close()
 
-    health_windows, health_errors = healthz_rates(stats, players)
-    health_rate = sum(n for n, _ in health_windows) / max(sum(t for _, t in health_windows), 1e-9)
     health = [took for _, took in stats.latencies["GET /healthz"]]
     result: dict[str, Any] = {
         "players": players,
@@ -418,13 +441,15 @@ async def run_load(
         "healthz_seconds": args.healthz_seconds,
         "rounds": args.rounds,
         "warmup_seconds": args.warmup,
-        "plays": plays,
-        "plays_per_second": round(plays / args.duration, 1),
-        "plays_per_second_by_round": [round(r, 1) for r in rounds],
-        "requests_per_second": round(sum(len(v) for v in measured.values()) / args.duration, 1),
+        "measured_seconds": round(sum(e - b for b, e in play_spans), 2),
+        "healthz_measured_seconds": round(sum(e - b for b, e in health_spans), 2),
+        "plays": sum(1 for at in stats.finished if any(b <= at < e for b, e in play_spans)),
+        "plays_per_second": None if plays_rate is None else round(plays_rate, 1),
+        "plays_per_second_by_round": [round(rate(stats.finished, [s]) or 0, 1) for s in play_spans],
+        "requests_per_second": round(rate(answered, play_spans) or 0, 1),
         "steps_per_play": round(stats.steps / max(1, len(stats.finished)), 2),
         "players_cpu_share": round(players_cpu / players_wall, 2),
-        "errors": len(stats.errors) + health_errors,
+        "errors": len(stats.errors),
         "error_samples": stats.errors[:5],
         "lost": lost[:5],
         "endpoints": {
@@ -439,17 +464,18 @@ async def run_load(
             for name, values in measured.items()
         },
         "healthz": {
-            "requests_per_second": round(health_rate, 1),
-            "requests_per_second_by_round": [round(n / t, 1) for n, t in health_windows],
+            "requests_per_second": None if health_rate is None else round(health_rate, 1),
+            "requests_per_second_by_round": [
+                round(rate(stats.healthz, [s]) or 0, 1) for s in health_spans
+            ],
             "p50_ms": round(1000 * percentile(health, 0.50), 1),
             "p99_ms": round(1000 * percentile(health, 0.99), 1),
-            "errors": health_errors,
         },
     }
     # The machine's speed drifts by up to two times within hours; plays per 1,000 /healthz
     # requests on the same server and connections, interleaved, moves much less.
-    result["plays_per_1000_healthz"] = round(
-        1000 * result["plays_per_second"] / max(1e-9, result["healthz"]["requests_per_second"]), 1
+    result["plays_per_1000_healthz"] = (
+        None if plays_rate is None or not health_rate else round(1000 * plays_rate / health_rate, 1)
     )
     return result
 
@@ -504,6 +530,10 @@ def show(result: dict[str, Any]) -> None:
         f"complete plays/s: {result['plays_per_second']}  ({result['plays']} plays,"
         f" {result['steps_per_play']} steps a play, {result['requests_per_second']} requests/s)"
     )
+    print(
+        f"measured: {result['measured_seconds']} s of plays, {result['healthz_measured_seconds']}"
+        " s of /healthz (each window from the moment every player was in it)"
+    )
     print(f"plays/s in each round: {result['plays_per_second_by_round']}")
     print(f"load generator CPU: {result['players_cpu_share']:.0%} of one core")
     print(
@@ -518,8 +548,8 @@ def show(result: dict[str, Any]) -> None:
     health = result["healthz"]
     print(f"/healthz req/s in each round: {health['requests_per_second_by_round']}")
     print(
-        f"  {'GET /healthz':30} {health['requests_per_second']:8.1f} req/s  p50"
-        f" {health['p50_ms']:.1f} ms  p99 {health['p99_ms']:.1f} ms  errors {health['errors']}"
+        f"  {'GET /healthz':30} {health['requests_per_second']} req/s  p50"
+        f" {health['p50_ms']:.1f} ms  p99 {health['p99_ms']:.1f} ms"
     )
     print(
         f"complete plays per 1,000 /healthz requests: {result['plays_per_1000_healthz']}"
@@ -527,21 +557,34 @@ def show(result: dict[str, Any]) -> None:
     )
 
 
+def positive(kind: type[int] | type[float]) -> Any:
+    """An argparse type: a number of ``kind`` above zero."""
+
+    def parse(text: str) -> int | float:
+        value = kind(text)
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be above 0, not {text}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", choices=["sqlite", "postgresql", "both"], default="both")
-    parser.add_argument("--players", type=int, default=50)
+    parser.add_argument("--players", type=positive(int), default=50)
     parser.add_argument(
-        "--duration", type=float, default=20.0, help="seconds of plays measured, in all"
+        "--duration", type=positive(float), default=20.0, help="seconds of plays, in all"
     )
     parser.add_argument(
         "--warmup", type=float, default=2.0, help="seconds played before the measured window"
     )
     parser.add_argument(
-        "--healthz-seconds", type=float, default=8.0, help="seconds of /healthz, in all"
+        "--healthz-seconds", type=positive(float), default=8.0, help="seconds of /healthz, in all"
     )
     parser.add_argument(
-        "--rounds", type=int, default=4, help="play and /healthz windows, alternating"
+        "--rounds", type=positive(int), default=4, help="play and /healthz windows, alternating"
     )
     parser.add_argument(
         "--request-threads", type=int, help="COLOUR_COLLECTOR_REQUEST_THREADS (default: its own)"

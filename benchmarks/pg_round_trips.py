@@ -6,7 +6,8 @@ transaction with one ``UPDATE``, and the server's own ``/healthz`` unit of work
 Run: ``.venv/bin/python benchmarks/pg_round_trips.py [--calls 3000]``. It starts a throwaway
 PostgreSQL 15 cluster with its durable defaults (``load_server.postgres_cluster``) and talks to
 it over loopback from one thread, one call at a time. The backend's CPU is read from
-``/proc/<pid>/stat`` before and after.
+``/proc/<pid>/stat`` before and after (that backend process only: not the WAL writer's share of
+a durable commit), in clock ticks of 10 ms, so it needs a few thousand calls.
 
 Why: on PostgreSQL a play is about 60 round trips against a ``/healthz``'s 4 (docs/load.md), so
 the cost of one round trip decides the plays per 1,000 ``/healthz`` ratio there. This is a
@@ -48,6 +49,8 @@ def measure(label: str, pid: int, call: Callable[[], object], calls: int) -> Non
         f"{label:46} wall {wall / calls * 1e6:7.1f} µs   backend CPU"
         f" {backend / calls * 1e6:6.1f} µs   client CPU {client / calls * 1e6:6.1f} µs"
     )
+    if backend * TICKS < 50:  # /proc counts CPU in ticks (10 ms): too few to trust
+        print(f"    (backend CPU from {backend * TICKS:.0f} clock ticks: use more --calls)")
 
 
 def main() -> None:

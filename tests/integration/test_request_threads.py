@@ -29,8 +29,9 @@ def _worker_threads(settings: Settings) -> int:
 
 @pytest.mark.parametrize("threads", [None, 3])
 def test_the_server_runs_requests_on_its_worker_threads(
-    database_url: str, tmp_path: Path, threads: int | None
+    database_url: str, tmp_path: Path, threads: int | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.delenv("COLOUR_COLLECTOR_REQUEST_THREADS", raising=False)
     settings = make_settings(database_url, tmp_path)
     if threads is not None:
         settings = settings.model_copy(update={"request_threads": threads})
