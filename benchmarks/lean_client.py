@@ -55,6 +55,14 @@ class LeanClient:
             self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
         return self._reader, self._writer
 
+    @property
+    def local_port(self) -> int | None:
+        """The port of this end of the connection (None when not connected)."""
+        if self._writer is None:
+            return None
+        name = self._writer.get_extra_info("sockname")
+        return None if name is None else int(name[1])
+
     async def close(self) -> None:
         """Close the connection."""
         if self._writer is not None:

@@ -54,6 +54,7 @@ import uvloop
 from colour_collector.service import audit
 from colour_collector.store import Database
 from lean_client import Answer, ConnectionLostError, LeanClient, confirmation_token
+from server_connections import balance, split
 
 SECRET = "load-benchmark-secret-key-not-for-production-0123456789"
 PASSWORD = "load benchmark password"
@@ -111,11 +112,21 @@ def postgres_cluster() -> Iterator[str]:
         shutil.rmtree(base, ignore_errors=True)
 
 
+@dataclass(frozen=True)
+class Server:
+    """A server the benchmark started: its base URL, its first process and its port."""
+
+    base: str
+    pid: int
+    port: int
+    workers: int
+
+
 @contextmanager
 def server(
     url: str, workdir: Path, workers: int, access_log: bool, settings: dict[str, str]
-) -> Iterator[str]:
-    """The real server on a free loopback port; yields its base URL."""
+) -> Iterator[Server]:
+    """The real server on a free loopback port."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("COLOUR_COLLECTOR_")}
     env.update(
@@ -157,7 +168,7 @@ def server(
                     break
             except httpx.TransportError:
                 time.sleep(0.1)
-        yield base
+        yield Server(base, process.pid, port, workers)
     finally:
         process.terminate()
         try:
@@ -386,7 +397,7 @@ def rate(events: list[float], measured: list[tuple[float, float]]) -> float | No
 
 
 async def run_load(
-    base: str, players: int, args: argparse.Namespace, *, outbox: Path
+    served: Server, players: int, args: argparse.Namespace, *, outbox: Path
 ) -> dict[str, Any]:
     """Sign the players up, then play on the schedule (see the module's docstring).
 
@@ -399,8 +410,12 @@ async def run_load(
     signed = []
     for batch in range(0, players, 10):  # Argon2 hashing: a few at a time
         signed += await asyncio.gather(
-            *(sign_up(base, n, outbox) for n in range(batch, min(players, batch + 10)))
+            *(sign_up(served.base, n, outbox) for n in range(batch, min(players, batch + 10)))
         )
+    clients = [player.client for player in signed]
+    if args.balance and served.workers > 1:
+        await balance(clients, served.pid, served.port, served.workers, touch_healthz)
+    split_before = connection_split(clients, served)
     stats = Stats()
     cpu_before = time.process_time()
     start = time.monotonic()
@@ -425,6 +440,7 @@ async def run_load(
     health_rate = rate(stats.healthz, health_spans)
     answered = [sent + took for values in stats.latencies.values() for sent, took in values]
 
+    split_after = connection_split(clients, served)
     lost = []
     for player in signed:  # nothing lost: the server's books agree with what the answers said
         wallet = (await player.client.get("/api/wallet")).json()["balance_pence"]
@@ -449,6 +465,7 @@ async def run_load(
         "requests_per_second": round(rate(answered, play_spans) or 0, 1),
         "steps_per_play": round(stats.steps / max(1, len(stats.finished)), 2),
         "players_cpu_share": round(players_cpu / players_wall, 2),
+        "connections_by_process": {"before": split_before, "after": split_after},
         "errors": len(stats.errors),
         "error_samples": stats.errors[:5],
         "lost": lost[:5],
@@ -480,6 +497,19 @@ async def run_load(
     return result
 
 
+async def touch_healthz(client: LeanClient) -> None:
+    """One ``GET /healthz``, before the measured run (to reconnect a client)."""
+    await client.get("/healthz")
+
+
+def connection_split(clients: list[LeanClient], served: Server) -> list[int]:
+    """How many of the players' connections each server process holds, largest first (and,
+    last, how many it could not place, when there are any)."""
+    groups, missing = split(clients, served.pid, served.port)
+    counts = sorted((len(group) for group in groups.values()), reverse=True)
+    return [*counts, missing] if missing else counts
+
+
 def audit_ok(url: str) -> str:
     database = Database(url)
     try:
@@ -503,10 +533,10 @@ def bench(backend: str, args: argparse.Namespace) -> dict[str, Any]:
             if backend == "postgresql"
             else nullcontext(f"sqlite:///{workdir / 'colour-collector.sqlite3'}")
         ) as url:
-            with server(url, workdir, workers, not args.no_access_log, settings) as base:
+            with server(url, workdir, workers, not args.no_access_log, settings) as served:
                 # uvloop (installed with the server) keeps the players' own CPU use down: they
                 # share the two cores with the server.
-                result = uvloop.run(run_load(base, args.players, args, outbox=workdir / "outbox"))
+                result = uvloop.run(run_load(served, args.players, args, outbox=workdir / "outbox"))
             result["audit"] = audit_ok(url)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -536,6 +566,11 @@ def show(result: dict[str, Any]) -> None:
     )
     print(f"plays/s in each round: {result['plays_per_second_by_round']}")
     print(f"load generator CPU: {result['players_cpu_share']:.0%} of one core")
+    split_seen = result["connections_by_process"]
+    print(
+        f"players' connections by server process: {split_seen['before']} at the start,"
+        f" {split_seen['after']} at the end"
+    )
     print(
         f"errors: {result['errors']} {result['error_samples']}  lost: {result['lost'] or 'none'}"
         f"  audit: {result['audit']}"
@@ -604,6 +639,13 @@ def main() -> None:
         "--no-access-log",
         action="store_true",
         help="serve --no-access-log (by default the server logs every request)",
+    )
+    parser.add_argument(
+        "--no-balance",
+        dest="balance",
+        action="store_false",
+        help="leave the players' connections where the kernel put them (by default they are"
+        " spread evenly over the server processes, as a load balancer would)",
     )
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()

@@ -1,0 +1,123 @@
+"""Which server process holds each of the load benchmark's connections (Linux ``/proc``).
+
+With ``serve --workers N`` every worker accepts from the same listening socket, and which one
+wins a new connection is a race the kernel decides. The players' 50 connections were seen
+shared 24/26 in one run and 36/14 in another. That moves the figure the benchmark reports:
+a play's cost is mostly PostgreSQL's, shared by every worker, while ``/healthz`` is the
+workers' own CPU, so one worker holding most of the connections serves fewer ``/healthz`` a
+second and the ratio of plays to ``/healthz`` rises (25 and 55 were measured ten minutes apart
+on the same code). In production a load balancer spreads connections evenly, so the benchmark
+evens them out before it measures (``balance``), and reports the split it measured with.
+
+This is measuring equipment, not a test.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+
+from lean_client import LeanClient
+
+ESTABLISHED = "01"
+"""The state column of ``/proc/net/tcp`` for an established connection."""
+
+
+def descendants(pid: int) -> set[int]:
+    """``pid`` and every process below it."""
+    children: dict[int, set[int]] = defaultdict(set)
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:  # the process ended while we looked
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        children[parent].add(int(entry.name))
+    found, todo = set(), [pid]
+    while todo:
+        current = todo.pop()
+        found.add(current)
+        todo.extend(children[current] - found)
+    return found
+
+
+def _socket_owners(pids: set[int]) -> dict[int, int]:
+    """Socket inode -> the process (of ``pids``) that has it open."""
+    owners = {}
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                owners[int(target[8:-1])] = pid
+    return owners
+
+
+def client_ports_by_process(server_pid: int, port: int) -> dict[int, set[int]]:
+    """For each process of the server started as ``server_pid``: the client-side ports of the
+    established connections it holds on its listening ``port``."""
+    owners = _socket_owners(descendants(server_pid))
+    held: dict[int, set[int]] = defaultdict(set)
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            local, remote, state, inode = fields[1], fields[2], fields[3], int(fields[9])
+            if state != ESTABLISHED or int(local.rsplit(":", 1)[1], 16) != port:
+                continue
+            if inode in owners:
+                held[owners[inode]].add(int(remote.rsplit(":", 1)[1], 16))
+    return held
+
+
+def split(
+    clients: Sequence[LeanClient], server_pid: int, port: int
+) -> tuple[dict[int, list[LeanClient]], int]:
+    """The ``clients`` grouped by the server process holding their connection, and how many
+    of them no process was found for (not connected, or closed)."""
+    held = client_ports_by_process(server_pid, port)
+    by_port = {client.local_port: client for client in clients}
+    groups = {pid: [by_port[p] for p in ports if p in by_port] for pid, ports in held.items()}
+    placed = sum(len(group) for group in groups.values())
+    return groups, len(clients) - placed
+
+
+async def balance(
+    clients: Sequence[LeanClient],
+    server_pid: int,
+    port: int,
+    processes: int,
+    touch: Callable[[LeanClient], Awaitable[object]],
+    *,
+    attempts: int = 400,
+) -> list[int]:
+    """Reconnect clients held by the busiest server process until ``processes`` processes hold
+    them within one of each other (or ``attempts`` reconnections were made); return the
+    number each process holds, largest first. ``touch`` sends one request, so that a client
+    reconnects and the server accepts the new connection."""
+    for _ in range(attempts):
+        groups, _missing = split(clients, server_pid, port)
+        counts = [len(group) for group in groups.values()]
+        counts += [0] * (processes - len(counts))
+        if max(counts) - min(counts) <= 1:
+            break
+        busiest = max(groups.values(), key=len)
+        client = busiest[0]
+        await client.close()
+        await touch(client)
+    groups, _missing = split(clients, server_pid, port)
+    counts = [len(group) for group in groups.values()]
+    return sorted(counts + [0] * (processes - len(counts)), reverse=True)
