@@ -107,7 +107,11 @@ async def balance(
     """Reconnect clients held by the busiest server process until ``processes`` processes hold
     them within one of each other (or ``attempts`` reconnections were made); return the
     number each process holds, largest first. ``touch`` sends one request, so that a client
-    reconnects and the server accepts the new connection."""
+    reconnects and the server accepts the new connection. Every client is touched first: a
+    connection the server has closed (the code before the redesign closed some during sign-up)
+    is reopened only by the client's next request, and would otherwise land anywhere later."""
+    for client in clients:
+        await touch(client)
     for _ in range(attempts):
         groups, _missing = split(clients, server_pid, port)
         counts = [len(group) for group in groups.values()]

@@ -88,6 +88,7 @@ def test_balance_spreads_the_clients_evenly(two_workers: tuple[int, int]) -> Non
         clients = [LeanClient("127.0.0.1", port) for _ in range(10)]
         for client in clients:
             assert (await client.get("/")).status == 200
+        await clients[0].close()  # as after a "Connection: close": reopened by its next request
         counts = await balance(clients, pid, port, 2, lambda c: c.get("/"))
         groups, missing = split(clients, pid, port)
         assert sorted((len(g) for g in groups.values()), reverse=True) == counts
