@@ -414,7 +414,9 @@ async def run_load(
         )
     clients = [player.client for player in signed]
     if args.balance and served.workers > 1:
-        await balance(clients, served.pid, served.port, served.workers, touch_healthz)
+        counts = await balance(clients, served.pid, served.port, served.workers, touch_healthz)
+        if max(counts) - min(counts) > 1:
+            print(f"warning: the connections could not be spread evenly: {counts}", file=sys.stderr)
     split_before = connection_split(clients, served)
     stats = Stats()
     cpu_before = time.process_time()

@@ -2,7 +2,7 @@
 
 With ``serve --workers N`` every worker accepts from the same listening socket, and which one
 wins a new connection is a race the kernel decides. The players' 50 connections were seen
-shared 24/26 in one run and 36/14 in another. That moves the figure the benchmark reports:
+shared 24/26 in one run and 40/10 in another. That moves the figure the benchmark reports:
 a play's cost is mostly PostgreSQL's, shared by every worker, while ``/healthz`` is the
 workers' own CPU, so one worker holding most of the connections serves fewer ``/healthz`` a
 second and the ratio of plays to ``/healthz`` rises (25 and 55 were measured ten minutes apart
@@ -46,7 +46,9 @@ def descendants(pid: int) -> set[int]:
 
 
 def _socket_owners(pids: set[int]) -> dict[int, int]:
-    """Socket inode -> the process (of ``pids``) that has it open."""
+    """Socket inode -> the process (of ``pids``) that has it open. A socket open in several
+    processes (inherited across a ``fork``) goes to whichever was read last; uvicorn's workers
+    are started afresh (``spawn``), so each accepted connection is open in one process only."""
     owners = {}
     for pid in pids:
         try:

@@ -19,83 +19,125 @@ from lean_client import LeanClient
 from server_connections import balance, client_ports_by_process, split
 
 # Two processes below one parent, each accepting from the same listening socket and answering
-# every request with an empty 200 (enough HTTP for LeanClient). The parent prints the port.
+# every request with a 200 whose body is its own pid (enough HTTP for LeanClient). The parent
+# prints the port; the second worker starts accepting only when the parent reads "go" on its
+# stdin, so a test can make every connection land on the first one.
 _SERVER = textwrap.dedent(
     """
     import os, socket, sys, threading
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
+    host = sys.argv[1]
+    listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    listener.bind((host, 0))
     listener.listen(64)
     print(listener.getsockname()[1], flush=True)
 
     def answer(conn):
+        me = str(os.getpid()).encode()
+        head = b"HTTP/1.1 200 OK\\r\\nContent-Length: %d\\r\\n\\r\\n" % len(me)
         while True:
-            data = conn.recv(65536)
-            if not data:
+            if not conn.recv(65536):
                 conn.close()
                 return
-            conn.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Length: 0\\r\\n\\r\\n")
+            conn.sendall(head + me)
+
+    def serve():
+        while True:
+            conn, _ = listener.accept()
+            threading.Thread(target=answer, args=(conn,), daemon=True).start()
 
     children = []
-    for _ in range(2):
+    gate_read, gate_write = os.pipe()
+    for n in range(2):
         pid = os.fork()
         if pid == 0:
-            while True:
-                conn, _ = listener.accept()
-                threading.Thread(target=answer, args=(conn,), daemon=True).start()
+            if n == 1:
+                os.read(gate_read, 1)
+            serve()
         children.append(pid)
-    sys.stdin.read()  # until the test closes our stdin
+    for line in sys.stdin:  # until the test closes our stdin
+        if line.strip() == "go":
+            os.write(gate_write, b"g")
     for pid in children:
         os.kill(pid, 9)
     """
 )
 
 
-@pytest.fixture
-def two_workers() -> Iterator[tuple[int, int]]:
-    """A parent process and two forked workers sharing one listening socket: (pid, port)."""
-    with subprocess.Popen(
-        [sys.executable, "-c", _SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    ) as process:  # on leaving: closes both pipes and waits for the parent
+class Workers:
+    """The test server: its parent's pid, its port, its host, and the switch that lets its
+    second worker start accepting."""
+
+    def __init__(self, process: subprocess.Popen[str], host: str) -> None:
         assert process.stdout is not None and process.stdin is not None
-        port = int(process.stdout.readline())
-        yield process.pid, port
+        self.process = process
+        self.pid = process.pid
+        self.host = host
+        self.port = int(process.stdout.readline())
+
+    def start_second(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write("go\n")
+        self.process.stdin.flush()
 
 
-def test_each_connection_is_found_in_the_worker_that_accepted_it(
-    two_workers: tuple[int, int],
-) -> None:
-    pid, port = two_workers
-    clients = [socket.create_connection(("127.0.0.1", port)) for _ in range(6)]
+@pytest.fixture(params=["127.0.0.1", "::1"])  # /proc/net/tcp and /proc/net/tcp6
+def workers(request: pytest.FixtureRequest) -> Iterator[Workers]:
+    with subprocess.Popen(
+        [sys.executable, "-c", _SERVER, request.param],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as process:  # on leaving: closes both pipes and waits for the parent
+        yield Workers(process, request.param)
+
+
+def test_each_connection_is_found_in_the_worker_that_accepted_it(workers: Workers) -> None:
+    clients: list[socket.socket] = []
+    answered_by: dict[int, set[int]] = {}
+
+    def connect() -> None:  # the answer names the worker that accepted the connection
+        client = socket.create_connection((workers.host, workers.port))
+        clients.append(client)
+        client.sendall(b"x")
+        head, _, body = client.recv(200).partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200")
+        answered_by.setdefault(int(body), set()).add(client.getsockname()[1])
+
     try:
-        for client in clients:  # answered: each connection has been accepted by a worker
-            client.sendall(b"x")
-            assert client.recv(100).startswith(b"HTTP/1.1 200")
-        held = client_ports_by_process(pid, port)
-        assert pid not in held  # the parent accepts nothing
-        assert 1 <= len(held) <= 2
-        found = sorted(p for ports in held.values() for p in ports)
-        assert found == sorted(c.getsockname()[1] for c in clients)
+        for _ in range(4):  # all to the first worker
+            connect()
+        workers.start_second()
+        while len(answered_by) < 2 and len(clients) < 200:
+            connect()
+        assert len(answered_by) == 2
+        held = client_ports_by_process(workers.pid, workers.port)
+        assert workers.pid not in held  # the parent accepts nothing
+        assert held == answered_by
     finally:
         for client in clients:
             client.close()
 
 
-def test_balance_spreads_the_clients_evenly(two_workers: tuple[int, int]) -> None:
-    pid, port = two_workers
-
-    async def run() -> tuple[list[int], int]:
-        clients = [LeanClient("127.0.0.1", port) for _ in range(10)]
-        for client in clients:
+def test_balance_spreads_the_clients_evenly(workers: Workers) -> None:
+    async def run() -> tuple[list[int], list[int], int]:
+        clients = [LeanClient(workers.host, workers.port) for _ in range(10)]
+        for client in clients:  # only the first worker accepts yet
             assert (await client.get("/")).status == 200
+        groups, _ = split(clients, workers.pid, workers.port)
+        before = sorted((len(g) for g in groups.values()), reverse=True)
+        workers.start_second()
         await clients[0].close()  # as after a "Connection: close": reopened by its next request
-        counts = await balance(clients, pid, port, 2, lambda c: c.get("/"))
-        groups, missing = split(clients, pid, port)
+        counts = await balance(clients, workers.pid, workers.port, 2, lambda c: c.get("/"))
+        groups, missing = split(clients, workers.pid, workers.port)
         assert sorted((len(g) for g in groups.values()), reverse=True) == counts
+        for pid, group in groups.items():  # each client's next answer comes from its group
+            for client in group:
+                assert (await client.get("/")).text == str(pid)
         for client in clients:
             await client.close()
-        return counts, missing
+        return before, counts, missing
 
-    counts, missing = asyncio.run(run())
+    before, counts, missing = asyncio.run(run())
+    assert before == [10]
     assert counts == [5, 5]
     assert missing == 0
