@@ -5,8 +5,8 @@ wins a new connection is a race the kernel decides. The players' 50 connections 
 shared 24/26 in one run and 40/10 in another. That moves the figure the benchmark reports:
 a play's cost is mostly PostgreSQL's, shared by every worker, while ``/healthz`` is the
 workers' own CPU, so one worker holding most of the connections serves fewer ``/healthz`` a
-second and the ratio of plays to ``/healthz`` rises (25 and 55 were measured ten minutes apart
-on the same code). In production a load balancer spreads connections evenly, so the benchmark
+second and the ratio of plays to ``/healthz`` rises (25.5 and 55.0 were measured minutes
+apart on the same code). In production a load balancer spreads connections evenly, so the benchmark
 evens them out before it measures (``balance``), and reports the split it measured with.
 
 This is measuring equipment, not a test.
@@ -115,15 +115,20 @@ async def balance(
     for client in clients:
         await touch(client)
     for _ in range(attempts):
-        groups, _missing = split(clients, server_pid, port)
-        counts = [len(group) for group in groups.values()]
-        counts += [0] * (processes - len(counts))
+        counts, busiest = _held(clients, server_pid, port, processes)
         if max(counts) - min(counts) <= 1:
             break
-        busiest = max(groups.values(), key=len)
-        client = busiest[0]
-        await client.close()
-        await touch(client)
-    groups, _missing = split(clients, server_pid, port)
-    counts = [len(group) for group in groups.values()]
-    return sorted(counts + [0] * (processes - len(counts)), reverse=True)
+        await busiest.close()
+        await touch(busiest)
+    return _held(clients, server_pid, port, processes)[0]
+
+
+def _held(
+    clients: Sequence[LeanClient], server_pid: int, port: int, processes: int
+) -> tuple[list[int], LeanClient]:
+    """How many ``clients`` each of the ``processes`` holds (largest first, 0 for a process
+    holding none), and a client of the busiest."""
+    groups = [group for group in split(clients, server_pid, port)[0].values() if group]
+    counts = sorted((len(group) for group in groups), reverse=True)
+    busiest = max(groups, key=len)[0] if groups else clients[0]
+    return counts + [0] * (processes - len(counts)), busiest
