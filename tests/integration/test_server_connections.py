@@ -10,6 +10,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -173,7 +174,10 @@ def test_balance_spreads_the_clients_evenly(workers: Workers) -> None:
             for client in clients:
                 await client.close()
 
-    before, counts, missing = asyncio.run(run())
+    # A thread of its own: the browser tests keep Playwright's event loop running in this one
+    # for the rest of the pytest worker's session, and asyncio.run refuses to run beside it.
+    with ThreadPoolExecutor(1) as thread:
+        before, counts, missing = thread.submit(asyncio.run, run()).result()
     assert before == [10]
     assert counts == [5, 5]
     assert missing == 0

@@ -25,6 +25,7 @@ from colour_collector.game.generator import generate
 from colour_collector.game.pool import load_pool
 from colour_collector.game.prize_table import Tier, UnknownTierError, tier_by_name
 from colour_collector.game.replay import replay
+from colour_collector.generator_cache import warm
 
 NO_WIN_NAMES = frozenset({"none", "no-win", "no win", "nowin"})
 """Names of the losing outcome accepted by ``--tier`` (any case)."""
@@ -72,6 +73,7 @@ def play(
             )
             raise typer.Exit(2) from None
     rng: random.Random = secure_rng() if seed is None else random.Random(seed)
+    warm()  # the generator's tables from the cache on disk: a tier's own take about 2 s
     if tier_name is None:
         tier = IndependentDraw(load_pool()).draw(rng)
     record = generate(tier, rng)
