@@ -73,7 +73,7 @@ def play(
             )
             raise typer.Exit(2) from None
     rng: random.Random = secure_rng() if seed is None else random.Random(seed)
-    warm()  # the generator's tables from the cache on disk: a tier's own take about 2 s
+    warm()  # the generator's tables from the cache on disk (a tier's own took 2 s to work out)
     if tier_name is None:
         tier = IndependentDraw(load_pool()).draw(rng)
     record = generate(tier, rng)
