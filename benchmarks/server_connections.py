@@ -88,11 +88,13 @@ def client_ports_by_process(server_pid: int, port: int) -> dict[int, set[int]]:
 def split(
     clients: Sequence[LeanClient], server_pid: int, port: int
 ) -> tuple[dict[int, list[LeanClient]], int]:
-    """The ``clients`` grouped by the server process holding their connection, and how many
-    of them no process was found for (not connected, or closed)."""
+    """The ``clients`` grouped by the server process holding their connection (processes
+    holding none of them left out), and how many of them no process was found for (not
+    connected, or closed)."""
     held = client_ports_by_process(server_pid, port)
     by_port = {client.local_port: client for client in clients}
     groups = {pid: [by_port[p] for p in ports if p in by_port] for pid, ports in held.items()}
+    groups = {pid: group for pid, group in groups.items() if group}
     placed = sum(len(group) for group in groups.values())
     return groups, len(clients) - placed
 
@@ -128,7 +130,7 @@ def _held(
 ) -> tuple[list[int], LeanClient]:
     """How many ``clients`` each of the ``processes`` holds (largest first, 0 for a process
     holding none), and a client of the busiest."""
-    groups = [group for group in split(clients, server_pid, port)[0].values() if group]
+    groups = list(split(clients, server_pid, port)[0].values())
     counts = sorted((len(group) for group in groups), reverse=True)
     busiest = max(groups, key=len)[0] if groups else clients[0]
     return counts + [0] * (processes - len(counts)), busiest
