@@ -11,6 +11,7 @@ import pickle
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,17 +19,22 @@ from colour_collector import generator_cache
 from colour_collector.game.config import load_config
 from colour_collector.game.generator import Tables
 from colour_collector.game.main_game_sampler import Calibration
+from colour_collector.game.prize_game import PrizeGameOdds
+from colour_collector.game.prize_table import load_tiers
 
 WARM_AND_SAMPLE = """
 import json
 from colour_collector import generator_cache
+from colour_collector.game.config import load_config
+from colour_collector.game.prize_game import prize_game_odds
 from colour_collector.game.versions import generator_sample_sha256
 source = generator_cache.warm()
-print(json.dumps({"source": str(source), "sample": generator_sample_sha256()}))
+grown = len(prize_game_odds(load_config()).spin)  # before any play could grow them
+print(json.dumps({"source": str(source), "grown": grown, "sample": generator_sample_sha256()}))
 """
 
 
-def _warm_in_a_new_process(cache: Path) -> dict[str, str]:
+def _warm_in_a_new_process(cache: Path) -> dict[str, Any]:
     env = {**os.environ, generator_cache.ENVIRONMENT: str(cache)}
     done = subprocess.run(
         [sys.executable, "-c", WARM_AND_SAMPLE],
@@ -38,7 +44,7 @@ def _warm_in_a_new_process(cache: Path) -> dict[str, str]:
         timeout=300,
         check=True,
     )
-    answer: dict[str, str] = json.loads(done.stdout.splitlines()[-1])
+    answer: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
     return answer
 
 
@@ -56,6 +62,10 @@ def test_a_second_process_loads_the_tables_and_makes_the_same_plays(
     assert second["source"] == generator_cache.Source.FILE
     # one play of every outcome at fixed seeds: the loaded tables draw what worked-out ones do
     assert second["sample"] == first["sample"]
+    # the Prize Game's chances come with the file, as far as the largest Prize Game prize
+    top = max(tier.prize_game for tier in load_tiers())
+    odds = PrizeGameOdds(load_config())
+    assert second["grown"] == first["grown"] == top // odds.unit + 1
     assert generator_cache.load(file, load_config()) is not None
     assert [p.name for p in tmp_path.iterdir()] == [file.name]  # no partial file left behind
 
@@ -84,7 +94,8 @@ def test_the_cache_directory_defaults_to_the_users_cache(
 
 
 def _small_tables() -> Tables:
-    return Tables(Calibration(load_config()), {})
+    config = load_config()
+    return Tables(Calibration(config), {}, PrizeGameOdds(config))
 
 
 def test_tables_come_back_tied_to_this_process_configuration() -> None:

@@ -26,7 +26,7 @@ from colour_collector.game.config import GameConfig, load_config
 from colour_collector.game.errors import GameError
 from colour_collector.game.layout import lay_out_main, lay_out_prize
 from colour_collector.game.main_game_sampler import Calibration, MainGameSampler
-from colour_collector.game.prize_game import prize_game_odds
+from colour_collector.game.prize_game import PrizeGameOdds, adopt_odds, prize_game_odds
 from colour_collector.game.prize_table import Tier, load_tiers
 from colour_collector.game.record import PlayRecord, Step
 
@@ -99,8 +99,8 @@ def prepared(config: GameConfig | None = None) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Tables:
-    """What generation works out once a process for one configuration (nearly all of what
-    ``prepare`` does): the calibration and every outcome's Main Game sampler.
+    """What generation works out once a process for one configuration (what ``prepare``
+    does): the calibration, every outcome's Main Game sampler and the Prize Game's chances.
 
     They come from fixed seeds, so the same program and configuration always work out the same
     tables: a copy another process made (pickled, with the configuration left out) serves as
@@ -111,6 +111,8 @@ class Tables:
     """The fixed-seed estimates the samplers were chosen by."""
     samplers: dict[int, MainGameSampler]
     """Each outcome's sampler, by tier index (-1: no win)."""
+    prize_game: PrizeGameOdds
+    """The Prize Game's chances, grown as far as the largest Prize Game prize."""
 
 
 def tables(config: GameConfig | None = None) -> Tables:
@@ -118,14 +120,15 @@ def tables(config: GameConfig | None = None) -> Tables:
     cfg = config or load_config()
     prepare(cfg)
     samplers = {index: s for (of, index), s in _samplers.items() if of == id(cfg)}
-    return Tables(calibration(cfg), samplers)
+    return Tables(calibration(cfg), samplers, prize_game_odds(cfg))
 
 
 def adopt(found: Tables, config: GameConfig | None = None) -> None:
     """Use ``found``, made for ``config`` by this program, as this process's tables."""
     cfg = config or load_config()
-    if found.calibration.cfg is not cfg:
+    if found.calibration.cfg is not cfg or found.prize_game.config is not cfg:
         raise GenerationError("tables made for another configuration object cannot be adopted")
     _calibrations[id(cfg)] = (cfg, found.calibration)
     for index, sampler in found.samplers.items():
         _samplers[(id(cfg), index)] = sampler
+    adopt_odds(found.prize_game)

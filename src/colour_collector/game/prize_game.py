@@ -167,3 +167,8 @@ def prize_game_odds(config: GameConfig) -> PrizeGameOdds:
     if held is None or held[0] is not config:  # the entry keeps its config alive: ids stay true
         held = _odds[id(config)] = (config, PrizeGameOdds(config))
     return held[1]
+
+
+def adopt_odds(odds: PrizeGameOdds) -> None:
+    """Share ``odds`` (made by this program, for ``odds.config``) as its configuration's odds."""
+    _odds[id(odds.config)] = (odds.config, odds)
