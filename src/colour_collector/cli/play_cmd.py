@@ -18,7 +18,6 @@ from typing import Annotated
 import typer
 
 from colour_collector.cli.base import app
-from colour_collector.cli.terminal import InputEndedError, Terminal, money
 from colour_collector.game.codec import dumps
 from colour_collector.game.draw import IndependentDraw, secure_rng
 from colour_collector.game.generator import generate
@@ -60,6 +59,10 @@ def play(
     ] = False,
 ) -> None:
     """Generate one play: print its record (--json) or play it in the terminal."""
+    # The terminal game draws its screens with the server's presenter, about 0.2 s to import:
+    # only this command pays for it, as only ``serve`` pays for the server.
+    from colour_collector.cli.terminal import InputEndedError, Terminal, money  # noqa: PLC0415
+
     tier: Tier | None = None
     if tier_name is not None:
         try:
