@@ -6,7 +6,7 @@ simulate worker and every server the browser tests start paid that, which kept t
 its 15 minutes and two verify workers at 1.27 times one (issue 15 asks 1.8). The tables are a
 function of the generator's source, the game's data files and the Python that runs them (fixed
 seeds, ``generator.Tables``), so this module keeps one pickled copy a version in a file named by
-a hash of those three, and a process loads it in about 0.2 s. This is a speed trick of our own,
+a hash of those three, and a process loads it in about 0.06 s. This is a speed trick of our own,
 bought for those two floors: measured figures in docs/benchmarks.md ("Generator tables"),
 decision 0102.
 
