@@ -428,6 +428,11 @@ class FakeTryPlays:
     def started_after(self, client: str, after: dt.datetime) -> int:
         return sum(1 for p, c in self.state.tries.values() if c == client and p.created_at > after)
 
+    def start_times(self, client: str, after: dt.datetime) -> tuple[dt.datetime, ...]:
+        return tuple(
+            sorted(p.created_at for p, c in self.state.tries.values() if c == client and p.created_at > after)
+        )
+
     def remove_before(self, before: dt.datetime) -> int:
         old = [k for k, (p, _) in self.state.tries.items() if p.created_at < before]
         for key in old:
@@ -497,8 +502,8 @@ class FakePools:
 
     on_sale_for_update = on_sale
 
-    def waiting(self) -> int:
-        return len(self._waiting())
+    def waiting(self, before: PoolId | None = None) -> int:
+        return len([p for p in self._waiting() if before is None or p.id < before])
 
     def newest(self, limit: int) -> Sequence[StoredPool]:
         return sorted(self.state.pools.values(), key=lambda p: -p.id)[:limit]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import subprocess
 import sys
 from fractions import Fraction
@@ -248,6 +249,14 @@ def test_simulate_text_report() -> None:
     assert "Invalid plays:  0" in done.stdout
     assert "Payout:" in done.stdout
     assert "Chi-square:" in done.stdout
+    assert re.search(r"p-value 0\.\d{4}$", done.stdout, re.MULTILINE), done.stdout
+
+
+def test_simulate_too_few_plays_for_a_chi_square_says_so() -> None:
+    done = _run("simulate", "--plays", "1", "--seed", "1")
+    assert done.returncode == 0, done.stderr
+    assert "on 0 degrees of freedom" in done.stdout
+    assert "too few plays" in done.stdout and "scipy" not in done.stdout
 
 
 @pytest.mark.parametrize(

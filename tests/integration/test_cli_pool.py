@@ -61,6 +61,8 @@ def test_pools_are_built_certified_sold_rolled_closed_and_checked(
     assert "Loaded pool 1: 6 plays" in loaded.output and "on sale now" in loaded.output
     loaded = run("pool", "load", str(second), "--database-url", database_url)
     assert "Loaded pool 2" in loaded.output and "on sale after 1 pool(s)" in loaded.output
+    again = run("pool", "load", str(first), "--database-url", database_url)
+    assert "Pool 1 was loaded before" in again.output and "on sale now" in again.output
     listed = json.loads(run("pool", "list", "--json", "--database-url", database_url).output)
     assert [(p["id"], p["status"]) for p in listed["pools"]] == [(2, "queued"), (1, "on_sale")]
 
@@ -80,6 +82,8 @@ def test_pools_are_built_certified_sold_rolled_closed_and_checked(
         late.sign_up("late@example.com")
         deposit(late, 500)
         assert_problem(buy(late), 503, "sold_out")
+        again = run("pool", "load", str(second), "--database-url", database_url)
+        assert "Loaded pool 2: 5 plays" in again.output and "sold out." in again.output
         for pool_id in (1, 2):
             closed = run("pool", "close", str(pool_id), "--database-url", database_url)
             assert closed.exit_code == 0, closed.output

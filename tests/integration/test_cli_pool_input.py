@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+import functools
+import http.server
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -81,6 +85,8 @@ def backend() -> str:
             "no directory",
         ),
         (("pool", "verify", "{tmp}/none.json"), 2, "cannot read the pool file"),
+        (("pool", "verify", "http://127.0.0.1:1/api/pools/1"), 2, "cannot fetch"),
+        (("pool", "check", "--pool", "http://127.0.0.1:1/x", "--position", "0"), 2, "cannot fetch"),
         (("pool", "verify", "{tmp}/bad-counts.json"), 2, "is not a pool file: the pool file lacks"),
         (("pool", "verify", "{tmp}/pool.json", "--positions", "9:3"), 2, "--positions must be"),
         (("pool", "verify", "{tmp}/pool.json", "--positions", "abc"), 2, "--positions must be"),
@@ -134,3 +140,29 @@ def test_bad_input_gets_a_clear_error(
     assert message in result.output, result.output
     assert "Traceback" not in result.output
     assert not (tmp_path / "x.json").exists()
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[str]:
+    """The address of a real HTTP server giving the files of ``tmp_path``."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_verify_and_check_take_the_address_a_server_publishes(tmp_path: Path, served: str) -> None:
+    build(tmp_path, "pool", 10, {"£5": 1})
+    verified = run("pool", "verify", f"{served}/pool.json")
+    assert verified.exit_code == 0, verified.output
+    assert "OK: the pool is certified" in verified.output
+    checked = run("pool", "check", "--pool", f"{served}/pool.json", "--position", "0")
+    assert checked.exit_code == 0, checked.output
+    missing = run("pool", "verify", f"{served}/none.json")
+    assert missing.exit_code == 2 and "cannot fetch" in missing.output, missing.output
+    assert "404" in missing.output and "Traceback" not in missing.output

@@ -83,6 +83,18 @@ def test_loading_again_seals_with_the_key_in_use_and_changes_nothing_else() -> N
     assert len(db.state.pools) == 1
 
 
+def test_loading_again_counts_only_the_pools_loaded_before_it_as_ahead() -> None:
+    db = FakeDatabase()
+    first, second, third = small_pool(), small_pool(), small_pool()
+    assert [load(db, p).ahead for p in (first, second, third)] == [0, 1, 2]
+    # the pool on sale is on sale now, whatever is queued behind it
+    assert [load(db, p).ahead for p in (first, second, third)] == [0, 1, 2]
+    for n in range(40):  # sell the first out: the second goes on sale
+        buy_one(db, n)
+    assert [load(db, p).ahead for p in (first, second, third)] == [0, 0, 1]
+    assert load(db, first).pool.sold_out
+
+
 def test_an_altered_pool_or_another_structure_or_generator_is_refused() -> None:
     db = FakeDatabase()
     pool = small_pool()

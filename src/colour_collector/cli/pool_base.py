@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -35,6 +37,8 @@ FAILED = 1
 """Exit status of a check that failed."""
 UNUSABLE = 2
 """Exit status of a command that could not run."""
+FETCH_TIMEOUT_S = 20
+"""How long a command waits for a server's pool description."""
 
 
 def stop_command(command: str, message: str, status: int = UNUSABLE) -> NoReturn:
@@ -42,9 +46,27 @@ def stop_command(command: str, message: str, status: int = UNUSABLE) -> NoReturn
     raise typer.Exit(status)
 
 
-def read_pool_file(path: Path, command: str, *, published: bool = False) -> PoolFile:
-    """The pool file at ``path``; with ``published``, also a closed pool as the server
-    describes it (``GET /api/pools/ID``: its commitment, parameters and published secret)."""
+def read_source(source: str, command: str, limit: int) -> bytes:
+    """Up to ``limit`` bytes of ``source``: fetched when it is an http(s) address (a server's
+    ``GET /api/pools/ID``), else read from the file it names."""
+    if source.startswith(("http://", "https://")):
+        try:
+            with urllib.request.urlopen(source, timeout=FETCH_TIMEOUT_S) as answer:
+                data: bytes = answer.read(limit)
+                return data
+        except (urllib.error.URLError, OSError, ValueError) as error:
+            stop_command(command, f"cannot fetch {source!r}: {error}")
+    try:
+        with Path(source).open("rb") as stream:
+            return stream.read(limit)
+    except OSError as error:
+        stop_command(command, f"cannot read the pool file {source!r}: {error.strerror or error}")
+
+
+def read_pool_file(source: str, command: str, *, published: bool = False) -> PoolFile:
+    """The pool file at ``source`` (a file, or an http(s) address); with ``published``, also a
+    closed pool as the server describes it (``GET /api/pools/ID``: its commitment, parameters and
+    published secret)."""
     from colour_collector.game.pool_deal import (  # noqa: PLC0415
         PoolDealError,
         PoolParameters,
@@ -58,11 +80,7 @@ def read_pool_file(path: Path, command: str, *, published: bool = False) -> Pool
         loads,
     )
 
-    try:
-        with path.open("rb") as stream:
-            data = stream.read(MAX_BYTES + 1)
-    except OSError as error:
-        stop_command(command, f"cannot read the pool file {str(path)!r}: {error.strerror or error}")
+    data = read_source(source, command, MAX_BYTES + 1)
     try:
         return loads(data)
     except PoolFileError as error:
@@ -73,9 +91,7 @@ def read_pool_file(path: Path, command: str, *, published: bool = False) -> Pool
         info = None
     if isinstance(info, dict) and info.get("format") == FORMAT:
         # it says it is a pool file and does not hold together: altered or damaged
-        stop_command(
-            command, f"{str(path)!r} is an altered or damaged pool file: {problem}", FAILED
-        )
+        stop_command(command, f"{source!r} is an altered or damaged pool file: {problem}", FAILED)
     if (
         published
         and isinstance(info, dict)
@@ -83,16 +99,14 @@ def read_pool_file(path: Path, command: str, *, published: bool = False) -> Pool
         and isinstance(info["parameters"], str)
     ):
         if not isinstance(info["secret"], str):
-            stop_command(
-                command, f"{str(path)!r} describes a pool that is not closed: no secret yet"
-            )
+            stop_command(command, f"{source!r} describes a pool that is not closed: no secret yet")
         try:
             parameters = PoolParameters.from_text(str(info["parameters"]))
             secret = secret_from_hex(info["secret"])
         except PoolDealError as error:
-            stop_command(command, f"{str(path)!r}: {error}")
+            stop_command(command, f"{source!r}: {error}")
         return PoolFile(secret, parameters, str(info["commitment"]), dt.datetime.now(dt.UTC))
-    stop_command(command, f"{str(path)!r} is not a pool file: {problem}")
+    stop_command(command, f"{source!r} is not a pool file: {problem}")
 
 
 def read_positions(text: str | None, size: int, command: str) -> tuple[int, int]:

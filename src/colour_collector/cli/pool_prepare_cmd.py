@@ -273,10 +273,11 @@ def _verify_text(pool: PoolFile, run: Run, problems: list[str]) -> str:
 @pool_app.command("verify")
 def verify(
     pool_file: Annotated[
-        Path,
+        str,
         typer.Argument(
             metavar="POOL",
-            help="The pool file, or a closed pool as the server publishes it (GET /api/pools/ID).",
+            help="The pool file, or a closed pool as the server publishes it: the address of"
+            " GET /api/pools/ID, or that answer saved to a file.",
         ),
     ],
     *,
@@ -364,7 +365,7 @@ def report(
             f"the report needs matplotlib, openpyxl, numpy and scipy ({error.name} is missing):"
             " pip install 'colour-collector[report]'",
         )
-    pool = read_pool_file(pool_file, "report")
+    pool = read_pool_file(str(pool_file), "report")
     try:
         pool.check()
     except PoolFileError as error:

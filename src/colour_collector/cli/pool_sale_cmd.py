@@ -4,8 +4,6 @@ closed, and any of its plays checked against the commitment (docs/pools.md)."""
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -17,6 +15,7 @@ from colour_collector.cli.pool_base import (
     describe,
     pool_app,
     read_pool_file,
+    read_source,
     require_versions,
     stop_command,
     warm_generator,
@@ -31,8 +30,6 @@ if TYPE_CHECKING:
 
 MAX_INFO_BYTES = 1 << 20
 """Largest pool description read from a file or a server."""
-FETCH_TIMEOUT_S = 20
-"""How long ``check`` waits for a server's pool description."""
 
 DatabaseUrl = Annotated[
     str | None,
@@ -105,7 +102,7 @@ def load(
     from colour_collector.service import pools  # noqa: PLC0415
     from colour_collector.service.errors import PoolRefusedError  # noqa: PLC0415
 
-    pool = read_pool_file(pool_file, "load")
+    pool = read_pool_file(str(pool_file), "load")
     settings = _settings("load")
     warm_generator()  # loading checks the pool's generator by a play of every outcome
     database = _open(database_url or settings.resolved_database_url, "load", create=True)
@@ -127,7 +124,12 @@ def load(
         typer.echo(
             f"Pool {stored.id} was loaded before; its secret is sealed again with the key in use."
         )
-    where = "on sale now" if loaded.ahead == 0 else f"on sale after {loaded.ahead} pool(s)"
+    if stored.sold_out:
+        where = "sold out"
+    elif loaded.ahead == 0:
+        where = "on sale now"
+    else:
+        where = f"on sale after {loaded.ahead} pool(s)"
     typer.echo(f"Loaded pool {stored.id}: {describe(pool.parameters)}; {where}.")
     typer.echo(f"Commitment:  {stored.commitment}")
 
@@ -194,7 +196,7 @@ def close(
         PoolSecretError,
     )
 
-    secret = None if pool_file is None else read_pool_file(pool_file, "close").secret
+    secret = None if pool_file is None else read_pool_file(str(pool_file), "close").secret
     settings = _settings("close")
     database = _open(database_url or settings.resolved_database_url, "close")
     try:
@@ -246,18 +248,7 @@ def _published(source: str) -> PublishedPool:
     from colour_collector.game.pool_deal import PoolDealError, PoolParameters  # noqa: PLC0415
     from colour_collector.game.pool_file import FORMAT  # noqa: PLC0415
 
-    if source.startswith(("http://", "https://")):
-        try:
-            with urllib.request.urlopen(source, timeout=FETCH_TIMEOUT_S) as answer:
-                data = answer.read(MAX_INFO_BYTES + 1)
-        except (urllib.error.URLError, OSError, ValueError) as error:
-            stop_command("check", f"cannot fetch the pool from {source!r}: {error}")
-    else:
-        try:
-            with Path(source).open("rb") as stream:
-                data = stream.read(MAX_INFO_BYTES + 1)
-        except OSError as error:
-            stop_command("check", f"cannot read {source!r}: {error.strerror or error}")
+    data = read_source(source, "check", MAX_INFO_BYTES + 1)
     if len(data) > MAX_INFO_BYTES:
         stop_command("check", f"{source!r} is too large to be a pool's description")
     try:
@@ -265,7 +256,7 @@ def _published(source: str) -> PublishedPool:
     except ValueError:
         stop_command("check", f"{source!r} is not JSON")
     if isinstance(info, dict) and info.get("format") == FORMAT:
-        pool = read_pool_file(Path(source), "check")
+        pool = read_pool_file(source, "check")
         return PublishedPool(pool.commitment, pool.parameters, pool.secret.hex())
     if not isinstance(info, dict) or not {"commitment", "parameters"} <= set(info):
         stop_command(

@@ -27,6 +27,12 @@ def _text(data: dict[str, Any]) -> str:
     )
     lines.append("-" * len(lines[0]))
     pvalue = data["chi2_pvalue"]
+    if pvalue is not None:
+        shown_pvalue = f"{pvalue:.4f}"
+    elif data["chi2_dof"] < 1:
+        shown_pvalue = "none (too few plays for two bins: run more plays)"
+    else:
+        shown_pvalue = "unavailable (scipy is not installed)"
     se = data["payout_standard_error_percent"]
     odds = data["odds_1_in"]
     lines += [
@@ -40,7 +46,7 @@ def _text(data: dict[str, Any]) -> str:
         + f", expected {data['expected_hit_rate']:.4f} (1 in 2.77)",
         f"Chi-square:     {data['chi2']:.2f} on {data['chi2_dof']} degrees of freedom "
         f"({data['chi2_bins']} bins, expected >= {simulation.MIN_EXPECTED} each), p-value "
-        + ("unavailable (scipy is not installed)" if pvalue is None else f"{pvalue:.4f}"),
+        + shown_pvalue,
     ]
     if data["seconds"] is not None:
         lines.append(f"Time:           {data['seconds']:.1f} s")

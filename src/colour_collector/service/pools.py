@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -47,6 +48,8 @@ from colour_collector.service.errors import (
 from colour_collector.service.models import AuditKind, Pence
 from colour_collector.service.pool_models import PoolId, PoolStatus, StoredPool
 from colour_collector.service.ports import UnitOfWorkFactory
+
+log = logging.getLogger(__name__)
 
 SEAL_KEY_LABEL = b"colour-collector pool seal key/1"
 """HMAC message deriving the seal key from the server's ``SECRET_KEY``."""
@@ -198,7 +201,7 @@ class Loaded:
     created: bool
     """False when the pool was loaded before (its secret is sealed again with the key in use)."""
     ahead: int
-    """Pools that go on sale before it."""
+    """Pools that go on sale before it (loaded before it, neither sold out nor closed)."""
 
 
 def load(
@@ -258,7 +261,7 @@ def load(
             except DuplicatePoolError:
                 raise PoolRefusedError("this pool was loaded meanwhile; load it again") from None
             created = True
-        ahead = uow.pools.waiting() - (0 if pool.sold_out else 1)
+        ahead = uow.pools.waiting(before=pool.id)
         audit.append(
             uow,
             AuditKind.POOL_LOADED,
@@ -402,7 +405,11 @@ def regenerate(factory: UnitOfWorkFactory, pool_id: PoolId, position: int) -> Re
         on_sale = uow.pools.on_sale()
     shown = _view(pool, on_sale)
     if mark is None:
-        raise PoolUnavailableError(f"pool {pool_id} has no checkpoints: close it again")
+        # Told to the operator, who can mend it; whoever asked is told only to come back later.
+        log.error("pool %s has no checkpoints: close it again (pool close)", pool_id)
+        raise PoolUnavailableError(
+            f"the plays of pool {pool_id} cannot be regenerated just now; try again later"
+        )
     try:
         check_versions(shown.parameters)
     except PoolVersionError as error:

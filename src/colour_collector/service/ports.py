@@ -303,6 +303,10 @@ class TryPlays(Protocol):
         """How many Try plays ``client`` started later than ``after``."""
         ...
 
+    def start_times(self, client: str, after: dt.datetime) -> tuple[dt.datetime, ...]:
+        """When ``client`` started each Try play it started later than ``after``, oldest first."""
+        ...
+
     def remove_before(self, before: dt.datetime) -> int:
         """Forget Try plays started before ``before``; how many."""
         ...
@@ -367,8 +371,9 @@ class Pools(Protocol):
         it dealt."""
         ...
 
-    def waiting(self) -> int:
-        """Pools neither sold out nor closed, the one on sale included."""
+    def waiting(self, before: PoolId | None = None) -> int:
+        """Pools neither sold out nor closed, the one on sale included (with ``before``: only
+        those loaded before that pool, which go on sale before it)."""
         ...
 
     def newest(self, limit: int) -> Sequence[StoredPool]:

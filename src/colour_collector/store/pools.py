@@ -102,12 +102,11 @@ class SqlPools:
     def on_sale_for_update(self) -> StoredPool | None:
         return self._one(_ON_SALE_FOR_UPDATE)
 
-    def waiting(self) -> int:
-        return int(
-            self.connection.execute(
-                select(func.count()).select_from(pools).where(_WAITING)
-            ).scalar_one()
-        )
+    def waiting(self, before: PoolId | None = None) -> int:
+        query = select(func.count()).select_from(pools).where(_WAITING)
+        if before is not None:
+            query = query.where(pools.c.id < before)
+        return int(self.connection.execute(query).scalar_one())
 
     def newest(self, limit: int) -> Sequence[StoredPool]:
         rows = self.connection.execute(select(pools).order_by(pools.c.id.desc()).limit(limit))
