@@ -430,7 +430,11 @@ class FakeTryPlays:
 
     def start_times(self, client: str, after: dt.datetime) -> tuple[dt.datetime, ...]:
         return tuple(
-            sorted(p.created_at for p, c in self.state.tries.values() if c == client and p.created_at > after)
+            sorted(
+                p.created_at
+                for p, c in self.state.tries.values()
+                if c == client and p.created_at > after
+            )
         )
 
     def remove_before(self, before: dt.datetime) -> int:

@@ -301,3 +301,36 @@ def test_a_csrf_token_works_only_with_the_session_it_was_issued_for(
     assert first.post("/api/logout").status_code == 204
     assert first.cookies["cc_csrf"] != after_login  # logging out issued one for no session
     assert first.get("/api/me").status_code == 401
+
+
+def test_login_and_logout_replace_the_csrf_cookie(client: Any) -> None:
+    registered(client, "rotate@example.com")
+    anonymous = client.get("/api/csrf").json()["csrf_token"]
+    assert anonymous == client.cookies["cc_csrf"]
+    assert client.login("rotate@example.com").status_code == 200
+    logged_in = client.cookies["cc_csrf"]
+    assert logged_in != anonymous  # the token from GET /api/csrf is stale now
+    url, deposit = "/api/wallet/test-deposit", {"amount_pence": 100}
+    stale = client.post(url, json=deposit, headers={"X-CSRF-Token": anonymous})
+    assert "does not match" in assert_problem(stale, 403, "csrf_failed")["detail"]
+    fresh = client.post(url, json=deposit, headers={"X-CSRF-Token": logged_in})
+    assert fresh.status_code == 201, fresh.text
+
+    out = client.post("/api/logout", headers={"X-CSRF-Token": logged_in})
+    assert out.status_code == 204
+    logged_out = client.cookies["cc_csrf"]
+    assert logged_out not in {anonymous, logged_in}
+    # Logging out again with the token of the session just ended is refused...
+    again = client.post("/api/logout", headers={"X-CSRF-Token": logged_in})
+    assert_problem(again, 403, "csrf_failed")
+    # ...and with the cookie the logout set, it is harmless.
+    assert client.post("/api/logout", headers={"X-CSRF-Token": logged_out}).status_code == 204
+    assert client.get("/api/csrf").json()["csrf_token"] == client.cookies["cc_csrf"]
+
+
+def test_validation_messages_carry_no_pydantic_prefix(client: Any) -> None:
+    body = assert_problem(client.register("not-an-email"), 422, "invalid_request")
+    message = next(e["message"] for e in body["errors"] if e["field"] == "email")
+    assert message.startswith("'not-an-email': "), message
+    assert "Value error" not in body["detail"]
+    assert f"email: {message}" in body["detail"]

@@ -201,3 +201,19 @@ def test_payments_through_the_provider_reconcile_and_an_edited_withdrawal_is_fou
         "the audit log recorded a withdrawal",
         "1200 pence",
     )
+
+
+def test_checkpoints_naming_a_file_is_refused_as_not_a_directory(
+    database_url: str, tmp_path: Path
+) -> None:
+    key_file = tmp_path / "ck.key"
+    key_file.write_bytes(KEY)
+    for command in ("checkpoint", "verify"):
+        done = run(command, "--checkpoints", str(key_file), "--key-file", str(key_file),
+                   "--database-url", database_url)  # fmt: skip
+        assert done.exit_code == 2, done.output
+        said = f"colour-collector audit {command}: --checkpoints {str(key_file)!r} is not a"
+        assert f"{said} directory" in done.output, done.output
+        assert "File exists" not in done.output and "Traceback" not in done.output
+    assert key_file.read_bytes() == KEY
+    assert list(tmp_path.rglob("checkpoint-*")) == []

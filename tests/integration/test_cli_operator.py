@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
 import pytest
 import typer
 from typer.testing import CliRunner, Result
@@ -19,10 +23,14 @@ CHEAP = {
 }
 
 
-def _invoke(*args: str, stdin: str = "") -> Result:
+def _parent() -> typer.Typer:
     parent = typer.Typer()
     parent.add_typer(app, name="colour-collector")
-    return CliRunner().invoke(parent, ["colour-collector", *args], input=stdin, env=CHEAP)
+    return parent
+
+
+def _invoke(*args: str, stdin: str = "") -> Result:
+    return CliRunner().invoke(_parent(), ["colour-collector", *args], input=stdin, env=CHEAP)
 
 
 def test_operator_add_makes_an_account_that_logs_in(database_url: str) -> None:
@@ -90,3 +98,53 @@ def test_without_a_terminal_the_password_must_come_by_stdin(database_url: str) -
     assert done.exit_code == 2, done.output
     assert "--password-stdin" in done.output and "Traceback" not in done.output
     assert "No operators yet" in _invoke("operator", "list", "--database-url", database_url).output
+
+
+def test_listing_refuses_a_missing_database_file_and_creates_nothing(tmp_path: Path) -> None:
+    where = tmp_path / "nonexistent" / "dir" / "x.db"
+    done = _invoke("operator", "list", "--database-url", f"sqlite:///{where}")
+    assert done.exit_code == 1, done.output
+    assert f"colour-collector operator list: no database file {where}" in done.output
+    assert "Traceback" not in done.output and "No operators yet" not in done.output
+    assert not (tmp_path / "nonexistent").exists()
+    # The server's own file in the data directory is not made either.
+    data_dir = tmp_path / "data"
+    default = CliRunner().invoke(
+        _parent(), ["colour-collector", "operator", "list"],
+        env={**CHEAP, "COLOUR_COLLECTOR_DATA_DIR": str(data_dir),
+             "COLOUR_COLLECTOR_DATABASE_URL": None},
+    )  # fmt: skip
+    assert default.exit_code == 1 and "no database file" in default.output, default.output
+    assert not data_dir.exists()
+
+
+def test_adding_still_creates_and_migrates_the_database(tmp_path: Path) -> None:
+    where = tmp_path / "new" / "dir" / "x.db"
+    url = f"sqlite:///{where}"
+    made = _invoke(
+        "operator", "add", "erin", "--role", "viewer", "--password-stdin", "--database-url", url,
+        stdin="a long operator password\n",
+    )  # fmt: skip
+    assert made.exit_code == 0, made.output
+    assert where.is_file()
+    listed = _invoke("operator", "list", "--database-url", url)
+    assert listed.exit_code == 0 and "erin\tviewer" in listed.output, listed.output
+
+
+def test_listing_a_database_never_migrated_says_so_and_migrates_nothing(tmp_path: Path) -> None:
+    where = tmp_path / "empty.db"
+    sqlite3.connect(where).close()
+    done = _invoke("operator", "list", "--database-url", f"sqlite:///{where}")
+    assert done.exit_code == 1, done.output
+    assert "cannot read the database" in done.output and "no such table" in done.output
+    assert "Traceback" not in done.output
+    with closing(sqlite3.connect(where)) as connection:
+        assert connection.execute("SELECT name FROM sqlite_master").fetchall() == []
+
+
+def test_listing_on_a_server_that_does_not_answer_says_so() -> None:
+    done = _invoke("operator", "list", "--database-url", "postgresql://u@127.0.0.1:1/x")
+    assert done.exit_code == 1, done.output
+    assert "colour-collector operator list: cannot open the database:" in done.output
+    assert "Connection refused" in done.output
+    assert "Traceback" not in done.output and "sqlalche.me" not in done.output

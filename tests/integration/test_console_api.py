@@ -74,6 +74,18 @@ def test_the_console_login_is_apart_from_players(
     ]
 
 
+def test_a_wrong_console_login_speaks_of_a_name_not_an_e_mail(
+    app: Any, new_client: Any, database: Database
+) -> None:
+    operators.add(database, PASSWORDS, name="olga", password=SECRET, role=OperatorRole.VIEWER)
+    client = new_client(app)
+    wrong = client.post("/api/operator/login", json={"name": "olga", "password": "not it at all"})
+    assert assert_problem(wrong, 401, "invalid_credentials")["title"] == "Wrong name or password"
+    # The players' login keeps its own wording.
+    player = client.post("/api/login", json={"email": "olga@example.com", "password": SECRET})
+    assert assert_problem(player, 401, "invalid_credentials")["title"] == "Wrong e-mail or password"
+
+
 def test_stopping_sales_lets_a_play_in_progress_finish_and_pay(
     app: Any, new_client: Any, player: Any, database: Database
 ) -> None:
@@ -202,3 +214,40 @@ def test_metrics_can_require_a_token(
         )
     finally:
         application.state.database.dispose()
+
+
+@pytest.mark.parametrize(
+    ("query", "words"),
+    [
+        ("²", "neither an e-mail address nor an account number"),
+        ("１２３", "neither an e-mail address nor an account number"),  # full-width digits
+        ("#²", "neither an e-mail address nor an account number"),
+        ("9" * 23, "too large to be an account number"),
+        ("#2147483648", "too large to be an account number"),
+        ("player@example", "not an e-mail address"),
+    ],
+)
+@pytest.mark.usefixtures("player")  # player@example.com
+def test_a_look_up_that_is_no_account_number_nor_address_names_the_query(
+    app: Any, new_client: Any, database: Database, query: str, words: str
+) -> None:
+    helper = console(app, new_client, database, "sam", OperatorRole.SUPPORT)
+    body = assert_problem(
+        helper.post("/api/operator/players/lookup", json={"query": query}),
+        422,
+        "invalid_request",
+        field="query",
+    )
+    assert [item["field"] for item in body["errors"]] == ["query"], body
+    assert words in body["detail"], body
+    assert [kind for kind, _ in audit_entries(database) if kind == "player_lookup"] == []
+    # An account number is the digits 0-9, leading zeros or not.
+    number = helper.post("/api/operator/players/lookup", json={"query": "player@example.com"})
+    assert number.status_code == 200, number.text
+    for given in (f"#{number.json()['id']}", f"000000000000{number.json()['id']}"):
+        again = helper.post("/api/operator/players/lookup", json={"query": given})
+        assert again.status_code == 200 and again.json()["email"] == "player@example.com", given
+    missing = assert_problem(
+        helper.post("/api/operator/players/lookup", json={"query": "2147483647"}), 404, "not_found"
+    )
+    assert missing["detail"] == "no player has the account number 2147483647"

@@ -433,6 +433,23 @@ def test_a_step_names_its_index_so_a_retry_answers_the_same_step(
     assert funded.post(f"/api/plays/{number}/finish", json={}).status_code == 200
 
 
+def test_the_wrong_kind_of_the_next_step_says_how_far_the_play_is(funded: Any) -> None:
+    bought = buy(funded).json()
+    number, board = bought["play"]["play_number"], bought["board"]
+    url = f"/api/plays/{number}/steps"
+    assert board["next"] == "spin"
+    wrong = funded.post(url, json={"kind": "bonus_pick", "pick": "odd", "step": 0})
+    body = assert_problem(wrong, 409, "step_out_of_order")
+    assert (body["expected"], body["revealed"]) == ("spin", 0)
+    # Without ``step`` the answer does not claim to know what the client showed.
+    assert "revealed" not in funded.post(url, json={"kind": "prize_spin"}).json()
+    end = play_to_end(funded, number, board)[-1]["board"]
+    assert funded.post(f"/api/plays/{number}/finish", json={}).status_code == 200
+    over = funded.post(url, json={"kind": "spin", "step": end["revealed"]})
+    body = assert_problem(over, 409, "step_out_of_order")
+    assert (body["expected"], body["revealed"]) == (None, end["revealed"])
+
+
 def test_a_step_index_must_be_a_small_whole_number(funded: Any) -> None:
     number = buy(funded).json()["play"]["play_number"]
     for bad in (-1, 10_001, "1", 1.5, True):

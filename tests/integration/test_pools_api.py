@@ -5,6 +5,7 @@ pool's secret and regenerated plays."""
 from __future__ import annotations
 
 import hashlib
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -144,10 +145,15 @@ def test_a_closed_pool_publishes_its_secret_and_each_sold_play_checks(
 
 
 def test_a_pool_this_server_cannot_unseal_sells_nothing(
-    app: Any, database: Database, new_client: Any
+    app: Any, database: Database, new_client: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     pools.load(database, small_pool(), pools.seal_key("another server's key"), published_only=False)
     client = buyer(app, new_client, 0)
-    body = assert_problem(buy(client), 503, "pool_unavailable")
-    assert "cannot be unsealed" in body["detail"]
+    with caplog.at_level(logging.ERROR, logger="colour_collector.service.outcomes"):
+        body = assert_problem(buy(client), 503, "pool_unavailable")
+    # The player gets a plain message; the operator's explanation goes to the server's log.
+    assert body["detail"] == "the prize pool cannot be used just now; try again later"
+    assert "SECRET_KEY" not in body["detail"] and "pool load" not in body["detail"]
+    logged = [r.getMessage() for r in caplog.records if r.name.endswith("service.outcomes")]
+    assert any("COLOUR_COLLECTOR_SECRET_KEY" in m and "pool load" in m for m in logged), logged
     assert balance(client) == 500

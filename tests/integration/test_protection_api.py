@@ -173,6 +173,18 @@ def test_a_time_out_refuses_plays_and_deposits_but_not_the_play_in_progress(
     assert "time_out" in kinds and kinds.count("withdrawal") == 1
 
 
+def test_a_break_must_be_confirmed(player: Any) -> None:
+    for path, body in (
+        ("/api/protection/time-out", {"days": 1, "confirm": False}),
+        ("/api/protection/self-exclusion", {"months": 6, "confirm": False}),
+    ):
+        refused = assert_problem(player.post(path, json=body), 422, "confirmation_required")
+        assert refused["title"] == "Confirmation required"  # not only purchases are confirmed
+        assert [e["field"] for e in refused["errors"]] == ["confirm"]
+        assert "cannot be undone" in refused["detail"]
+    assert player.get("/api/protection").json()["exclusion"] is None
+
+
 def test_a_self_exclusion_lasts_its_months(player: Any, server_clock: Clock) -> None:
     player.post("/api/wallet/test-deposit", json={"amount_pence": 1000})
     for body in ({"months": 5, "confirm": True}, {"months": 6, "confirm": False}, {"months": 6}):

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 import httpx
@@ -263,3 +265,83 @@ def test_forwarded_addresses_count_only_from_trusted_proxies(
         assert statuses == [401, 401, 401, 429, 429]
     else:  # a trusted proxy's word is taken: five clients
         assert statuses == [401] * 5
+
+
+@pytest.mark.parametrize(
+    "command", [["serve", "--port", "0"], ["operator", "list"], ["audit", "verify"]]
+)
+def test_bad_settings_are_named_by_their_environment_variable(
+    command: list[str], tmp_path: Path
+) -> None:
+    done = subprocess.run(
+        [*COMMAND, *command],
+        check=False,
+        cwd=tmp_path,
+        env=clean_env(COLOUR_COLLECTOR_MAX_TEST_DEPOSIT_PENCE="lots"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done
+    assert "invalid settings" in done.stderr
+    assert "  COLOUR_COLLECTOR_MAX_TEST_DEPOSIT_PENCE: Input should be a valid integer" in (
+        done.stderr
+    )
+    assert "max_test_deposit_pence" not in done.stderr and "pydantic.dev" not in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+    assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize(
+    ("given", "missing"), [("DIR", "KEY_FILE"), ("KEY_FILE", "DIR")]
+)  # fmt: skip
+def test_checkpoint_settings_come_as_a_pair(given: str, missing: str, tmp_path: Path) -> None:
+    done = subprocess.run(
+        [*COMMAND, "serve", "--port", "0"],
+        check=False,
+        cwd=tmp_path,
+        env=clean_env(**{f"COLOUR_COLLECTOR_AUDIT_CHECKPOINT_{given}": str(tmp_path / "x")}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done
+    assert (
+        "COLOUR_COLLECTOR_AUDIT_CHECKPOINT_DIR and COLOUR_COLLECTOR_AUDIT_CHECKPOINT_KEY_FILE must"
+        f" be set together: COLOUR_COLLECTOR_AUDIT_CHECKPOINT_{given} is set but"
+        f" COLOUR_COLLECTOR_AUDIT_CHECKPOINT_{missing} is not"
+    ) in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+
+
+def test_db_migrate_says_in_one_line_why_it_cannot(tmp_path: Path) -> None:
+    ahead = tmp_path / "ahead.sqlite3"  # a database of a later version of the game
+    with closing(sqlite3.connect(ahead)) as connection, connection:
+        connection.execute("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)")
+        connection.execute("INSERT INTO alembic_version VALUES ('f00dfeed')")
+    for url, expected in (
+        (
+            "postgresql://u@127.0.0.1:1/x",
+            "colour-collector db migrate: cannot open the database: (psycopg.OperationalError)"
+            ' connection failed: connection to server at "127.0.0.1", port 1 failed',
+        ),
+        ("nosuchdb://u@127.0.0.1:1/x", "colour-collector db migrate: cannot open the database:"),
+        (
+            f"sqlite:///{ahead}",
+            "colour-collector db migrate: cannot migrate the database: Can't locate revision"
+            " identified by 'f00dfeed'",
+        ),
+    ):
+        done = subprocess.run(
+            [*COMMAND, "db", "migrate", "--database-url", url],
+            check=False,
+            cwd=tmp_path,
+            env=clean_env(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 1, done
+        assert done.stderr.startswith(expected) and done.stderr.count("\n") == 1, done.stderr
+        assert "sqlalche.me" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+        assert done.stdout == ""

@@ -15,7 +15,9 @@ from plays_fixtures import (
     step_body,
 )
 
+from colour_collector.server.app import create_app
 from colour_collector.server.settings import Settings
+from colour_collector.service import clock
 from colour_collector.store import Database
 
 
@@ -47,6 +49,10 @@ def test_try_without_an_account(client: Any) -> None:
     assert_problem(client.post(f"/api/try/{try_id}/finish", json={}), 409, "play_not_over")
     wrong = client.post(f"/api/try/{try_id}/steps", json={"kind": "bonus_pick", "pick": "odd"})
     assert assert_problem(wrong, 409, "step_out_of_order")["expected"] == "spin"
+    named = {"kind": "bonus_pick", "pick": "odd", "step": 0}
+    answer = client.post(f"/api/try/{try_id}/steps", json=named)
+    wrong = assert_problem(answer, 409, "step_out_of_order")
+    assert (wrong["expected"], wrong["revealed"]) == ("spin", 0)
 
     first = client.post(f"/api/try/{try_id}/steps", json={"kind": "spin"}).json()
     reload = client.get(f"/api/try/{try_id}")
@@ -99,3 +105,25 @@ def test_try_id_over_100_characters_is_invalid(client: Any) -> None:
 def test_try_needs_the_csrf_header(client: Any) -> None:
     del client.headers["X-CSRF-Token"]
     assert_problem(client.post("/api/try", json={}), 403, "csrf_failed")
+
+
+def test_too_many_tries_say_when_the_next_one_is_allowed(
+    database_url: str, tmp_path: Path, new_client: Any
+) -> None:
+    shift = tmp_path / "clock"  # the server's clock runs this many seconds ahead
+    app = create_app(play_settings(database_url, tmp_path, clock_file=shift, try_plays_per_hour=2))
+    try:
+        guest = new_client(app)
+        assert guest.post("/api/try", json={}).status_code == 201
+        shift.write_text(str(20 * 60), encoding="utf-8")
+        assert guest.post("/api/try", json={}).status_code == 201
+        shift.write_text(str(30 * 60), encoding="utf-8")
+        refused = guest.post("/api/try", json={})
+        assert_problem(refused, 429, "too_many_tries")
+        # The first Try play leaves the hour 30 minutes (less the test's own run time) from now.
+        assert 30 * 60 - 10 <= int(refused.headers["Retry-After"]) <= 30 * 60
+        shift.write_text(str(60 * 60 + 1), encoding="utf-8")
+        assert guest.post("/api/try", json={}).status_code == 201
+    finally:
+        app.state.database.dispose()
+        clock.use(clock.system_time)  # the next test reads the real time again

@@ -312,6 +312,31 @@ def test_try_plays_are_free_limited_per_client_and_finished_only_at_the_end() ->
             try_plays.get(db, bad)
 
 
+def test_too_many_tries_say_when_the_next_one_is_allowed() -> None:
+    db = FakeDatabase()
+    source, rng = IndependentSource(load_pool()), random.Random(6)
+
+    def start(at: dt.datetime, per_hour: int = 3) -> None:
+        try_plays.start(db, source, rng, client="a", per_hour=per_hour, now=at)
+
+    minute = dt.timedelta(minutes=1)
+    for at in (T0, T0 + 10 * minute, T0 + 20 * minute):
+        start(at)
+    with pytest.raises(TooManyTriesError) as refused:
+        start(T0 + 30 * minute + dt.timedelta(seconds=0.5))
+    # The first Try play leaves the hour at T0 + 60 min: 29 min 59.5 s from now, rounded up.
+    assert refused.value.retry_after_seconds == 30 * 60
+    with pytest.raises(TooManyTriesError) as refused:
+        start(T0 + 60 * minute - dt.timedelta(milliseconds=1))
+    assert refused.value.retry_after_seconds == 1  # a whole second, never 0
+    start(T0 + 60 * minute)  # it has left the hour: one more may start
+    # With the limit lowered below the Try plays in the hour (those of T0 + 10, 20 and 60 min),
+    # the wait is until enough have left: the one of T0 + 20 min leaves at T0 + 80 min.
+    with pytest.raises(TooManyTriesError) as refused:
+        start(T0 + 61 * minute, per_hour=2)
+    assert refused.value.retry_after_seconds == 19 * 60
+
+
 def test_the_record_memo_gives_back_what_was_encoded_and_stays_bounded() -> None:
     rng = random.Random(5)
     played = generate(tier_by_name("£6"), rng)

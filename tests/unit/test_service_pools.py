@@ -5,6 +5,7 @@ and publish, regenerate a sold play from the published secret."""
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import random
 from collections import Counter
 from dataclasses import replace
@@ -158,14 +159,20 @@ def test_a_sold_out_pool_rolls_to_the_next_then_purchases_are_refused() -> None:
     assert all(v.pool.sold_out_at == T0 for v in views)
 
 
-def test_a_pool_that_cannot_be_unsealed_sells_nothing() -> None:
+def test_a_pool_that_cannot_be_unsealed_sells_nothing(caplog: pytest.LogCaptureFixture) -> None:
     db = FakeDatabase()
     pools.load(db, small_pool(), pools.seal_key("another key"), published_only=False, now=T0)
     token = player(db, pence=PRICE)
-    with pytest.raises(PoolUnavailableError, match="cannot be unsealed"):
+    with (
+        caplog.at_level(logging.ERROR, logger="colour_collector.service.outcomes"),
+        pytest.raises(PoolUnavailableError) as refused,
+    ):
         buying.purchase(
             db, token, POLICY, confirm=True, idempotency_key=None, rng=random.Random(1), now=T0
         )
+    # The player is told to come back; the operator's log says why and what to do.
+    assert str(refused.value) == "the prize pool cannot be used just now; try again later"
+    assert "cannot be unsealed" in caplog.text and "pool load" in caplog.text
     assert db.state.pools[1].dealt == 0
     with db() as uow:
         assert uow.wallets.balance(db.state.accounts[1].account.id) == PRICE
@@ -243,6 +250,23 @@ def test_a_sale_that_does_not_follow_the_secret_is_not_published() -> None:
     with pytest.raises(PoolRefusedError, match="does not follow its secret"):
         pools.close(db, 1, KEY, withdraw=True)
     assert db.state.pools[1].secret is None
+
+
+def test_a_closed_pool_without_checkpoints_tells_the_operator_not_the_public(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    db = FakeDatabase()
+    load(db, small_pool(10, {"£5": 2}))
+    pools.close(db, 1, KEY, withdraw=True, now=T0)
+    del db.state.checkpoints[1]
+    with (
+        caplog.at_level(logging.ERROR, logger="colour_collector.service.pools"),
+        pytest.raises(PoolUnavailableError) as refused,
+    ):
+        pools.regenerate(db, 1, 0)
+    assert "close it again" not in str(refused.value)
+    assert "try again later" in str(refused.value)
+    assert "pool 1 has no checkpoints: close it again" in caplog.text
 
 
 def test_unknown_pools_and_positions() -> None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from colour_collector.cli.base import app
+from colour_collector.cli.base import app, first_line, missing_database_file, settings_error
 
 if TYPE_CHECKING:
     from colour_collector.store import Database
@@ -51,7 +51,7 @@ def _default_url(command: str) -> str:
     try:
         return Settings().resolved_database_url
     except ValidationError as error:
-        raise _fail(command, f"invalid settings: {error}", 2) from None
+        raise _fail(command, settings_error(error), 2) from None
 
 
 @contextmanager
@@ -67,12 +67,9 @@ def _database(command: str, database_url: str | None) -> Iterator[Database]:
         parsed = make_url(url)
     except Exception:
         raise _fail(command, f"not a database URL: {url!r}", 2) from None
-    if (
-        parsed.get_backend_name() == "sqlite"
-        and parsed.database not in (None, "", ":memory:")
-        and not Path(parsed.database or "").is_file()
-    ):
-        raise _fail(command, f"no database file {parsed.database}", 1)
+    missing = missing_database_file(parsed)
+    if missing is not None:
+        raise _fail(command, f"no database file {missing}", 1)
     try:
         database = Database(url)
     except Exception as error:  # an unknown driver, a driver not supported...
@@ -91,6 +88,12 @@ def _key(command: str, key_file: Path) -> bytes:
         return read_key(key_file)
     except InvalidInputError as error:
         raise _fail(command, str(error), 2) from None
+
+
+def _not_a_directory(checkpoints: Path) -> str:
+    if checkpoints.exists():
+        return f"--checkpoints {str(checkpoints)!r} is not a directory"
+    return f"no checkpoint directory {str(checkpoints)!r}"
 
 
 @audit_app.command("verify")
@@ -114,7 +117,7 @@ def verify(
         raise _fail("verify", "--checkpoints and --key-file go together", 2)
     key = None if key_file is None else _key("verify", key_file)
     if checkpoints is not None and not checkpoints.is_dir():
-        raise _fail("verify", f"no checkpoint directory {str(checkpoints)!r}", 2)
+        raise _fail("verify", _not_a_directory(checkpoints), 2)
     with _database("verify", database_url) as database:
         try:
             report = verify_chain(database)
@@ -129,8 +132,7 @@ def verify(
         except SQLAlchemyError as error:
             raise _fail(
                 "verify",
-                f"cannot read the database: {error.__class__.__name__}:"
-                f" {str(error).splitlines()[0]}",
+                f"cannot read the database: {error.__class__.__name__}: {first_line(error)}",
                 1,
             ) from None
     if found.problems:
@@ -161,6 +163,8 @@ def checkpoint(
     from colour_collector.store.checkpoint_files import CheckpointDirectory  # noqa: PLC0415
 
     key = _key("checkpoint", key_file)
+    if checkpoints.exists() and not checkpoints.is_dir():  # a missing one is made
+        raise _fail("checkpoint", _not_a_directory(checkpoints), 2)
     with _database("checkpoint", database_url) as database:
         try:
             taken = audit_checkpoints.take(database, CheckpointDirectory(checkpoints), key)

@@ -7,7 +7,8 @@ Operators are created here only, by someone who can reach the database, never ov
     colour-collector operator list
 
 The database is the server's (``COLOUR_COLLECTOR_DATABASE_URL`` or the SQLite file in the data
-directory), migrated first if needed; the password is hashed with the server's settings.
+directory): ``add`` creates and migrates it first if needed, ``list`` only reads one that is
+there. The password is hashed with the server's settings.
 Creating an operator is audited.
 """
 
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from colour_collector.cli.base import app
+from colour_collector.cli.base import app, first_line, missing_database_file, settings_error
 from colour_collector.service.protection_models import OperatorRole
 
 if TYPE_CHECKING:
@@ -50,24 +51,37 @@ def _settings(command: str) -> Settings:
     try:
         return Settings()
     except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg')}" for e in error.errors()
-        )
-        raise _fail(command, f"invalid settings: {problems}") from None
+        raise _fail(command, settings_error(error)) from None
 
 
-def _database(command: str, settings: Settings, url: str | None) -> Database:
+def _database(command: str, settings: Settings, url: str | None, *, create: bool) -> Database:
+    """The database, created and migrated first with ``create``; without, one that is there
+    already (an SQLite file that is not is refused, not made)."""
+    from sqlalchemy import make_url  # noqa: PLC0415
+
     from colour_collector.store import Database, upgrade_to_head  # noqa: PLC0415
 
     target = url or settings.resolved_database_url
-    if not url and not settings.database_url:
+    try:
+        missing = missing_database_file(make_url(target))
+    except Exception as error:  # SQLAlchemy raises several kinds for a bad URL
+        raise _fail(command, f"cannot open the database: {first_line(error)}", 1) from None
+    if missing is not None and not create:
+        raise _fail(command, f"no database file {missing}", 1)
+    if create and not url and not settings.database_url:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
     try:
-        upgrade_to_head(target)
-        return Database(target)
+        if create:
+            upgrade_to_head(target)
+        database = Database(target)
     except Exception as error:  # a bad URL, an unknown driver, an unreachable server...
-        first = str(error).splitlines()[0] if str(error) else type(error).__name__
-        raise _fail(command, f"cannot open the database: {first}", 1) from None
+        raise _fail(command, f"cannot open the database: {first_line(error)}", 1) from None
+    try:
+        database.ping()
+    except Exception as error:  # a server that cannot be reached, a login refused...
+        database.dispose()
+        raise _fail(command, f"cannot open the database: {first_line(error)}", 1) from None
+    return database
 
 
 def _password(password_stdin: bool) -> str:
@@ -117,7 +131,7 @@ def add(
         memory_kib=settings.password_hash_memory_kib,
         parallelism=settings.password_hash_parallelism,
     )
-    database = _database("add", settings, database_url)
+    database = _database("add", settings, database_url, create=True)
     try:
         made = operators.add(database, passwords, name=cleaned, password=password, role=role)
     except ServiceError as error:
@@ -129,11 +143,15 @@ def add(
 
 @operator_app.command("list")
 def list_operators(database_url: DatabaseUrl = None) -> None:
-    """List the operator accounts and their roles."""
-    database = _database("list", _settings("list"), database_url)
+    """List the operator accounts and their roles (creates nothing: the database must be there)."""
+    from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
+
+    database = _database("list", _settings("list"), database_url, create=False)
     try:
         with database() as uow:
             found = uow.operators.all()
+    except SQLAlchemyError as error:  # a database never migrated, a role that may not read...
+        raise _fail("list", f"cannot read the database: {first_line(error)}", 1) from None
     finally:
         database.dispose()
     if not found:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from colour_collector.cli.base import first_line, missing_database_file, settings_error
 from colour_collector.cli.pool_base import (
     FAILED,
     describe,
@@ -46,13 +47,12 @@ DatabaseUrl = Annotated[
 def _settings(command: str) -> Settings:
     from pydantic import ValidationError  # noqa: PLC0415
 
-    from colour_collector.cli.serve_cmd import _settings_error  # noqa: PLC0415
     from colour_collector.server.settings import Settings  # noqa: PLC0415
 
     try:
         return Settings()
     except ValidationError as error:
-        stop_command(command, _settings_error(error))
+        stop_command(command, settings_error(error))
 
 
 def _open(url: str, command: str, *, create: bool = False) -> Database:
@@ -64,17 +64,17 @@ def _open(url: str, command: str, *, create: bool = False) -> Database:
         parsed = make_url(url)
     except Exception:  # SQLAlchemy raises several kinds for a bad URL
         stop_command(command, f"not a database URL: {url!r}")
-    is_file = parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "")
-    if is_file and not create and not Path(parsed.database or "").is_file():
-        stop_command(command, f"no database file {parsed.database}", FAILED)
+    missing = missing_database_file(parsed)
+    if missing is not None and not create:
+        stop_command(command, f"no database file {missing}", FAILED)
     try:
         if create:
-            if is_file:
-                Path(parsed.database or "").parent.mkdir(parents=True, exist_ok=True)
+            if missing is not None:
+                Path(missing).parent.mkdir(parents=True, exist_ok=True)
             upgrade_to_head(url)
         return Database(url)
     except Exception as error:  # an unknown driver, a database that cannot be reached...
-        stop_command(command, f"cannot open the database: {str(error).splitlines()[0]}")
+        stop_command(command, f"cannot open the database: {first_line(error)}")
 
 
 def _pool_line(shown: Any) -> str:
@@ -116,7 +116,7 @@ def load(
     except PoolRefusedError as error:
         stop_command("load", str(error), FAILED)
     except SQLAlchemyError as error:
-        stop_command("load", f"cannot load the pool: {str(error).splitlines()[0]}")
+        stop_command("load", f"cannot load the pool: {first_line(error)}")
     finally:
         database.dispose()
     stored = loaded.pool

@@ -9,11 +9,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from colour_collector.cli.base import app
+from colour_collector.cli.base import app, settings_error
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
-    from pydantic import ValidationError
 
 DATA_DIR_VARIABLE = "COLOUR_COLLECTOR_DATA_DIR"
 """How ``--data-dir`` reaches worker processes."""
@@ -21,15 +20,6 @@ PUBLIC_URL_VARIABLE = "COLOUR_COLLECTOR_PUBLIC_URL"
 """The setting of the address the links in mails lead to."""
 WORKER_APP = "colour_collector.server.app:app_from_environment"
 """The app factory each worker process calls."""
-
-
-def _settings_error(error: ValidationError) -> str:
-    lines = []
-    for item in error.errors():
-        where = ".".join(str(part) for part in item.get("loc", ())) or "settings"
-        message = str(item.get("msg", "invalid")).removeprefix("Value error, ")
-        lines.append(f"  {where}: {message}")
-    return "invalid settings:\n" + "\n".join(lines)
 
 
 def _cannot_listen(host: str, port: int) -> str | None:
@@ -87,7 +77,7 @@ def serve(
     try:
         settings = Settings()
     except ValidationError as error:
-        typer.echo(f"colour-collector serve: {_settings_error(error)}", err=True)
+        typer.echo(f"colour-collector serve: {settings_error(error)}", err=True)
         raise typer.Exit(2) from None
     shown_host = f"[{host}]" if ":" in host else host
     if (

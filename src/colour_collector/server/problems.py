@@ -50,6 +50,8 @@ BODY_TOO_LARGE = ProblemKind(413, "body_too_large", "The request body is too lar
 CSRF_FAILED = ProblemKind(403, "csrf_failed", "CSRF check failed")
 NOT_AUTHENTICATED = ProblemKind(401, "not_authenticated", "Not logged in")
 INVALID_CREDENTIALS = ProblemKind(401, "invalid_credentials", "Wrong e-mail or password")
+OPERATOR_INVALID_CREDENTIALS = ProblemKind(401, "invalid_credentials", "Wrong name or password")
+"""``invalid_credentials`` as the console's login answers it: operators log in with a name."""
 TOO_MANY_ATTEMPTS = ProblemKind(429, "too_many_attempts", "Too many failed logins")
 UNDERAGE = ProblemKind(422, "underage", "Players must be 18 or over")
 INVALID_TOKEN = ProblemKind(400, "invalid_token", "The confirmation link is unknown or expired")
@@ -67,7 +69,7 @@ PLAY_NOT_FOUND = ProblemKind(404, "play_not_found", "No such play")
 STEP_OUT_OF_ORDER = ProblemKind(409, "step_out_of_order", "That is not the next step")
 PLAY_NOT_OVER = ProblemKind(409, "play_not_over", "The play is not over")
 PLAY_CHANGED = ProblemKind(409, "play_changed", "The play changed meanwhile; reload it")
-CONFIRMATION_REQUIRED = ProblemKind(422, "confirmation_required", "Confirm the purchase")
+CONFIRMATION_REQUIRED = ProblemKind(422, "confirmation_required", "Confirmation required")
 DUPLICATE_PLAY = ProblemKind(409, "duplicate_play", "The play clashed with another; try again")
 SOLD_OUT = ProblemKind(503, "sold_out", "The prize pools are sold out")
 POOL_UNAVAILABLE = ProblemKind(503, "pool_unavailable", "The prize pool cannot be used")
@@ -131,6 +133,7 @@ SERVICE_ERRORS: Sequence[tuple[type[errors.ServiceError], ProblemKind]] = (
     (errors.AlreadyConfirmedError, ALREADY_CONFIRMED),
     (errors.EmailNotConfirmedError, EMAIL_NOT_CONFIRMED),
     (errors.TooManyMailsError, TOO_MANY_EMAILS),
+    (errors.OperatorCredentialsError, OPERATOR_INVALID_CREDENTIALS),
     (errors.InvalidCredentialsError, INVALID_CREDENTIALS),
     (errors.TooManyAttemptsError, TOO_MANY_ATTEMPTS),
     (errors.NotAuthenticatedError, NOT_AUTHENTICATED),
@@ -246,6 +249,10 @@ def _protection_details(error: errors.ServiceError) -> dict[str, Any]:
     return {}
 
 
+VALUE_ERROR_PREFIX = "Value error, "
+"""What pydantic puts before the message of a ``ValueError`` a validator raised."""
+
+
 def _field_name(location: Sequence[int | str], body: object) -> str:
     parts = [str(part) for part in location]
     if parts and parts[0] in {"body", "query", "path", "header", "cookie"}:
@@ -260,7 +267,9 @@ def _field_name(location: Sequence[int | str], body: object) -> str:
 def _describe(error: Mapping[str, Any], body: object) -> tuple[str, str]:
     location = error.get("loc", ())
     field = _field_name(location, body)
-    message = str(error.get("msg", "invalid value"))
+    # pydantic prefixes the message of a ValueError raised by a validator; the player needs
+    # only the message.
+    message = str(error.get("msg", "invalid value")).removeprefix(VALUE_ERROR_PREFIX)
     if error.get("type") == "extra_forbidden":
         message = "unknown field"
     if error.get("type") in {"union_tag_invalid", "union_tag_not_found"}:

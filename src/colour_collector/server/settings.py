@@ -196,9 +196,13 @@ class Settings(BaseSettings):
                 f" {MIN_PRODUCTION_MEMORY_KIB} (OWASP's minimum for Argon2id)"
             )
         if (self.audit_checkpoint_dir is None) != (self.audit_checkpoint_key_file is None):
+            pair = ("DIR", "KEY_FILE")
+            given, missing = pair if self.audit_checkpoint_key_file is None else pair[::-1]
             raise ValueError(
                 "COLOUR_COLLECTOR_AUDIT_CHECKPOINT_DIR and"
-                " COLOUR_COLLECTOR_AUDIT_CHECKPOINT_KEY_FILE are set together"
+                " COLOUR_COLLECTOR_AUDIT_CHECKPOINT_KEY_FILE must be set together:"
+                f" COLOUR_COLLECTOR_AUDIT_CHECKPOINT_{given} is set but"
+                f" COLOUR_COLLECTOR_AUDIT_CHECKPOINT_{missing} is not"
             )
         if self.audit_checkpoint_interval <= dt.timedelta(0):
             raise ValueError("COLOUR_COLLECTOR_AUDIT_CHECKPOINT_INTERVAL must be positive")

@@ -67,6 +67,10 @@ class InvalidCredentialsError(ServiceError):
     """Wrong e-mail or password (never says which)."""
 
 
+class OperatorCredentialsError(InvalidCredentialsError):
+    """Wrong operator name or password (never says which)."""
+
+
 class TooManyAttemptsError(ServiceError):
     """Too many failed logins recently for this e-mail or client."""
 

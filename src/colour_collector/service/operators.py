@@ -19,8 +19,8 @@ from colour_collector.service import audit
 from colour_collector.service.accounts import Passwords, hash_token
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import (
-    InvalidCredentialsError,
     InvalidInputError,
+    OperatorCredentialsError,
     OperatorForbiddenError,
     OperatorNotAuthenticatedError,
     TooManyAttemptsError,
@@ -136,7 +136,7 @@ def login(
         uow.commit()
     matches = policy.passwords.verify(None if stored is None else stored.password_hash, password)
     if stored is None or not matches:
-        raise InvalidCredentialsError("wrong operator name or password")
+        raise OperatorCredentialsError("wrong operator name or password")
     token = secrets.token_urlsafe(32)
     expires = at + policy.session_lifetime
     with factory() as uow:

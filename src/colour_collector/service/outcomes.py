@@ -18,6 +18,7 @@ the whole play is generated from, and for a pool the pool and position it came f
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import random
 import threading
 from collections import deque
@@ -43,6 +44,8 @@ from colour_collector.service.errors import (
 from colour_collector.service.pool_models import PoolId
 from colour_collector.service.pools import parameters_of, unseal
 from colour_collector.service.ports import UnitOfWork
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +100,10 @@ class PoolSource:
             check_versions(parameters)
             secret = unseal(pool, parameters, self._key)
         except (PoolVersionError, PoolSecretError) as error:
+            # The reason is for the operator (it names the fix); the player is told only to wait.
+            log.error("no plays can be sold from pool %s: %s", pool.id, error)
             raise PoolUnavailableError(
-                f"no plays can be sold from pool {pool.id}: {error}"
+                "the prize pool cannot be used just now; try again later"
             ) from None
         position = pool.dealt
         category, remaining = deal_one(secret, position, pool.remaining)

@@ -26,6 +26,8 @@ from colour_collector.service.protection_models import (
 
 SHOWN = 20
 """Latest plays and movements shown."""
+LARGEST_ACCOUNT_NUMBER = 2**31 - 1
+"""Account numbers are the accounts' integer ids (32 bits in PostgreSQL)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,21 +59,24 @@ def look_up(
     *,
     now: dt.datetime | None = None,
 ) -> PlayerFile:
-    """Find a player by e-mail address or account number (``#12`` or ``12``)."""
+    """Find a player by e-mail address or account number (``#12`` or ``12``, digits 0-9)."""
     text = query.strip()
     if not text:
         raise InvalidInputError("give an e-mail address or an account number", field="query")
-    number = text.removeprefix("#")
     at = now or utcnow()
     with factory() as uow:
         operator = operator_in(uow, token, OperatorRole.SUPPORT, at)
-        if number.isdigit() and len(number) < 12:
-            account = uow.accounts.get(int(number))
+        number = _account_number(text)
+        if number is not None:
+            account = uow.accounts.get(number)
+            missing = f"no player has the account number {number}"
         else:
-            stored = uow.accounts.by_email(normalise_email(text))
+            email = _email(text)
+            stored = uow.accounts.by_email(email)
             account = None if stored is None else stored.account
+            missing = f"no player has the e-mail address {email!r}"
         if account is None:
-            raise NotFoundError(f"no player {text!r}")
+            raise NotFoundError(missing)
         found = PlayerFile(
             account=account,
             balance_pence=uow.wallets.balance(account.id),
@@ -85,3 +90,42 @@ def look_up(
         audit.append(uow, AuditKind.PLAYER_LOOKUP, account.id, {"operator": operator.name}, now=at)
         uow.commit()
     return found
+
+
+def _account_number(text: str) -> int | None:
+    """The account number ``text`` gives (``12`` or ``#12``), or ``None`` if it gives none.
+
+    Only the digits 0-9 make a number: ``str.isdigit`` also takes superscripts and other
+    scripts' digits, which ``int`` refuses or reads as another number."""
+    digits = text.removeprefix("#")
+    if not digits or not (digits.isascii() and digits.isdigit()):
+        return None
+    significant = digits.lstrip("0") or "0"
+    if len(significant) > len(str(LARGEST_ACCOUNT_NUMBER)) or (
+        int(significant) > LARGEST_ACCOUNT_NUMBER
+    ):
+        raise InvalidInputError(
+            f"{_shown(text)} is too large to be an account number (at most"
+            f" {LARGEST_ACCOUNT_NUMBER:,})",
+            field="query",
+        )
+    return int(significant)
+
+
+def _email(text: str) -> str:
+    """``text`` as an e-mail address is stored, or :class:`InvalidInputError` on ``query``."""
+    try:
+        return normalise_email(text)
+    except InvalidInputError as error:
+        if "@" in text:  # meant as an address: say what is wrong with it
+            raise InvalidInputError(str(error), field="query") from None
+        raise InvalidInputError(
+            f"{_shown(text)} is neither an e-mail address nor an account number (the digits 0-9,"
+            " as 12 or #12)",
+            field="query",
+        ) from None
+
+
+def _shown(text: str) -> str:
+    """``text`` quoted for a message, cut short if long."""
+    return repr(text) if len(text) <= 40 else repr(text[:40]) + "..."

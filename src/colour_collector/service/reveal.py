@@ -63,14 +63,23 @@ def parse_step_request(kind: str, pick: str | None) -> tuple[StepKind, Parity | 
 
 
 def advance(
-    record: PlayRecord, revealed: int, kind: StepKind, pick: Parity | None, rng: random.Random
+    record: PlayRecord,
+    revealed: int,
+    kind: StepKind,
+    pick: Parity | None,
+    rng: random.Random,
+    *,
+    step: int | None = None,
 ) -> PlayRecord:
-    """Reveal the next step of a stored record, as a service error when out of order."""
+    """Reveal the next step of a stored record, as a service error when out of order (naming
+    how many steps are revealed when the request named its ``step``)."""
     try:
         return reveal_step(record, revealed, kind, pick, rng)
     except StepConflictError as exc:
         expected = None if exc.expected is None else exc.expected.value
-        raise StepOutOfOrderError(str(exc), expected=expected) from None
+        raise StepOutOfOrderError(
+            str(exc), expected=expected, revealed=None if step is None else revealed
+        ) from None
 
 
 def check_retry(
@@ -117,8 +126,12 @@ def reveal(
             check_retry(record, play.revealed, step, step_kind, parity)
             return Revealed(play, step)
         if play.status is not PlayStatus.IN_PROGRESS:
-            raise StepOutOfOrderError(f"play {play.play_number} is finished", expected=None)
-        shown = advance(record, play.revealed, step_kind, parity, rng)
+            raise StepOutOfOrderError(
+                f"play {play.play_number} is finished",
+                expected=None,
+                revealed=None if step is None else play.revealed,
+            )
+        shown = advance(record, play.revealed, step_kind, parity, rng, step=step)
         text = play.record if shown is record else records.encode(shown)
         saved = replace(play, record=text, revealed=play.revealed + 1)
         uow.plays.save(saved, was=play)

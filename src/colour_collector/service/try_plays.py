@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import math
 import random
 import secrets
 from dataclasses import dataclass, replace
@@ -64,7 +65,7 @@ def start(
         if uow.tries.started_after(client, at - RATE_WINDOW) >= per_hour:
             raise TooManyTriesError(
                 f"at most {per_hour} Try plays an hour from one address; try again later",
-                retry_after_seconds=int(RATE_WINDOW.total_seconds()),
+                retry_after_seconds=_retry_after(uow, client, per_hour, at),
             )
         deal = outcomes.draw(uow, rng, at)
         tier = deal.tier
@@ -82,6 +83,16 @@ def start(
         uow.tries.remove_before(at - KEEP_FOR)
         uow.commit()
     return token, play
+
+
+def _retry_after(uow: UnitOfWork, client: str, per_hour: int, at: dt.datetime) -> int:
+    """Seconds until ``client`` may start a Try play again: until enough of the Try plays it
+    started in the window have left it that fewer than ``per_hour`` remain (at least 1)."""
+    started = uow.tries.start_times(client, at - RATE_WINDOW)
+    if not started:
+        return 1
+    leaving = started[max(0, len(started) - per_hour)]
+    return max(1, math.ceil((leaving + RATE_WINDOW - at).total_seconds()))
 
 
 def _key(token: str) -> str:
@@ -125,7 +136,7 @@ def reveal(
         if step is not None and step != play.revealed:
             check_retry(record, play.revealed, step, step_kind, parity)
             return play, step
-        shown = advance(record, play.revealed, step_kind, parity, rng)
+        shown = advance(record, play.revealed, step_kind, parity, rng, step=step)
         text = play.record if shown is record else records.encode(shown)
         saved = replace(play, record=text, revealed=play.revealed + 1)
         uow.tries.save(saved, was=play)

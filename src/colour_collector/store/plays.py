@@ -224,6 +224,15 @@ class SqlTryPlays:
             ).scalar_one()
         )
 
+    def start_times(self, client: str, after: dt.datetime) -> tuple[dt.datetime, ...]:
+        return tuple(
+            self.connection.execute(
+                select(try_plays.c.created_at)
+                .where(try_plays.c.client == client[:255], try_plays.c.created_at > after)
+                .order_by(try_plays.c.created_at)
+            ).scalars()
+        )
+
     def remove_before(self, before: dt.datetime) -> int:
         done = self.connection.execute(delete(try_plays).where(try_plays.c.created_at < before))
         return done.rowcount

@@ -95,7 +95,11 @@ def confirm_deposit_limit(
     status_code=status.HTTP_201_CREATED,
     response_model=ProtectionResponse,
     responses=problem_responses(
-        {**BODY_PROBLEMS, **_AUTH, 422: "Not 1 to 42 days, or not confirmed."}
+        {
+            **BODY_PROBLEMS,
+            **_AUTH,
+            422: "Not 1 to 42 days, or not confirmed (`confirmation_required`).",
+        }
     ),
 )
 def take_time_out(
@@ -114,7 +118,11 @@ def take_time_out(
     status_code=status.HTTP_201_CREATED,
     response_model=ProtectionResponse,
     responses=problem_responses(
-        {**BODY_PROBLEMS, **_AUTH, 422: "Not 6 to 60 months, or not confirmed."}
+        {
+            **BODY_PROBLEMS,
+            **_AUTH,
+            422: "Not 6 to 60 months, or not confirmed (`confirmation_required`).",
+        }
     ),
 )
 def self_exclude(
