@@ -26,6 +26,15 @@ def clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
+def run_command(
+    args: list[str], cwd: Path, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """Run the command line ``args`` to its end in ``cwd`` with ``env``, capturing its output."""
+    return subprocess.run(
+        args, check=False, cwd=cwd, env=env, capture_output=True, text=True, timeout=60
+    )
+
+
 def free_port() -> int:
     import socket
 
@@ -128,14 +137,8 @@ def test_serve_with_two_workers_shares_one_database(database_url: str, tmp_path:
 
 
 def test_sqlite_is_served_by_one_process(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [*COMMAND, "serve", "--port", str(free_port()), "--workers", "2"],
-        check=False,
-        cwd=tmp_path,
-        env=clean_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = run_command(
+        [*COMMAND, "serve", "--port", str(free_port()), "--workers", "2"], tmp_path, clean_env()
     )
     assert done.returncode == 2
     assert "SQLite is served by one process" in done.stderr and "PostgreSQL" in done.stderr
@@ -150,29 +153,17 @@ def test_sqlite_is_served_by_one_process(tmp_path: Path) -> None:
      ["no-such-command"]],
 )  # fmt: skip
 def test_bad_arguments_exit_2_with_usage(args: list[str], tmp_path: Path) -> None:
-    done = subprocess.run(
-        [*COMMAND, *args],
-        check=False,
-        cwd=tmp_path,
-        env=clean_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_command([*COMMAND, *args], tmp_path, clean_env())
     assert done.returncode == 2, done
     assert "Usage:" in done.stderr
     assert "Traceback" not in done.stderr + done.stdout
 
 
 def test_production_with_default_secret_refuses_to_start(tmp_path: Path) -> None:
-    done = subprocess.run(
+    done = run_command(
         [*COMMAND, "serve", "--port", str(free_port())],
-        check=False,
-        cwd=tmp_path,
-        env=clean_env(COLOUR_COLLECTOR_ENVIRONMENT="production"),
-        capture_output=True,
-        text=True,
-        timeout=60,
+        tmp_path,
+        clean_env(COLOUR_COLLECTOR_ENVIRONMENT="production"),
     )
     assert done.returncode == 2
     assert "COLOUR_COLLECTOR_SECRET_KEY" in done.stderr
@@ -193,14 +184,8 @@ def test_a_database_url_with_an_unsupported_driver_is_refused(
     url: str, expected: str, tmp_path: Path
 ) -> None:
     for args in (["serve", "--port", str(free_port())], ["audit", "verify", "--database-url", url]):
-        done = subprocess.run(
-            [*COMMAND, *args],
-            check=False,
-            cwd=tmp_path,
-            env=clean_env(COLOUR_COLLECTOR_DATABASE_URL=url),
-            capture_output=True,
-            text=True,
-            timeout=60,
+        done = run_command(
+            [*COMMAND, *args], tmp_path, clean_env(COLOUR_COLLECTOR_DATABASE_URL=url)
         )
         assert done.returncode != 0, done
         assert "cannot open the database" in done.stderr and expected in done.stderr, done
@@ -211,17 +196,13 @@ def test_a_bad_checkpoint_key_file_stops_serve_before_it_listens(tmp_path: Path)
     short = tmp_path / "key"
     short.write_bytes(b"too short")
     for key_file in (short, tmp_path / "missing"):
-        done = subprocess.run(
+        done = run_command(
             [*COMMAND, "serve", "--port", str(free_port())],
-            check=False,
-            cwd=tmp_path,
-            env=clean_env(
+            tmp_path,
+            clean_env(
                 COLOUR_COLLECTOR_AUDIT_CHECKPOINT_DIR=str(tmp_path / "anchors"),
                 COLOUR_COLLECTOR_AUDIT_CHECKPOINT_KEY_FILE=str(key_file),
             ),
-            capture_output=True,
-            text=True,
-            timeout=60,
         )
         assert done.returncode == 2, done
         assert "checkpoint key file" in done.stderr and "Traceback" not in done.stderr
@@ -273,14 +254,8 @@ def test_forwarded_addresses_count_only_from_trusted_proxies(
 def test_bad_settings_are_named_by_their_environment_variable(
     command: list[str], tmp_path: Path
 ) -> None:
-    done = subprocess.run(
-        [*COMMAND, *command],
-        check=False,
-        cwd=tmp_path,
-        env=clean_env(COLOUR_COLLECTOR_MAX_TEST_DEPOSIT_PENCE="lots"),
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = run_command(
+        [*COMMAND, *command], tmp_path, clean_env(COLOUR_COLLECTOR_MAX_TEST_DEPOSIT_PENCE="lots")
     )
     assert done.returncode == 2, done
     assert "invalid settings" in done.stderr
@@ -296,14 +271,10 @@ def test_bad_settings_are_named_by_their_environment_variable(
     ("given", "missing"), [("DIR", "KEY_FILE"), ("KEY_FILE", "DIR")]
 )  # fmt: skip
 def test_checkpoint_settings_come_as_a_pair(given: str, missing: str, tmp_path: Path) -> None:
-    done = subprocess.run(
+    done = run_command(
         [*COMMAND, "serve", "--port", "0"],
-        check=False,
-        cwd=tmp_path,
-        env=clean_env(**{f"COLOUR_COLLECTOR_AUDIT_CHECKPOINT_{given}": str(tmp_path / "x")}),
-        capture_output=True,
-        text=True,
-        timeout=60,
+        tmp_path,
+        clean_env(**{f"COLOUR_COLLECTOR_AUDIT_CHECKPOINT_{given}": str(tmp_path / "x")}),
     )
     assert done.returncode == 2, done
     assert (
@@ -332,14 +303,8 @@ def test_db_migrate_says_in_one_line_why_it_cannot(tmp_path: Path) -> None:
             " identified by 'f00dfeed'",
         ),
     ):
-        done = subprocess.run(
-            [*COMMAND, "db", "migrate", "--database-url", url],
-            check=False,
-            cwd=tmp_path,
-            env=clean_env(),
-            capture_output=True,
-            text=True,
-            timeout=60,
+        done = run_command(
+            [*COMMAND, "db", "migrate", "--database-url", url], tmp_path, clean_env()
         )
         assert done.returncode == 1, done
         assert done.stderr.startswith(expected) and done.stderr.count("\n") == 1, done.stderr
