@@ -29,8 +29,10 @@ def _parent() -> typer.Typer:
     return parent
 
 
-def _invoke(*args: str, stdin: str = "") -> Result:
-    return CliRunner().invoke(_parent(), ["colour-collector", *args], input=stdin, env=CHEAP)
+def _invoke(*args: str, stdin: str = "", env: dict[str, str | None] | None = None) -> Result:
+    """Run ``colour-collector ARGS`` in-process, with cheap hashing and ``env`` on top."""
+    settings = {**CHEAP, **(env or {})}
+    return CliRunner().invoke(_parent(), ["colour-collector", *args], input=stdin, env=settings)
 
 
 def test_operator_add_makes_an_account_that_logs_in(database_url: str) -> None:
@@ -109,10 +111,9 @@ def test_listing_refuses_a_missing_database_file_and_creates_nothing(tmp_path: P
     assert not (tmp_path / "nonexistent").exists()
     # The server's own file in the data directory is not made either.
     data_dir = tmp_path / "data"
-    default = CliRunner().invoke(
-        _parent(), ["colour-collector", "operator", "list"],
-        env={**CHEAP, "COLOUR_COLLECTOR_DATA_DIR": str(data_dir),
-             "COLOUR_COLLECTOR_DATABASE_URL": None},
+    default = _invoke(
+        "operator", "list",
+        env={"COLOUR_COLLECTOR_DATA_DIR": str(data_dir), "COLOUR_COLLECTOR_DATABASE_URL": None},
     )  # fmt: skip
     assert default.exit_code == 1 and "no database file" in default.output, default.output
     assert not data_dir.exists()

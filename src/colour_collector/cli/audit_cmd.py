@@ -90,7 +90,8 @@ def _key(command: str, key_file: Path) -> bytes:
         raise _fail(command, str(error), 2) from None
 
 
-def _not_a_directory(checkpoints: Path) -> str:
+def _unusable_checkpoints(checkpoints: Path) -> str:
+    """Why ``--checkpoints`` cannot be used: it names something else than a folder, or nothing."""
     if checkpoints.exists():
         return f"--checkpoints {str(checkpoints)!r} is not a directory"
     return f"no checkpoint directory {str(checkpoints)!r}"
@@ -117,7 +118,7 @@ def verify(
         raise _fail("verify", "--checkpoints and --key-file go together", 2)
     key = None if key_file is None else _key("verify", key_file)
     if checkpoints is not None and not checkpoints.is_dir():
-        raise _fail("verify", _not_a_directory(checkpoints), 2)
+        raise _fail("verify", _unusable_checkpoints(checkpoints), 2)
     with _database("verify", database_url) as database:
         try:
             report = verify_chain(database)
@@ -164,7 +165,7 @@ def checkpoint(
 
     key = _key("checkpoint", key_file)
     if checkpoints.exists() and not checkpoints.is_dir():  # a missing one is made
-        raise _fail("checkpoint", _not_a_directory(checkpoints), 2)
+        raise _fail("checkpoint", _unusable_checkpoints(checkpoints), 2)
     with _database("checkpoint", database_url) as database:
         try:
             taken = audit_checkpoints.take(database, CheckpointDirectory(checkpoints), key)
