@@ -84,6 +84,8 @@ def test_deposit_limits_with_their_cooling_off(player: Any, server_clock: Clock)
     first = pay(player, "deposits", 1500, "d1")
     assert first.status_code == 201, first.text
     assert pay(player, "deposits", 1500, "d1").json() == first.json()  # the same key: once
+    other = assert_problem(pay(player, "deposits", 400, "d1"), 422, "invalid_request")
+    assert other["errors"][0]["field"] == "Idempotency-Key" and "1500 pence" in other["detail"]
     refused = assert_problem(pay(player, "deposits", 1000, "d2"), 409, "deposit_limit_exceeded")
     assert refused["limit"] == {"period": "daily", "amount_pence": 2000}
     assert refused["deposited_pence"] == 1500
@@ -162,6 +164,10 @@ def test_a_time_out_refuses_plays_and_deposits_but_not_the_play_in_progress(
     )
     out = pay(player, "withdrawals", 500, "out")
     assert out.status_code == 201 and out.json()["balance_pence"] == 1000
+    assert_problem(
+        pay(player, "withdrawals", 600, "out"), 422, "invalid_request", "Idempotency-Key"
+    )
+    assert player.get("/api/wallet").json()["balance_pence"] == 1000
     # There is no way to lift it; it ends by itself.
     server_clock.forward(hours=23, minutes=59)
     assert_problem(buy(player), 403, "timed_out")

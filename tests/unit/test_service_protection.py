@@ -253,6 +253,25 @@ def test_a_deposit_with_the_same_key_moves_money_once() -> None:
     assert payload["provider_reference"] == first.payment.provider_reference
 
 
+def test_a_key_used_for_another_amount_is_refused_and_moves_nothing() -> None:
+    db = FakeDatabase()
+    token = player(db)
+    limits.decline(db, token, now=T0)
+    provider = FakePaymentProvider()
+    deposits.deposit(db, token, 700, idempotency_key="k", provider=provider, now=T0)
+    withdrawals.withdraw(db, token, 200, idempotency_key="k", provider=provider, now=T0)
+    before = (list(db.state.movements), list(db.state.payments), len(db.state.audit))
+    with pytest.raises(InvalidInputError) as deposit:
+        deposits.deposit(db, token, 900, idempotency_key="k", provider=provider, now=T0)
+    with pytest.raises(InvalidInputError) as withdrawal:
+        withdrawals.withdraw(db, token, 300, idempotency_key="k", provider=provider, now=T0)
+    assert deposit.value.field == withdrawal.value.field == "Idempotency-Key"
+    assert "deposit of 700 pence" in str(deposit.value)
+    assert "withdrawal of 200 pence" in str(withdrawal.value)
+    assert (db.state.movements, db.state.payments, len(db.state.audit)) == before
+    assert len(provider.calls) == 2  # the provider was not asked again
+
+
 def test_a_declined_or_impossible_payment_moves_nothing() -> None:
     db = FakeDatabase()
     token = player(db)

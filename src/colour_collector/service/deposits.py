@@ -1,11 +1,11 @@
 """Deposits through the payment provider.
 
 A deposit carries an Idempotency-Key: the same key answers the deposit it made and moves no more
-money. The player must have been asked about deposit limits first (set one or decline), and a
-deposit is refused during a time-out or self-exclusion and over a limit (``safeguards``). The
-provider is asked only after every check has passed, inside the unit of work that credits the
-wallet and audits the deposit; it is given a key derived from the player's, so a retry after a
-lost commit is not charged twice.
+money, and a request of another amount with it is refused. The player must have been asked about
+deposit limits first (set one or decline), and a deposit is refused during a time-out or
+self-exclusion and over a limit (``safeguards``). The provider is asked only after every check
+has passed, inside the unit of work that credits the wallet and audits the deposit; it is given a
+key derived from the player's, so a retry after a lost commit is not charged twice.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from colour_collector.service import audit, payments, safeguards
 from colour_collector.service.accounts import live_session
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import DepositLimitsUnansweredError
+from colour_collector.service.idempotency import refuse_reuse
 from colour_collector.service.models import AuditKind, MovementKind, Pence
 from colour_collector.service.ports import PaymentProvider, UnitOfWorkFactory
 from colour_collector.service.protection_models import Payment, PaymentKind
@@ -52,6 +53,8 @@ def deposit(
         account_id = live_session(uow, token, at, lock_account=True).account_id
         earlier = uow.payments.by_idempotency_key(account_id, PaymentKind.DEPOSIT, key)
         if earlier is not None:
+            if earlier.amount_pence != amount:
+                refuse_reuse(key, f"{earlier.kind.value} of {earlier.amount_pence} pence")
             return PaymentMade(earlier, uow.wallets.balance(account_id), created=False)
         if uow.protection.settings(account_id).limits_answered_at is None:
             raise DepositLimitsUnansweredError(

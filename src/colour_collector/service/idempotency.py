@@ -3,6 +3,8 @@ deposit) so that a retry after a lost answer gets the first answer instead of a 
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 from colour_collector.service.errors import InvalidInputError
 
 MAX_IDEMPOTENCY_KEY = 255
@@ -19,3 +21,13 @@ def check_idempotency_key(key: str | None) -> str | None:
             field="Idempotency-Key",
         )
     return key
+
+
+def refuse_reuse(key: str, earlier: str) -> NoReturn:
+    """Refuse a request whose Idempotency-Key an earlier, different request used (``earlier``
+    says what that one was): answering the earlier one would hide the difference from the
+    client, and acting on this one would break the key's promise."""
+    raise InvalidInputError(
+        f"Idempotency-Key {key!r} was used for another request ({earlier})",
+        field="Idempotency-Key",
+    )

@@ -22,7 +22,7 @@ from colour_collector.service.errors import (
     NotFoundError,
     TestDepositsDisabledError,
 )
-from colour_collector.service.idempotency import check_idempotency_key
+from colour_collector.service.idempotency import check_idempotency_key, refuse_reuse
 from colour_collector.service.models import AccountId, AuditKind, Movement, MovementKind, Pence
 from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
 
@@ -179,13 +179,9 @@ def test_deposit(
     with factory() as uow:
         session = live_session(uow, token, at, lock_account=True)
         earlier = None if key is None else uow.wallets.by_idempotency_key(session.account_id, key)
-        if earlier is not None:
+        if key is not None and earlier is not None:
             if earlier.amount_pence != amount_pence or earlier.kind is not MovementKind.DEPOSIT:
-                raise InvalidInputError(
-                    f"Idempotency-Key {key!r} was used for another movement"
-                    f" ({earlier.amount_pence} pence, {earlier.kind.value})",
-                    field="Idempotency-Key",
-                )
+                refuse_reuse(key, f"{earlier.kind.value} of {earlier.amount_pence} pence")
             return Deposit(earlier, uow.wallets.balance(session.account_id), created=False)
         safeguards.before_deposit(uow, session.account_id, amount_pence, at)
         row = credit(

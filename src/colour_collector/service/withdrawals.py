@@ -1,9 +1,10 @@
 """Withdrawals through the payment provider.
 
 Always allowed, during a time-out or self-exclusion too, up to the balance. Like a deposit, a
-withdrawal carries an Idempotency-Key (the same key answers the withdrawal it made), and the
-wallet is debited, the provider paid and the withdrawal audited in one transaction under the
-account's lock: a provider that refuses leaves the balance as it was.
+withdrawal carries an Idempotency-Key (the same key answers the withdrawal it made, and a
+request of another amount with it is refused), and the wallet is debited, the provider paid and
+the withdrawal audited in one transaction under the account's lock: a provider that refuses
+leaves the balance as it was.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from colour_collector.service.accounts import live_session
 from colour_collector.service.clock import utcnow
 from colour_collector.service.deposits import PaymentMade
 from colour_collector.service.errors import InsufficientFundsError
+from colour_collector.service.idempotency import refuse_reuse
 from colour_collector.service.models import AuditKind, MovementKind, Pence
 from colour_collector.service.ports import PaymentProvider, UnitOfWorkFactory
 from colour_collector.service.protection_models import Payment, PaymentKind
@@ -37,6 +39,8 @@ def withdraw(
         account_id = live_session(uow, token, at, lock_account=True).account_id
         earlier = uow.payments.by_idempotency_key(account_id, PaymentKind.WITHDRAWAL, key)
         if earlier is not None:
+            if earlier.amount_pence != amount:
+                refuse_reuse(key, f"{earlier.kind.value} of {earlier.amount_pence} pence")
             return PaymentMade(earlier, uow.wallets.balance(account_id), created=False)
         balance = uow.wallets.balance(account_id)
         if balance < amount:

@@ -26,7 +26,8 @@ _COMMON = {
     **BODY_PROBLEMS,
     401: "Not logged in (`not_authenticated`).",
     402: "The payment provider declined (`payment_declined`); nothing moved.",
-    422: "A bad amount, or no Idempotency-Key (`invalid_request`).",
+    422: "A bad amount, no Idempotency-Key, or a key an earlier payment of another amount used"
+    " (`invalid_request`).",
     503: "No payment provider on this server (`payments_unavailable`).",
 }
 
