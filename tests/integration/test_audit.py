@@ -177,6 +177,6 @@ def test_verify_on_empty_and_missing_database(tmp_path: Any) -> None:
     empty = verify(url)
     assert empty.exit_code == 0 and "0 audit entries" in empty.output
     missing = verify(f"sqlite:///{tmp_path / 'nope.sqlite3'}")
-    assert missing.exit_code == 1
+    assert missing.exit_code == 2
     assert "no database file" in missing.output
     assert not (tmp_path / "nope.sqlite3").exists()

@@ -89,7 +89,7 @@ def test_an_operator_name_is_taken_once(database_url: str) -> None:
 
 def test_a_bad_database_url_is_said_plainly() -> None:
     done = _invoke("operator", "list", "--database-url", "nosuch://x")
-    assert done.exit_code == 1 and "cannot open the database" in done.output
+    assert done.exit_code == 2 and "cannot open the database" in done.output
 
 
 def test_without_a_terminal_the_password_must_come_by_stdin(database_url: str) -> None:
@@ -105,7 +105,7 @@ def test_without_a_terminal_the_password_must_come_by_stdin(database_url: str) -
 def test_listing_refuses_a_missing_database_file_and_creates_nothing(tmp_path: Path) -> None:
     where = tmp_path / "nonexistent" / "dir" / "x.db"
     done = _invoke("operator", "list", "--database-url", f"sqlite:///{where}")
-    assert done.exit_code == 1, done.output
+    assert done.exit_code == 2, done.output
     assert f"colour-collector operator list: no database file {where}" in done.output
     assert "Traceback" not in done.output and "No operators yet" not in done.output
     assert not (tmp_path / "nonexistent").exists()
@@ -115,7 +115,7 @@ def test_listing_refuses_a_missing_database_file_and_creates_nothing(tmp_path: P
         "operator", "list",
         env={"COLOUR_COLLECTOR_DATA_DIR": str(data_dir), "COLOUR_COLLECTOR_DATABASE_URL": None},
     )  # fmt: skip
-    assert default.exit_code == 1 and "no database file" in default.output, default.output
+    assert default.exit_code == 2 and "no database file" in default.output, default.output
     assert not data_dir.exists()
 
 
@@ -136,7 +136,7 @@ def test_listing_a_database_never_migrated_says_so_and_migrates_nothing(tmp_path
     where = tmp_path / "empty.db"
     sqlite3.connect(where).close()
     done = _invoke("operator", "list", "--database-url", f"sqlite:///{where}")
-    assert done.exit_code == 1, done.output
+    assert done.exit_code == 2, done.output
     assert "cannot read the database" in done.output and "no such table" in done.output
     assert "Traceback" not in done.output
     with closing(sqlite3.connect(where)) as connection:
@@ -145,7 +145,7 @@ def test_listing_a_database_never_migrated_says_so_and_migrates_nothing(tmp_path
 
 def test_listing_on_a_server_that_does_not_answer_says_so() -> None:
     done = _invoke("operator", "list", "--database-url", "postgresql://u@127.0.0.1:1/x")
-    assert done.exit_code == 1, done.output
+    assert done.exit_code == 2, done.output
     assert "colour-collector operator list: cannot open the database:" in done.output
     assert "Connection refused" in done.output
     assert "Traceback" not in done.output and "sqlalche.me" not in done.output

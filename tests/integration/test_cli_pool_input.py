@@ -111,7 +111,7 @@ def backend() -> str:
         (("pool", "close", "1", "--database-url", "{url}"), 1, "still has 10 of 10 plays unsold"),
         (
             ("pool", "list", "--database-url", "sqlite:///{tmp}/missing.sqlite3"),
-            1,
+            2,
             "no database file",
         ),
         (("pool", "load", "{tmp}/pool.json", "--database-url", "{url}"), 1, "only test and"),

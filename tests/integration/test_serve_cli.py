@@ -306,7 +306,7 @@ def test_db_migrate_says_in_one_line_why_it_cannot(tmp_path: Path) -> None:
         done = run_command(
             [*COMMAND, "db", "migrate", "--database-url", url], tmp_path, clean_env()
         )
-        assert done.returncode == 1, done
+        assert done.returncode == 2, done
         assert done.stderr.startswith(expected) and done.stderr.count("\n") == 1, done.stderr
         assert "sqlalche.me" not in done.stderr and "Traceback" not in done.stderr, done.stderr
         assert done.stdout == ""

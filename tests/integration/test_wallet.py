@@ -15,6 +15,7 @@ from sqlalchemy import select
 from colour_collector.server.app import create_app
 from colour_collector.server.settings import DEFAULT_SECRET_KEY, Settings
 from colour_collector.service import accounts, audit, wallet
+from colour_collector.service.accounts import Passwords
 from colour_collector.service.errors import (
     InsufficientFundsError,
     InvalidInputError,
@@ -135,6 +136,24 @@ def test_production_refuses_unsafe_settings(tmp_path: Path) -> None:
     assert Settings(**mail, environment="production", secret_key=secret, data_dir=tmp_path)
     # Development may use the default secret.
     assert Settings(environment="development", data_dir=tmp_path).test_deposits is True
+
+
+def test_password_hash_memory_must_cover_every_lane(tmp_path: Path) -> None:
+    """Argon2 needs 8 KiB a lane: less is refused by the settings, not by a traceback at the
+    first password hashed."""
+    expected = (
+        r"MEMORY_KIB must be at least 8 KiB per lane \(32 with"
+        r" COLOUR_COLLECTOR_PASSWORD_HASH_PARALLELISM=4\)"
+    )
+    with pytest.raises(ValidationError, match=expected):
+        Settings(password_hash_memory_kib=31, password_hash_parallelism=4, data_dir=tmp_path)
+    enough = Settings(password_hash_memory_kib=32, password_hash_parallelism=4, data_dir=tmp_path)
+    passwords = Passwords(
+        time_cost=1,
+        memory_kib=enough.password_hash_memory_kib,
+        parallelism=enough.password_hash_parallelism,
+    )
+    assert passwords.verify(passwords.hash("a long enough password"), "a long enough password")
 
 
 @pytest.fixture

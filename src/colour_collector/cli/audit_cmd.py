@@ -3,28 +3,17 @@ outside the database, and the ledger and plays against it; sign the chain's head
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
-from colour_collector.cli.base import app, first_line, missing_database_file, settings_error
-
-if TYPE_CHECKING:
-    from colour_collector.store import Database
+from colour_collector.cli.base import FAILED, app, stop_command
+from colour_collector.cli.database import DatabaseUrl, open_database
 
 audit_app = typer.Typer(help="Audit log tools.", no_args_is_help=True)
 app.add_typer(audit_app, name="audit")
 
-DatabaseUrl = Annotated[
-    str | None,
-    typer.Option(
-        help="Database (default: COLOUR_COLLECTOR_DATABASE_URL, or the SQLite file in the data"
-        " directory).",
-    ),
-]
 CheckpointDir = Annotated[
     Path | None,
     typer.Option(
@@ -38,48 +27,6 @@ KeyFile = Annotated[
 ]
 
 
-def _fail(command: str, message: str, code: int) -> typer.Exit:
-    typer.echo(f"colour-collector audit {command}: {message}", err=True)
-    return typer.Exit(code)
-
-
-def _default_url(command: str) -> str:
-    from pydantic import ValidationError  # noqa: PLC0415
-
-    from colour_collector.server.settings import Settings  # noqa: PLC0415
-
-    try:
-        return Settings().resolved_database_url
-    except ValidationError as error:
-        raise _fail(command, settings_error(error), 2) from None
-
-
-@contextmanager
-def _database(command: str, database_url: str | None) -> Iterator[Database]:
-    """The database named, or exit with a message (2: not usable; 1: not there)."""
-    # The database stack is imported here so other commands start fast.
-    from sqlalchemy import make_url  # noqa: PLC0415
-
-    from colour_collector.store import Database  # noqa: PLC0415
-
-    url = database_url or _default_url(command)
-    try:
-        parsed = make_url(url)
-    except Exception:
-        raise _fail(command, f"not a database URL: {url!r}", 2) from None
-    missing = missing_database_file(parsed)
-    if missing is not None:
-        raise _fail(command, f"no database file {missing}", 1)
-    try:
-        database = Database(url)
-    except Exception as error:  # an unknown driver, a driver not supported...
-        raise _fail(command, f"cannot open the database: {error}", 2) from None
-    try:
-        yield database
-    finally:
-        database.dispose()
-
-
 def _key(command: str, key_file: Path) -> bytes:
     from colour_collector.service.audit_checkpoints import read_key  # noqa: PLC0415
     from colour_collector.service.errors import InvalidInputError  # noqa: PLC0415
@@ -87,7 +34,7 @@ def _key(command: str, key_file: Path) -> bytes:
     try:
         return read_key(key_file)
     except InvalidInputError as error:
-        raise _fail(command, str(error), 2) from None
+        stop_command(f"audit {command}", str(error))
 
 
 def _unusable_checkpoints(checkpoints: Path) -> str:
@@ -106,8 +53,6 @@ def verify(
     """Check the chain (every hash, from the first entry to the head), the signed checkpoints
     (with --checkpoints and --key-file), and every ledger movement and play against the log and
     the rules. Exit 1 naming what is wrong."""
-    from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
-
     from colour_collector.service import audit_checkpoints  # noqa: PLC0415
     from colour_collector.service.audit import verify_chain  # noqa: PLC0415
     from colour_collector.service.audit_reconciliation import reconcile  # noqa: PLC0415
@@ -115,11 +60,11 @@ def verify(
     from colour_collector.store.checkpoint_files import CheckpointDirectory  # noqa: PLC0415
 
     if (checkpoints is None) != (key_file is None):
-        raise _fail("verify", "--checkpoints and --key-file go together", 2)
+        stop_command("audit verify", "--checkpoints and --key-file go together")
     key = None if key_file is None else _key("verify", key_file)
     if checkpoints is not None and not checkpoints.is_dir():
-        raise _fail("verify", _unusable_checkpoints(checkpoints), 2)
-    with _database("verify", database_url) as database:
+        stop_command("audit verify", _unusable_checkpoints(checkpoints))
+    with open_database("audit verify", database_url) as database:
         try:
             report = verify_chain(database)
             anchored = 0
@@ -129,20 +74,14 @@ def verify(
             found = reconcile(database)
         except AuditChainBrokenError as broken:
             typer.echo(f"BROKEN: audit entry seq={broken.seq}: {broken.reason}")
-            raise typer.Exit(1) from None
-        except SQLAlchemyError as error:
-            raise _fail(
-                "verify",
-                f"cannot read the database: {error.__class__.__name__}: {first_line(error)}",
-                1,
-            ) from None
+            raise typer.Exit(FAILED) from None
     if found.problems:
         for problem in found.problems:
             typer.echo(f"BROKEN: {problem}")
         typer.echo(
             f"{len(found.problems)} discrepancies between the log and the ledger or the plays"
         )
-        raise typer.Exit(1)
+        raise typer.Exit(FAILED)
     anchors = f", {anchored} checkpoints hold" if checkpoints is not None else ""
     typer.echo(
         f"OK: {report.entries} audit entries, chain intact (last hash {report.last_hash})"
@@ -165,10 +104,10 @@ def checkpoint(
 
     key = _key("checkpoint", key_file)
     if checkpoints.exists() and not checkpoints.is_dir():  # a missing one is made
-        raise _fail("checkpoint", _unusable_checkpoints(checkpoints), 2)
-    with _database("checkpoint", database_url) as database:
+        stop_command("audit checkpoint", _unusable_checkpoints(checkpoints))
+    with open_database("audit checkpoint", database_url) as database:
         try:
             taken = audit_checkpoints.take(database, CheckpointDirectory(checkpoints), key)
         except OSError as error:
-            raise _fail("checkpoint", f"cannot write to {str(checkpoints)!r}: {error}", 1) from None
+            stop_command("audit checkpoint", f"cannot write to {str(checkpoints)!r}: {error}")
     typer.echo(f"checkpoint: seq={taken.seq} hash={taken.hash}")

@@ -1,16 +1,27 @@
-"""The Typer application that every command module registers itself on, and what the commands
-that open a database share."""
+"""The Typer application that every command module registers itself on, and how every command
+stops: its exit statuses, its message, the server's settings it reads.
+
+Exit status, for every command: 0 done; 1 the command ran and the answer is no (a check failed, an
+operation was refused); 2 the command could not run (bad arguments, unreadable files, settings,
+a database or server that is not there or cannot be used), as ``cmp`` and ``diff`` do. A script
+can tell "broken" from "not checked".
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
-    from sqlalchemy import URL
+
+    from colour_collector.server.settings import Settings
+
+FAILED = 1
+"""Exit status of a command that ran and found something wrong or refused."""
+UNUSABLE = 2
+"""Exit status of a command that could not run."""
 
 app = typer.Typer(
     name="colour-collector",
@@ -33,16 +44,22 @@ def first_line(error: BaseException) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-def missing_database_file(url: URL) -> str | None:
-    """The file an SQLite ``url`` names when there is no such file, else ``None`` (another
-    database, an in-memory one, or a file that is there). A command that only reads refuses it
-    rather than let SQLite create an empty database there."""
-    database = url.database or ""
-    if url.get_backend_name() != "sqlite" or database in ("", ":memory:"):
-        return None
-    if database.startswith("file:") or Path(database).is_file():
-        return None
-    return database
+def stop_command(command: str, message: str, status: int = UNUSABLE) -> NoReturn:
+    """Say on stderr why ``colour-collector <command>`` stops, and exit with ``status``."""
+    typer.echo(f"colour-collector {command}: {message}", err=True)
+    raise typer.Exit(status)
+
+
+def server_settings(command: str) -> Settings:
+    """The server's settings (its environment variables), or stop naming what is wrong."""
+    from pydantic import ValidationError  # noqa: PLC0415
+
+    from colour_collector.server.settings import Settings  # noqa: PLC0415
+
+    try:
+        return Settings()
+    except ValidationError as error:
+        stop_command(command, settings_error(error))
 
 
 def settings_error(error: ValidationError) -> str:

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
-from colour_collector.cli.base import app, first_line
+from colour_collector.cli.base import app, stop_command
+from colour_collector.cli.database import open_database
 
 db_app = typer.Typer(help="Database tools.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
-
-
-def _fail(command: str, message: str) -> NoReturn:
-    typer.echo(f"colour-collector db {command}: {message}", err=True)
-    raise typer.Exit(1)
 
 
 @db_app.command("migrate")
@@ -22,20 +18,8 @@ def migrate(
     database_url: Annotated[str, typer.Option(help="The database, as its tables' owner.")],
 ) -> None:
     """Create or migrate the database's tables to the latest schema (as the tables' owner)."""
-    from colour_collector.store import Database, upgrade_to_head  # noqa: PLC0415
-
-    try:
-        database = Database(database_url)
-        try:
-            database.ping()
-        finally:
-            database.dispose()
-    except Exception as error:  # a bad URL, an unknown driver, an unreachable server...
-        _fail("migrate", f"cannot open the database: {first_line(error)}")
-    try:
-        upgrade_to_head(database_url)
-    except Exception as error:  # a role that may not create tables, a schema of another version...
-        _fail("migrate", f"cannot migrate the database: {first_line(error)}")
+    with open_database("db migrate", database_url, create=True):
+        pass  # opening with ``create`` is the migration
     typer.echo("migrated to the latest schema")
 
 
@@ -50,5 +34,4 @@ def grants(
     try:
         typer.echo(least_privilege_sql(app_role), nl=False)
     except ValueError as error:
-        typer.echo(f"colour-collector db grants: {error}", err=True)
-        raise typer.Exit(2) from None
+        stop_command("db grants", str(error))

@@ -6,9 +6,9 @@ certifies it (``verify``, ``report``: ``pool_prepare_cmd``), publishes its commi
 into the server, which sells it; when it is sold out the operator closes it, which publishes the
 secret, and anyone can check any of its plays (``check``: ``pool_sale_cmd``).
 
-Exit status: 0 done; 1 a check failed (an altered file, a secret that does not match, a play or
-count that does not verify); 2 the command could not run (bad arguments, unreadable files,
-another version of the game, an unreachable database or cluster).
+Exit status (``cli.base``): 0 done; 1 a check failed (an altered file, a secret that does not
+match, a play or count that does not verify) or a refusal; 2 the command could not run (bad
+arguments, unreadable files, another version of the game, an unusable database or cluster).
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ import json
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
 import typer
 
-from colour_collector.cli.base import app
+from colour_collector.cli.base import FAILED, app, stop_command
 
 if TYPE_CHECKING:
     from colour_collector.game.pool_deal import PoolParameters
@@ -33,17 +33,8 @@ pool_app = typer.Typer(
 )
 app.add_typer(pool_app, name="pool")
 
-FAILED = 1
-"""Exit status of a check that failed."""
-UNUSABLE = 2
-"""Exit status of a command that could not run."""
 FETCH_TIMEOUT_S = 20
 """How long a command waits for a server's pool description."""
-
-
-def stop_command(command: str, message: str, status: int = UNUSABLE) -> NoReturn:
-    typer.echo(f"colour-collector pool {command}: {message}", err=True)
-    raise typer.Exit(status)
 
 
 def read_source(source: str, command: str, limit: int) -> bytes:
@@ -55,12 +46,14 @@ def read_source(source: str, command: str, limit: int) -> bytes:
                 data: bytes = answer.read(limit)
                 return data
         except (urllib.error.URLError, OSError, ValueError) as error:
-            stop_command(command, f"cannot fetch {source!r}: {error}")
+            stop_command(f"pool {command}", f"cannot fetch {source!r}: {error}")
     try:
         with Path(source).open("rb") as stream:
             return stream.read(limit)
     except OSError as error:
-        stop_command(command, f"cannot read the pool file {source!r}: {error.strerror or error}")
+        stop_command(
+            f"pool {command}", f"cannot read the pool file {source!r}: {error.strerror or error}"
+        )
 
 
 def read_pool_file(source: str, command: str, *, published: bool = False) -> PoolFile:
@@ -91,7 +84,9 @@ def read_pool_file(source: str, command: str, *, published: bool = False) -> Poo
         info = None
     if isinstance(info, dict) and info.get("format") == FORMAT:
         # it says it is a pool file and does not hold together: altered or damaged
-        stop_command(command, f"{source!r} is an altered or damaged pool file: {problem}", FAILED)
+        stop_command(
+            f"pool {command}", f"{source!r} is an altered or damaged pool file: {problem}", FAILED
+        )
     if (
         published
         and isinstance(info, dict)
@@ -99,14 +94,16 @@ def read_pool_file(source: str, command: str, *, published: bool = False) -> Poo
         and isinstance(info["parameters"], str)
     ):
         if not isinstance(info["secret"], str):
-            stop_command(command, f"{source!r} describes a pool that is not closed: no secret yet")
+            stop_command(
+                f"pool {command}", f"{source!r} describes a pool that is not closed: no secret yet"
+            )
         try:
             parameters = PoolParameters.from_text(str(info["parameters"]))
             secret = secret_from_hex(info["secret"])
         except PoolDealError as error:
-            stop_command(command, f"{source!r}: {error}")
+            stop_command(f"pool {command}", f"{source!r}: {error}")
         return PoolFile(secret, parameters, str(info["commitment"]), dt.datetime.now(dt.UTC))
-    stop_command(command, f"{source!r} is not a pool file: {problem}")
+    stop_command(f"pool {command}", f"{source!r} is not a pool file: {problem}")
 
 
 def read_positions(text: str | None, size: int, command: str) -> tuple[int, int]:
@@ -122,7 +119,7 @@ def read_positions(text: str | None, size: int, command: str) -> tuple[int, int]
         start, stop = -1, -1
     if not 0 <= start < stop <= size:
         stop_command(
-            command,
+            f"pool {command}",
             f"--positions must be START:STOP with 0 <= START < STOP <= {size:,} (STOP not"
             f" included), not {text!r}",
         )
@@ -151,4 +148,4 @@ def require_versions(parameters: PoolParameters, command: str) -> None:
     try:
         check_versions(parameters)
     except PoolVersionError as error:
-        stop_command(command, str(error))
+        stop_command(f"pool {command}", str(error))

@@ -16,14 +16,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from colour_collector.cli.base import FAILED, stop_command
 from colour_collector.cli.pool_base import (
-    FAILED,
     describe,
     pool_app,
     read_pool_file,
     read_positions,
     require_versions,
-    stop_command,
     warm_generator,
 )
 from colour_collector.cli.prizes_cmd import pounds, two_dp
@@ -50,32 +49,32 @@ def _counts_file(path: Path, plays: int) -> tuple[int, ...]:
         names = [name for name, _ in pairs]
         repeated = sorted({name for name in names if names.count(name) > 1})
         if repeated:
-            stop_command("build", f"the counts file names {repeated!r} more than once")
+            stop_command("pool build", f"the counts file names {repeated!r} more than once")
         return dict(pairs)
 
     try:
         data = json.loads(path.read_text("utf-8"), object_pairs_hook=refuse_repeats)
     except (OSError, UnicodeDecodeError) as error:
-        stop_command("build", f"cannot read the counts file {str(path)!r}: {error}")
+        stop_command("pool build", f"cannot read the counts file {str(path)!r}: {error}")
     except ValueError as error:
-        stop_command("build", f"the counts file {str(path)!r} is not JSON: {error}")
+        stop_command("pool build", f"the counts file {str(path)!r} is not JSON: {error}")
     if not isinstance(data, dict):
-        stop_command("build", "the counts file must be a JSON object {tier name: count}")
+        stop_command("pool build", "the counts file must be a JSON object {tier name: count}")
     names = {tier.name for tier in load_tiers()}
     unknown = sorted(set(data) - names)
     if unknown:
-        stop_command("build", f"the counts file names unknown tiers: {unknown!r}")
+        stop_command("pool build", f"the counts file names unknown tiers: {unknown!r}")
     counts = []
     for tier in load_tiers():
         count = data.get(tier.name, 0)
         if not isinstance(count, int) or isinstance(count, bool) or count < 0:
             stop_command(
-                "build", f"the count of {tier.name!r} must be an integer >= 0, not {count!r}"
+                "pool build", f"the count of {tier.name!r} must be an integer >= 0, not {count!r}"
             )
         counts.append(count)
     if sum(counts) > plays:
         stop_command(
-            "build", f"the counts file has {sum(counts):,} winners, more than {plays:,} plays"
+            "pool build", f"the counts file has {sum(counts):,} winners, more than {plays:,} plays"
         )
     return tuple(counts)
 
@@ -119,16 +118,17 @@ def build(
 
     if counts is None and plays != POOL_SIZE:
         stop_command(
-            "build",
+            "pool build",
             f"the published prize structure is a pool of {POOL_SIZE:,} plays, not {plays:,}: use"
             f" --plays {POOL_SIZE}, or give --counts FILE for another structure",
         )
     if out.exists():
         stop_command(
-            "build", f"{str(out)!r} exists: a pool file is never overwritten (it holds a secret)"
+            "pool build",
+            f"{str(out)!r} exists: a pool file is never overwritten (it holds a secret)",
         )
     if not (out.parent if str(out.parent) else Path(".")).is_dir():
-        stop_command("build", f"no directory {str(out.parent)!r} to write the pool file in")
+        stop_command("pool build", f"no directory {str(out.parent)!r} to write the pool file in")
     warm_generator()  # the versions recorded include a play of every outcome
     parameters = (
         PoolParameters.published()
@@ -139,9 +139,9 @@ def build(
     try:
         _write_exclusive(out, dumps(pool))
     except FileExistsError:
-        stop_command("build", f"{str(out)!r} exists: a pool file is never overwritten")
+        stop_command("pool build", f"{str(out)!r} exists: a pool file is never overwritten")
     except OSError as error:
-        stop_command("build", f"cannot write {str(out)!r}: {error.strerror or error}")
+        stop_command("pool build", f"cannot write {str(out)!r}: {error.strerror or error}")
     versions = parameters.versions
     typer.echo(f"Pool file:   {out} (it holds the secret: keep it until the pool is closed)")
     typer.echo(f"Plays:       {describe(parameters)}")
@@ -196,7 +196,7 @@ def certify(
                 certificate.add(tally)
                 advance(certificate.plays)
     except WorkersError as error:
-        stop_command(command, str(error))
+        stop_command(f"pool {command}", str(error))
     return Run(certificate, time.perf_counter() - began, engine)
 
 
@@ -361,7 +361,7 @@ def report(
         from colour_collector.report import write_report  # noqa: PLC0415
     except ImportError as error:
         stop_command(
-            "report",
+            "pool report",
             f"the report needs matplotlib, openpyxl, numpy and scipy ({error.name} is missing):"
             " pip install 'colour-collector[report]'",
         )
@@ -374,9 +374,11 @@ def report(
     require_versions(pool.parameters, "report")
     start, stop = read_positions(positions, pool.parameters.size, "report")
     if out.exists():
-        stop_command("report", f"{str(out)!r} exists: the report is written to a new directory")
+        stop_command(
+            "pool report", f"{str(out)!r} exists: the report is written to a new directory"
+        )
     if not out.parent.is_dir():
-        stop_command("report", f"no directory {str(out.parent)!r} to write the report in")
+        stop_command("pool report", f"no directory {str(out.parent)!r} to write the report in")
     try:
         with progress_bar("dealing", stop, unit="positions") as advance:
             written = write_report(
@@ -385,7 +387,7 @@ def report(
             )  # fmt: skip
     except OSError as error:
         stop_command(
-            "report", f"cannot write the report in {str(out)!r}: {error.strerror or error}"
+            "pool report", f"cannot write the report in {str(out)!r}: {error.strerror or error}"
         )
     typer.echo(f"Report:      {written / 'index.html'}")
     typer.echo("PAR sheet:   " + ", ".join(str(written / n) for n in ("par.xlsx", "par.csv")))

@@ -10,15 +10,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from colour_collector.cli.base import first_line, missing_database_file, settings_error
+from colour_collector.cli.base import FAILED, first_line, server_settings, stop_command
+from colour_collector.cli.database import DatabaseUrl, open_database
 from colour_collector.cli.pool_base import (
-    FAILED,
     describe,
     pool_app,
     read_pool_file,
     read_source,
     require_versions,
-    stop_command,
     warm_generator,
 )
 from colour_collector.cli.prizes_cmd import pounds
@@ -26,55 +25,11 @@ from colour_collector.cli.progress import progress_bar
 
 if TYPE_CHECKING:
     from colour_collector.game.pool_deal import PoolParameters
-    from colour_collector.server.settings import Settings
-    from colour_collector.store import Database
 
 MAX_INFO_BYTES = 1 << 20
 """Largest pool description read from a file or a server."""
 
-DatabaseUrl = Annotated[
-    str | None,
-    typer.Option(
-        help="The server's database (default: COLOUR_COLLECTOR_DATABASE_URL, or the SQLite file"
-        " in the data directory)."
-    ),
-]
-
-
 # -- the server's pools ----------------------------------------------------------------------------
-
-
-def _settings(command: str) -> Settings:
-    from pydantic import ValidationError  # noqa: PLC0415
-
-    from colour_collector.server.settings import Settings  # noqa: PLC0415
-
-    try:
-        return Settings()
-    except ValidationError as error:
-        stop_command(command, settings_error(error))
-
-
-def _open(url: str, command: str, *, create: bool = False) -> Database:
-    from sqlalchemy import make_url  # noqa: PLC0415
-
-    from colour_collector.store import Database, upgrade_to_head  # noqa: PLC0415
-
-    try:
-        parsed = make_url(url)
-    except Exception:  # SQLAlchemy raises several kinds for a bad URL
-        stop_command(command, f"not a database URL: {url!r}")
-    missing = missing_database_file(parsed)
-    if missing is not None and not create:
-        stop_command(command, f"no database file {missing}", FAILED)
-    try:
-        if create:
-            if missing is not None:
-                Path(missing).parent.mkdir(parents=True, exist_ok=True)
-            upgrade_to_head(url)
-        return Database(url)
-    except Exception as error:  # an unknown driver, a database that cannot be reached...
-        stop_command(command, f"cannot open the database: {first_line(error)}")
 
 
 def _pool_line(shown: Any) -> str:
@@ -103,22 +58,20 @@ def load(
     from colour_collector.service.errors import PoolRefusedError  # noqa: PLC0415
 
     pool = read_pool_file(str(pool_file), "load")
-    settings = _settings("load")
+    settings = server_settings("pool load")
     warm_generator()  # loading checks the pool's generator by a play of every outcome
-    database = _open(database_url or settings.resolved_database_url, "load", create=True)
-    try:
-        loaded = pools.load(
-            database,
-            pool,
-            pools.seal_key(settings.secret_key.get_secret_value()),
-            published_only=settings.environment is Environment.PRODUCTION,
-        )
-    except PoolRefusedError as error:
-        stop_command("load", str(error), FAILED)
-    except SQLAlchemyError as error:
-        stop_command("load", f"cannot load the pool: {first_line(error)}")
-    finally:
-        database.dispose()
+    with open_database("pool load", database_url, create=True, settings=settings) as database:
+        try:
+            loaded = pools.load(
+                database,
+                pool,
+                pools.seal_key(settings.secret_key.get_secret_value()),
+                published_only=settings.environment is Environment.PRODUCTION,
+            )
+        except PoolRefusedError as error:
+            stop_command("pool load", str(error), FAILED)
+        except SQLAlchemyError as error:
+            stop_command("pool load", f"cannot load the pool: {first_line(error)}")
     stored = loaded.pool
     if not loaded.created:
         typer.echo(
@@ -142,11 +95,8 @@ def listing(
     """The pools loaded, newest first: status, plays sold, commitment."""
     from colour_collector.service import pools  # noqa: PLC0415
 
-    database = _open(database_url or _settings("list").resolved_database_url, "list")
-    try:
+    with open_database("pool list", database_url) as database:
         shown = pools.newest(database)
-    finally:
-        database.dispose()
     if as_json:
         typer.echo(
             json.dumps(
@@ -197,27 +147,25 @@ def close(
     )
 
     secret = None if pool_file is None else read_pool_file(str(pool_file), "close").secret
-    settings = _settings("close")
-    database = _open(database_url or settings.resolved_database_url, "close")
-    try:
+    settings = server_settings("pool close")
+    with open_database("pool close", database_url, settings=settings) as database:
         with database() as uow:
             found = uow.pools.get(pool_id)
         total = 0 if found is None else found.size
-        with progress_bar("checkpoints", total, unit="positions") as advance:
-            closed = pools.close(
-                database,
-                pool_id,
-                pools.seal_key(settings.secret_key.get_secret_value()),
-                withdraw=withdraw,
-                secret=secret,
-                progress=advance,
-            )
-    except PoolNotFoundError as error:
-        stop_command("close", str(error))
-    except (PoolRefusedError, PoolSecretError) as error:
-        stop_command("close", str(error), FAILED)
-    finally:
-        database.dispose()
+        try:
+            with progress_bar("checkpoints", total, unit="positions") as advance:
+                closed = pools.close(
+                    database,
+                    pool_id,
+                    pools.seal_key(settings.secret_key.get_secret_value()),
+                    withdraw=withdraw,
+                    secret=secret,
+                    progress=advance,
+                )
+        except PoolNotFoundError as error:
+            stop_command("pool close", str(error))
+        except (PoolRefusedError, PoolSecretError) as error:
+            stop_command("pool close", str(error), FAILED)
     if found is not None and found.closed_at is not None:
         typer.echo(
             f"Pool {closed.id} was closed before ({found.closed_at:%Y-%m-%d %H:%M};"
@@ -250,27 +198,27 @@ def _published(source: str) -> PublishedPool:
 
     data = read_source(source, "check", MAX_INFO_BYTES + 1)
     if len(data) > MAX_INFO_BYTES:
-        stop_command("check", f"{source!r} is too large to be a pool's description")
+        stop_command("pool check", f"{source!r} is too large to be a pool's description")
     try:
         info = json.loads(data)
     except ValueError:
-        stop_command("check", f"{source!r} is not JSON")
+        stop_command("pool check", f"{source!r} is not JSON")
     if isinstance(info, dict) and info.get("format") == FORMAT:
         pool = read_pool_file(source, "check")
         return PublishedPool(pool.commitment, pool.parameters, pool.secret.hex())
     if not isinstance(info, dict) or not {"commitment", "parameters"} <= set(info):
         stop_command(
-            "check",
+            "pool check",
             f"{source!r} is neither a pool file nor a pool as the server describes it"
             " (GET /api/pools/ID)",
         )
     commitment, parameters, secret = info["commitment"], info["parameters"], info.get("secret")
     if not isinstance(commitment, str) or not isinstance(parameters, str):
-        stop_command("check", f"{source!r}: 'commitment' and 'parameters' must be strings")
+        stop_command("pool check", f"{source!r}: 'commitment' and 'parameters' must be strings")
     try:
         read = PoolParameters.from_text(parameters)
     except PoolDealError as error:
-        stop_command("check", f"{source!r}: {error}")
+        stop_command("pool check", f"{source!r}: {error}")
     return PublishedPool(
         commitment.strip().lower(), read, secret if isinstance(secret, str) else None
     )
@@ -323,11 +271,13 @@ def check(
     published = _published(pool)
     text = secret_text or published.secret
     if text is None:
-        stop_command("check", "the pool's secret is not published yet (it is when the pool closes)")
+        stop_command(
+            "pool check", "the pool's secret is not published yet (it is when the pool closes)"
+        )
     try:
         secret = secret_from_hex(text)
     except PoolDealError as error:
-        stop_command("check", f"--secret: {error}")
+        stop_command("pool check", f"--secret: {error}")
     parameters = published.parameters
     if commitment(secret, parameters) != published.commitment:
         typer.echo(
@@ -337,7 +287,9 @@ def check(
         raise typer.Exit(FAILED)
     require_versions(parameters, "check")
     if position >= parameters.size:
-        stop_command("check", f"--position must be 0 to {parameters.size - 1:,}, not {position:,}")
+        stop_command(
+            "pool check", f"--position must be 0 to {parameters.size - 1:,}, not {position:,}"
+        )
     with progress_bar("dealing", position, unit="positions") as advance:
         remaining = remaining_at(secret, parameters, position, advance)
     category = Dealer(secret, remaining, position).deal()

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from colour_collector.cli.base import app, settings_error
+from colour_collector.cli.base import app, first_line, server_settings, stop_command
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -63,22 +63,17 @@ def serve(
     """Serve the game and its API. Creates and migrates the database on start."""
     # The server stack takes about a second to import: only this command pays for it.
     import uvicorn  # noqa: PLC0415
-    from pydantic import ValidationError  # noqa: PLC0415
     from sqlalchemy import make_url  # noqa: PLC0415
 
     from colour_collector.server.app import create_app, frozen, migrate  # noqa: PLC0415
     from colour_collector.server.request_log import log_config  # noqa: PLC0415
-    from colour_collector.server.settings import Environment, Settings  # noqa: PLC0415
+    from colour_collector.server.settings import Environment  # noqa: PLC0415
     from colour_collector.service.audit_checkpoints import read_key  # noqa: PLC0415
     from colour_collector.service.errors import InvalidInputError  # noqa: PLC0415
 
     if data_dir is not None:  # worker processes read the settings from the environment
         os.environ[DATA_DIR_VARIABLE] = str(data_dir)
-    try:
-        settings = Settings()
-    except ValidationError as error:
-        typer.echo(f"colour-collector serve: {settings_error(error)}", err=True)
-        raise typer.Exit(2) from None
+    settings = server_settings("serve")
     shown_host = f"[{host}]" if ":" in host else host
     if (
         "public_url" not in settings.model_fields_set
@@ -90,17 +85,13 @@ def serve(
         settings = settings.model_copy(update={"public_url": os.environ[PUBLIC_URL_VARIABLE]})
     refused = _cannot_listen(host, port)
     if refused is not None:
-        typer.echo(
-            f"colour-collector serve: cannot listen on {shown_host}:{port}: {refused}", err=True
-        )
-        raise typer.Exit(2)
+        stop_command("serve", f"cannot listen on {shown_host}:{port}: {refused}")
     if workers > 1 and make_url(settings.resolved_database_url).get_backend_name() == "sqlite":
-        typer.echo(
-            "colour-collector serve: SQLite is served by one process; for several server"
-            " processes use PostgreSQL (COLOUR_COLLECTOR_DATABASE_URL=postgresql://...)",
-            err=True,
+        stop_command(
+            "serve",
+            "SQLite is served by one process; for several server processes use PostgreSQL"
+            " (COLOUR_COLLECTOR_DATABASE_URL=postgresql://...)",
         )
-        raise typer.Exit(2)
     target: FastAPI | str = WORKER_APP  # several workers each make their own app
     try:
         if settings.audit_checkpoint_key_file is not None:
@@ -110,11 +101,9 @@ def serve(
         else:
             migrate(settings)  # once, before the workers start
     except InvalidInputError as error:  # a file a setting names cannot be used
-        typer.echo(f"colour-collector serve: {error}", err=True)
-        raise typer.Exit(2) from None
+        stop_command("serve", str(error))
     except Exception as error:  # a broken database URL, an unreachable server...
-        typer.echo(f"colour-collector serve: cannot open the database: {error}", err=True)
-        raise typer.Exit(1) from None
+        stop_command("serve", f"cannot open the database: {first_line(error)}")
     typer.echo(
         f"Colour Collector ({settings.environment.value}) listening on http://{shown_host}:{port}/"
         + (f" with {workers} worker processes" if workers > 1 else "")

@@ -21,6 +21,8 @@ MIN_PRODUCTION_TIME_COST = 2
 """Fewest Argon2id passes production accepts."""
 MIN_PRODUCTION_MEMORY_KIB = 19 * 1024
 """Least Argon2id memory production accepts (19 MiB)."""
+ARGON2_KIB_PER_LANE = 8
+"""Least Argon2id memory of each lane (``password_hash_parallelism``), in KiB."""
 
 SQLITE_FILENAME = "colour-collector.sqlite3"
 """Name of the SQLite database file inside ``data_dir``."""
@@ -155,6 +157,13 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _refuse_unsafe(self) -> Self:
         production = self.environment is Environment.PRODUCTION
+        lanes = self.password_hash_parallelism
+        if self.password_hash_memory_kib < ARGON2_KIB_PER_LANE * lanes:  # Argon2's own rule
+            raise ValueError(
+                "COLOUR_COLLECTOR_PASSWORD_HASH_MEMORY_KIB must be at least"
+                f" {ARGON2_KIB_PER_LANE} KiB per lane ({ARGON2_KIB_PER_LANE * lanes} with"
+                f" COLOUR_COLLECTOR_PASSWORD_HASH_PARALLELISM={lanes})"
+            )
         if (
             self.environment is not Environment.DEVELOPMENT
             and self.secret_key.get_secret_value() == DEFAULT_SECRET_KEY
