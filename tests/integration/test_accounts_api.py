@@ -168,6 +168,31 @@ def test_csrf_missing_or_wrong_is_refused_and_writes_nothing(
     assert accepted.status_code == 202
 
 
+def test_csrf_header_sent_twice_is_refused_in_either_order(player: Any, app: Any) -> None:
+    token = player.headers.pop("X-CSRF-Token")
+    for pair in ((token, "x"), ("x", token), (token, token)):
+        refused = player.post(
+            "/api/wallet/test-deposit",
+            json={"amount_pence": 500},
+            headers=[("X-CSRF-Token", pair[0]), ("X-CSRF-Token", pair[1])],
+        )
+        assert_problem(refused, 403, "csrf_failed")
+        assert "the X-CSRF-Token header is sent 2 times" in refused.json()["detail"]
+    assert count(app, tables.ledger) == 0
+
+
+def test_a_request_no_route_takes_is_404_or_405_without_a_token(app: Any, new_client: Any) -> None:
+    """The router answers it untouched: the client is told what is really wrong."""
+    anonymous = new_client(app, csrf=False)
+    assert_problem(anonymous.delete("/api/wallet"), 405, "method_not_allowed")
+    assert_problem(anonymous.patch("/api/csrf"), 405, "method_not_allowed")
+    assert_problem(anonymous.post("/api/nope"), 404, "not_found")
+    # The static files take no POST (Starlette's answer); nothing there asks for a token.
+    assert anonymous.post("/operator/index.html").status_code in (404, 405)
+    # A route that takes the method still asks for the token.
+    assert_problem(anonymous.post("/api/logout"), 403, "csrf_failed")
+
+
 def test_csrf_required_for_logout_and_deposit(player: Any, app: Any) -> None:
     token = player.headers.pop("X-CSRF-Token")
     assert_problem(player.post("/api/logout"), 403, "csrf_failed")

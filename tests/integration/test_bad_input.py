@@ -42,9 +42,9 @@ def test_malformed_json(player: Any, path: str) -> None:
 
 @pytest.mark.parametrize("path", sorted(BODIES))
 def test_a_body_that_is_not_utf8(player: Any, path: str) -> None:
-    response = player.post(path, content=b"\xff\xfe{", headers={"content-type": "application/json"})
+    response = player.post(path, content=b"{\xc3(}", headers={"content-type": "application/json"})
     assert_problem(response, 400, "invalid_request", "body")
-    assert "UTF-8" in response.json()["detail"]
+    assert response.json()["detail"] == "the request body is not valid JSON (not UTF-8 text)"
 
 
 @pytest.mark.parametrize(
@@ -136,14 +136,36 @@ def test_unknown_route_and_method(player: Any) -> None:
     assert_problem(player.delete("/api/me"), 405, "method_not_allowed")
 
 
-def test_wrong_content_type(player: Any) -> None:
+@pytest.mark.parametrize(
+    ("content", "content_type"),
+    [
+        (b"amount_pence=5", "text/plain"),
+        (b'{"amount_pence": 100}', "text/plain"),  # JSON, but not said to be
+        (b"amount_pence=100", "application/x-www-form-urlencoded"),
+        (b'{"amount_pence": 100}', None),
+    ],
+)
+def test_a_body_not_sent_as_json_is_415_naming_the_content_type(
+    player: Any, app: Any, content: bytes, content_type: str | None
+) -> None:
+    headers = {} if content_type is None else {"content-type": content_type}
+    response = player.post("/api/wallet/test-deposit", content=content, headers=headers)
+    assert_problem(response, 415, "unsupported_media_type", "Content-Type")
+    detail = response.json()["detail"]
+    assert "Content-Type: application/json" in detail
+    assert (repr(content_type) if content_type else "has no Content-Type") in detail
+    assert player.get("/api/wallet").json()["balance_pence"] == 0
+
+
+@pytest.mark.parametrize(
+    "nested", [b"[" * 5000 + b"]" * 5000, b'{"a":' * 3000 + b"1" + b"}" * 3000]
+)
+def test_json_nested_too_deeply_is_said_so(player: Any, nested: bytes) -> None:
     response = player.post(
-        "/api/wallet/test-deposit",
-        content=b"amount_pence=5",
-        headers={"content-type": "text/plain"},
+        "/api/wallet/test-deposit", content=nested, headers={"content-type": "application/json"}
     )
-    assert 400 <= response.status_code < 500
-    assert response.headers["content-type"].startswith(PROBLEM)
+    assert_problem(response, 400, "invalid_request", "body")
+    assert response.json()["detail"] == "the request body is not valid JSON (nested too deeply)"
 
 
 def test_unexpected_error_is_a_bare_500(

@@ -117,3 +117,62 @@ def test_a_method_a_path_does_not_have_answers_405_naming_those_it_has(client: A
             assert answer.status_code == 405, (method, path, answer.text)
             assert set(answer.headers["allow"].split(", ")) == allowed, (method, path)
             assert answer.json()["code"] == "method_not_allowed"
+
+
+@pytest.mark.parametrize(
+    ("path", "field", "limits", "body"),
+    [
+        ("/api/protection/reality-check/interval", "interval_minutes", (10, 240), {}),
+        ("/api/protection/time-out", "days", (1, 42), {"confirm": True}),
+        ("/api/protection/self-exclusion", "months", (6, 60), {"confirm": True}),
+        (
+            "/api/protection/deposit-limits",
+            "daily_pence",
+            (1, 10_000_000),
+            {"weekly_pence": None, "monthly_pence": None},
+        ),
+    ],
+)
+def test_the_description_states_the_ranges_the_server_enforces(
+    player: Any, path: str, field: str, limits: tuple[int, int], body: dict[str, Any]
+) -> None:
+    """A request the description allows is not refused for its range (and one it does not
+    allow is refused naming the field)."""
+    low, high = limits
+    described = player.get("/openapi.json").json()
+    reference = described["paths"][path]["post"]["requestBody"]["content"]["application/json"]
+    name = reference["schema"]["$ref"].rsplit("/", 1)[1]
+    bounds = described["components"]["schemas"][name]["properties"][field]
+    assert (bounds["minimum"], bounds["maximum"]) == (low, high)
+    for outside in (low - 1, high + 1):
+        refused = player.post(path, json={**body, field: outside})
+        assert refused.status_code == 422, refused.text
+        assert refused.json()["errors"][0]["field"] == field
+    assert player.post(path, json={**body, field: high}).status_code in (200, 201)
+
+
+def test_the_idempotency_key_is_described_as_printable_ascii(client: Any) -> None:
+    described = client.get("/openapi.json").json()
+    for path, method in (("/api/plays", "post"), ("/api/wallet/deposits", "post")):
+        (key,) = [
+            p for p in described["paths"][path][method]["parameters"]
+            if p["name"] == "Idempotency-Key"
+        ]  # fmt: skip
+        assert key["schema"]["pattern"] == "^[ -~]+$"
+
+
+def test_every_body_can_be_refused_as_not_json_and_test_deposits_over_a_limit(
+    client: Any,
+) -> None:
+    described = client.get("/openapi.json").json()
+    with_body = [
+        (path, method, operation)
+        for path, item in described["paths"].items()
+        for method, operation in item.items()
+        if "requestBody" in operation
+    ]
+    assert len(with_body) > 20
+    for path, method, operation in with_body:
+        assert "415" in operation["responses"], (method, path)
+    test_deposit = described["paths"]["/api/wallet/test-deposit"]["post"]["responses"]
+    assert "deposit_limit_exceeded" in test_deposit["409"]["description"]

@@ -113,6 +113,7 @@ def create_app(settings: Settings, *, database: Database | None = None) -> FastA
         CsrfMiddleware,
         secret=settings.secret_key.get_secret_value().encode("utf-8"),
         secure=settings.cookies_secure,
+        router=app.router,
     )
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(SecurityHeadersMiddleware, hsts=settings.cookies_secure)

@@ -54,7 +54,10 @@ IdempotencyKey = Annotated[
         alias="Idempotency-Key",
         min_length=1,
         max_length=255,
-        description="Repeat a request safely: the same key answers the same result.",
+        description="Repeat a request safely: the same key answers the same result. 1 to 255"
+        " printable ASCII characters.",
+        # stated for the schema; ``service.idempotency`` checks it and says so in its words
+        json_schema_extra={"pattern": "^[ -~]+$"},
     ),
 ]
 OperatorToken = Annotated[

@@ -11,6 +11,8 @@ import secrets
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import cookie_parser
+from starlette.routing import Match, Mount, Router
+from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from colour_collector.server import problems
@@ -132,10 +134,20 @@ class CsrfMiddleware:
     GET (e.g. ``/api/csrf``) before its first POST and read the cookie again after logging in.
     """
 
-    def __init__(self, app: ASGIApp, *, secret: bytes, secure: bool) -> None:
+    def __init__(self, app: ASGIApp, *, secret: bytes, secure: bool, router: Router) -> None:
         self.app = app
         self.secret = secret
         self.secure = secure
+        self.router = router
+
+    def _reaches_an_endpoint(self, scope: Scope) -> bool:
+        """Whether the router will hand the request to something that may act on it: the route
+        it picks (the first that matches path and method) is not the static files. A request no
+        route takes is answered 404 or 405 untouched, so it is not asked for a token first."""
+        for route in self.router.routes:
+            if route.matches(scope)[0] is Match.FULL:
+                return not (isinstance(route, Mount) and isinstance(route.app, StaticFiles))
+        return False
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -161,8 +173,9 @@ class CsrfMiddleware:
                     )
             await send(message)
 
-        if scope["method"] not in SAFE_METHODS:
-            echoed = headers.get(CSRF_HEADER)
+        if scope["method"] not in SAFE_METHODS and self._reaches_an_endpoint(scope):
+            sent = headers.getlist(CSRF_HEADER)
+            echoed = sent[0] if len(sent) == 1 else None
             if (
                 not valid
                 or not echoed
@@ -173,6 +186,8 @@ class CsrfMiddleware:
                 reason = (
                     "missing or invalid cc_csrf cookie for this session"
                     if not valid
+                    else f"the {CSRF_HEADER} header is sent {len(sent)} times"
+                    if len(sent) > 1
                     else f"the {CSRF_HEADER} header is missing"
                     if not echoed
                     else f"the {CSRF_HEADER} header does not match the cc_csrf cookie"

@@ -47,6 +47,7 @@ MALFORMED_JSON = ProblemKind(400, "invalid_request", "The request body is not va
 UNPARSABLE_BODY = "There was an error parsing the body"
 """FastAPI's own detail when it cannot decode a body at all."""
 BODY_TOO_LARGE = ProblemKind(413, "body_too_large", "The request body is too large")
+NOT_JSON = ProblemKind(415, "unsupported_media_type", "The request body is not sent as JSON")
 CSRF_FAILED = ProblemKind(403, "csrf_failed", "CSRF check failed")
 NOT_AUTHENTICATED = ProblemKind(401, "not_authenticated", "Not logged in")
 INVALID_CREDENTIALS = ProblemKind(401, "invalid_credentials", "Wrong e-mail or password")
@@ -284,6 +285,14 @@ async def _on_validation_error(request: Request, exc: Exception) -> Response:
     if not isinstance(exc, RequestValidationError):
         raise TypeError(exc)
     raw = exc.errors()
+    if isinstance(exc.body, bytes):  # FastAPI decodes a body only when it is sent as JSON
+        sent = request.headers.get("content-type")
+        return problem_response(
+            NOT_JSON,
+            "the request body must be JSON, sent with Content-Type: application/json"
+            + (f", not {sent!r}" if sent else " (the request has no Content-Type)"),
+            errors=[{"field": "Content-Type", "message": "must be application/json"}],
+        )
     if any(item.get("type") == "json_invalid" for item in raw):
         return problem_response(
             MALFORMED_JSON,
@@ -299,6 +308,13 @@ async def _on_validation_error(request: Request, exc: Exception) -> Response:
     )
 
 
+_UNPARSABLE_BECAUSE: dict[type[BaseException], str] = {
+    UnicodeDecodeError: "not UTF-8 text",
+    RecursionError: "nested too deeply",
+}
+"""Why the JSON parser gave up on a body, by the error it raised."""
+
+
 async def _on_http_exception(request: Request, exc: Exception) -> Response:
     if not isinstance(exc, StarletteHTTPException):
         raise TypeError(exc)
@@ -307,11 +323,16 @@ async def _on_http_exception(request: Request, exc: Exception) -> Response:
     )
     detail = exc.detail if isinstance(exc.detail, str) else kind.title
     if exc.status_code == 400 and detail == UNPARSABLE_BODY:
-        # FastAPI's answer to a body it cannot even decode (bytes that are not UTF-8)
+        # FastAPI's answer to a body the JSON parser gave up on for another reason than its
+        # syntax; FastAPI raises it from the parser's own error.
+        cause = exc.__cause__
+        reason = "it cannot be parsed"
+        if cause is not None:
+            reason = _UNPARSABLE_BECAUSE.get(type(cause), reason)
         return problem_response(
             MALFORMED_JSON,
-            "the request body is not valid JSON (not UTF-8 text)",
-            errors=[{"field": "body", "message": "not UTF-8 text"}],
+            f"the request body is not valid JSON ({reason})",
+            errors=[{"field": "body", "message": reason}],
         )
     if exc.status_code == 404 and detail == "Not Found":
         detail = f"no such resource: {request.url.path}"

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, StrictBool, StrictInt
 
 from colour_collector.server.schemas import Request, Response
 from colour_collector.service.deposits import PaymentMade
+from colour_collector.service.exclusions import SELF_EXCLUSION_MONTHS, TIME_OUT_DAYS
 from colour_collector.service.limits import MAX_LIMIT_PENCE
 from colour_collector.service.payments import MAX_PAYMENT_PENCE
 from colour_collector.service.protection import LimitStanding, Protection
@@ -23,31 +24,48 @@ from colour_collector.service.reality_checks import INTERVAL_MINUTES, RealityChe
 LimitAmount = StrictInt | None
 
 
+def _between(bounds: tuple[int, int]) -> dict[str, Any]:
+    """The range the service enforces, stated in the OpenAPI schema. The service checks it, so
+    that its answer says the rule in the player's words, for every caller."""
+    return {"minimum": bounds[0], "maximum": bounds[1]}
+
+
+_LIMIT = _between((1, MAX_LIMIT_PENCE))
+
+
 class DepositLimitsRequest(Request):
     """``POST /api/protection/deposit-limits``: every period, null for no limit."""
 
     daily_pence: LimitAmount = Field(
-        description=f"Limit over any 24 hours, 1 to {MAX_LIMIT_PENCE} pence, or null."
+        description=f"Limit over any 24 hours, 1 to {MAX_LIMIT_PENCE} pence, or null.",
+        json_schema_extra=_LIMIT,
     )
     weekly_pence: LimitAmount = Field(
-        description=f"Limit over any 7 days, 1 to {MAX_LIMIT_PENCE} pence, or null."
+        description=f"Limit over any 7 days, 1 to {MAX_LIMIT_PENCE} pence, or null.",
+        json_schema_extra=_LIMIT,
     )
     monthly_pence: LimitAmount = Field(
-        description=f"Limit over any 30 days, 1 to {MAX_LIMIT_PENCE} pence, or null."
+        description=f"Limit over any 30 days, 1 to {MAX_LIMIT_PENCE} pence, or null.",
+        json_schema_extra=_LIMIT,
     )
 
 
 class TimeOutRequest(Request):
     """``POST /api/protection/time-out``."""
 
-    days: StrictInt = Field(description="1 to 42 days (24 hours to 6 weeks).")
+    days: StrictInt = Field(
+        description="1 to 42 days (24 hours to 6 weeks).", json_schema_extra=_between(TIME_OUT_DAYS)
+    )
     confirm: StrictBool = Field(description="Must be true: a time-out cannot be undone.")
 
 
 class SelfExclusionRequest(Request):
     """``POST /api/protection/self-exclusion``."""
 
-    months: StrictInt = Field(description="6 to 60 months (6 months to 5 years).")
+    months: StrictInt = Field(
+        description="6 to 60 months (6 months to 5 years).",
+        json_schema_extra=_between(SELF_EXCLUSION_MONTHS),
+    )
     confirm: StrictBool = Field(description="Must be true: a self-exclusion cannot be undone.")
 
 
@@ -56,7 +74,8 @@ class RealityCheckIntervalRequest(Request):
 
     interval_minutes: StrictInt = Field(
         description=f"Minutes of play between reality checks, {INTERVAL_MINUTES[0]} to"
-        f" {INTERVAL_MINUTES[1]}."
+        f" {INTERVAL_MINUTES[1]}.",
+        json_schema_extra=_between(INTERVAL_MINUTES),
     )
 
 

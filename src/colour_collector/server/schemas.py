@@ -313,6 +313,7 @@ BODY_PROBLEMS = {
     400: "Malformed JSON (`invalid_request`).",
     403: "CSRF check failed (`csrf_failed`).",
     413: "Body larger than the limit (`body_too_large`).",
+    415: "A body not sent as `application/json` (`unsupported_media_type`).",
     422: "A field is missing, unknown or invalid (`invalid_request`).",
 }
 """Problems any request with a JSON body can get."""

@@ -81,8 +81,11 @@ def get_movement(
             {
                 **BODY_PROBLEMS,
                 **_UNAUTHENTICATED,
-                403: "CSRF check failed (`csrf_failed`), or test deposits are disabled on this"
-                " server (`test_deposits_disabled`, always so in production).",
+                403: "CSRF check failed (`csrf_failed`), test deposits are disabled on this"
+                " server (`test_deposits_disabled`, always so in production), or a time-out"
+                " (`timed_out`) or self-exclusion (`self_excluded`) is in force (`until`).",
+                409: "Over a deposit limit (`deposit_limit_exceeded`: `limit`,"
+                " `deposited_pence`, `resets_at`): test deposits count as deposits.",
                 422: "A bad amount or Idempotency-Key, or a key used for another movement"
                 " (`invalid_request`).",
             }
