@@ -154,6 +154,27 @@ def test_a_forged_checkpoint_or_a_wrong_key_is_refused(
     assert refused.exit_code == 2 and "at least 32" in refused.output
 
 
+def test_a_damaged_checkpoint_file_is_named_and_no_entry_blamed(
+    database_url: str, played: dict[str, Any]
+) -> None:
+    (file,) = played["checkpoints"].glob("checkpoint-*.json")
+    file.write_text("{", encoding="utf-8")
+    said = broken(verify(database_url, played), f"BROKEN: checkpoint file {file.name} cannot be")
+    assert "seq=0" not in said and "audit entry" not in said
+
+
+def test_checkpoints_asked_for_but_none_there_is_not_ok(
+    database_url: str, played: dict[str, Any], tmp_path: Path
+) -> None:
+    """A wrong or emptied folder must not pass for an anchored chain."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = run("verify", "--database-url", database_url, "--checkpoints", str(empty),
+               "--key-file", str(played["key_file"]))  # fmt: skip
+    said = broken(done, f"NOT ANCHORED: no checkpoint in {str(empty)!r}")
+    assert "OK:" not in said
+
+
 def test_the_server_writes_signed_checkpoints_by_itself(
     database_url: str, tmp_path: Path, new_client: Any
 ) -> None:

@@ -103,3 +103,30 @@ def test_a_command_that_writes_makes_and_migrates_a_missing_file(
     with sqlite3.connect(where) as connection:
         tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
     assert {"alembic_version", "audit_head", "operators", "plays"} <= tables
+
+
+def test_db_migrate_defaults_to_the_servers_database(tmp_path: Path) -> None:
+    parent = typer.Typer()
+    parent.add_typer(app, name="colour-collector")
+    done = CliRunner().invoke(
+        parent,
+        ["colour-collector", "db", "migrate"],
+        env={
+            "COLOUR_COLLECTOR_DATA_DIR": str(tmp_path / "data"),
+            "COLOUR_COLLECTOR_DATABASE_URL": None,
+        },
+    )
+    assert done.exit_code == 0, done.output
+    with sqlite3.connect(tmp_path / "data" / "colour-collector.sqlite3") as connection:
+        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
+    assert "alembic_version" in tables
+
+
+def test_simulate_refuses_more_plays_than_it_can_list() -> None:
+    parent = typer.Typer()
+    parent.add_typer(app, name="colour-collector")
+    done = CliRunner().invoke(parent, ["colour-collector", "simulate", "--plays", "1" + "0" * 20])
+    assert done.exit_code == 2, done.output
+    said = " ".join(done.output.replace("│", " ").split())  # unwrapped from Typer's box
+    assert "Invalid value for '--plays'" in said and "1000000000" in said, said
+    assert "Traceback" not in done.output

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import subprocess
+import sys
 from contextlib import closing
 from pathlib import Path
 
@@ -149,3 +152,19 @@ def test_listing_on_a_server_that_does_not_answer_says_so() -> None:
     assert "colour-collector operator list: cannot open the database:" in done.output
     assert "Connection refused" in done.output
     assert "Traceback" not in done.output and "sqlalche.me" not in done.output
+
+
+def test_a_password_that_is_not_utf8_is_refused_in_one_line(tmp_path: Path) -> None:
+    """A real process: its standard input turns bytes that are not UTF-8 into surrogates."""
+    url = f"sqlite:///{tmp_path / 'ops.sqlite3'}"
+    command = Path(sys.executable).with_name("colour-collector")
+    done = subprocess.run(
+        [command, "operator", "add", "dave", "--role", "viewer", "--password-stdin",
+         "--database-url", url],
+        input=b"\xff\xfe\xfdabcdefghijkl\n", capture_output=True, check=False,
+        env={**os.environ, **CHEAP, "LC_ALL": "C.UTF-8"},
+    )  # fmt: skip
+    stderr = done.stderr.decode("utf-8", "replace")
+    assert done.returncode == 2, stderr
+    assert stderr == "colour-collector operator add: the password is not UTF-8 text\n"
+    assert not (tmp_path / "ops.sqlite3").exists()  # refused before the database is opened

@@ -115,6 +115,12 @@ def backend() -> str:
             "no database file",
         ),
         (("pool", "load", "{tmp}/pool.json", "--database-url", "{url}"), 1, "only test and"),
+        (
+            ("pool", "load", "{tmp}/pool.json", "--database-url", "sqlite:///{tmp}/typo/x.db"),
+            2,
+            "no database file",
+        ),
+        (("pool", "close", "99999999999999999999", "--database-url", "{url}"), 2, "POOL_ID"),
     ],
 )
 def test_bad_input_gets_a_clear_error(
@@ -140,6 +146,7 @@ def test_bad_input_gets_a_clear_error(
     assert message in result.output, result.output
     assert "Traceback" not in result.output
     assert not (tmp_path / "x.json").exists()
+    assert not (tmp_path / "typo").exists()
 
 
 @pytest.fixture

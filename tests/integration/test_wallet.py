@@ -138,6 +138,13 @@ def test_production_refuses_unsafe_settings(tmp_path: Path) -> None:
     assert Settings(environment="development", data_dir=tmp_path).test_deposits is True
 
 
+@pytest.mark.parametrize("value", ["0", "-5", " -5 "])
+def test_a_duration_of_no_time_or_less_is_refused_by_name(tmp_path: Path, value: str) -> None:
+    with pytest.raises(ValidationError, match="COLOUR_COLLECTOR_SESSION_LIFETIME must be positive"):
+        Settings(session_lifetime=value, data_dir=tmp_path)
+    assert Settings(session_lifetime="90", data_dir=tmp_path).session_lifetime.total_seconds() == 90
+
+
 def test_password_hash_memory_must_cover_every_lane(tmp_path: Path) -> None:
     """Argon2 needs 8 KiB a lane: less is refused by the settings, not by a traceback at the
     first password hashed."""

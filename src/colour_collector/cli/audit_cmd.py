@@ -52,7 +52,8 @@ def verify(
 ) -> None:
     """Check the chain (every hash, from the first entry to the head), the signed checkpoints
     (with --checkpoints and --key-file), and every ledger movement and play against the log and
-    the rules. Exit 1 naming what is wrong."""
+    the rules. Exit 1 naming what is wrong, or when --checkpoints holds no checkpoint of a log
+    that has entries."""
     from colour_collector.service import audit_checkpoints  # noqa: PLC0415
     from colour_collector.service.audit import verify_chain  # noqa: PLC0415
     from colour_collector.service.audit_reconciliation import reconcile  # noqa: PLC0415
@@ -73,13 +74,19 @@ def verify(
                 anchored = audit_checkpoints.check(database, kept, key)
             found = reconcile(database)
         except AuditChainBrokenError as broken:
-            typer.echo(f"BROKEN: audit entry seq={broken.seq}: {broken.reason}")
+            typer.echo(f"BROKEN: {broken}")
             raise typer.Exit(FAILED) from None
     if found.problems:
         for problem in found.problems:
             typer.echo(f"BROKEN: {problem}")
         typer.echo(
             f"{len(found.problems)} discrepancies between the log and the ledger or the plays"
+        )
+        raise typer.Exit(FAILED)
+    if checkpoints is not None and anchored == 0 and report.entries > 0:
+        typer.echo(
+            f"NOT ANCHORED: no checkpoint in {str(checkpoints)!r}: the {report.entries} entries"
+            " hold together, but nothing kept outside the database vouches for them"
         )
         raise typer.Exit(FAILED)
     anchors = f", {anchored} checkpoints hold" if checkpoints is not None else ""

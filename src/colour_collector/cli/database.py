@@ -71,7 +71,11 @@ def open_database(
     missing = missing_database_file(parsed)
     if missing is not None:
         if not create:
-            stop_command(command, f"no database file {missing}")
+            stop_command(
+                command,
+                f"no database file {missing} (the server makes it when it first starts, and so"
+                " does colour-collector db migrate)",
+            )
         Path(missing).parent.mkdir(parents=True, exist_ok=True)
     try:
         database = Database(target)

@@ -15,7 +15,13 @@ app.add_typer(db_app, name="db")
 
 @db_app.command("migrate")
 def migrate(
-    database_url: Annotated[str, typer.Option(help="The database, as its tables' owner.")],
+    database_url: Annotated[
+        str | None,
+        typer.Option(
+            help="The database, as its tables' owner (default: the server's,"
+            " COLOUR_COLLECTOR_DATABASE_URL or the SQLite file in the data directory)."
+        ),
+    ] = None,
 ) -> None:
     """Create or migrate the database's tables to the latest schema (as the tables' owner)."""
     with open_database("db migrate", database_url, create=True):

@@ -29,12 +29,17 @@ app.add_typer(operator_app, name="operator")
 
 def _password(password_stdin: bool) -> str:
     if password_stdin:
-        return sys.stdin.readline().rstrip("\r\n")
-    if not sys.stdin.isatty():  # a prompt would echo the password, and warn that it might
+        entered = sys.stdin.readline().rstrip("\r\n")
+    elif not sys.stdin.isatty():  # a prompt would echo the password, and warn that it might
         stop_command(
             "operator add", "no terminal to ask the password on: pipe it with --password-stdin"
         )
-    entered: str = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
+    else:
+        entered = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
+    try:
+        entered.encode("utf-8")  # bytes that are not UTF-8 arrive as lone surrogates
+    except UnicodeEncodeError:
+        stop_command("operator add", "the password is not UTF-8 text")
     return entered
 
 

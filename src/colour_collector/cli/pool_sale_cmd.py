@@ -22,6 +22,7 @@ from colour_collector.cli.pool_base import (
 )
 from colour_collector.cli.prizes_cmd import pounds
 from colour_collector.cli.progress import progress_bar
+from colour_collector.service.models import LARGEST_ID
 
 if TYPE_CHECKING:
     from colour_collector.game.pool_deal import PoolParameters
@@ -60,7 +61,8 @@ def load(
     pool = read_pool_file(str(pool_file), "load")
     settings = server_settings("pool load")
     warm_generator()  # loading checks the pool's generator by a play of every outcome
-    with open_database("pool load", database_url, create=True, settings=settings) as database:
+    # Not ``create``: a mistyped path must not make a database the server never reads.
+    with open_database("pool load", database_url, settings=settings) as database:
         try:
             loaded = pools.load(
                 database,
@@ -124,7 +126,9 @@ def listing(
 
 @pool_app.command("close")
 def close(
-    pool_id: Annotated[int, typer.Argument(min=1, metavar="POOL_ID", help="The pool's id.")],
+    pool_id: Annotated[
+        int, typer.Argument(min=1, max=LARGEST_ID, metavar="POOL_ID", help="The pool's id.")
+    ],
     withdraw: Annotated[
         bool,
         typer.Option(help="Close a pool that still has plays unsold: it stops selling."),

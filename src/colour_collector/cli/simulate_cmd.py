@@ -57,7 +57,13 @@ def _text(data: dict[str, Any]) -> str:
 @app.command("simulate")
 def simulate(
     plays: Annotated[
-        int, typer.Option("--plays", min=1, help="Plays to draw, generate and replay.")
+        int,
+        typer.Option(
+            "--plays",
+            min=1,
+            max=simulation.MAX_PLAYS,
+            help="Plays to draw, generate and replay.",
+        ),
     ] = 10_000,
     seed: Annotated[
         int | None,
@@ -68,7 +74,7 @@ def simulate(
     workers: Annotated[
         int,
         typer.Option(
-            "--workers", min=1, help="Worker processes (the results do not depend on it)."
+            "--workers", min=1, max=256, help="Worker processes (the results do not depend on it)."
         ),
     ] = 1,
     as_json: Annotated[

@@ -41,6 +41,8 @@ MIN_EXPECTED = 5
 """Smallest expected count of a chi-square bin; rarer tiers are grouped."""
 MAX_EXAMPLES = 5
 """Invalid plays described in a report, at most."""
+MAX_PLAYS = 1_000_000_000
+"""The most plays one run takes: its blocks are listed up front (half a million at most)."""
 
 ProgressCallback = Callable[[int], None]
 """Called with the number of plays finished so far."""

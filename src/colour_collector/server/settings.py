@@ -7,6 +7,7 @@ deposits turned on or without an SMTP server and a public address for the mails.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from enum import StrEnum, unique
 from pathlib import Path
 from typing import Annotated, Self
@@ -30,8 +31,8 @@ SQLITE_FILENAME = "colour-collector.sqlite3"
 
 def _seconds(value: object) -> object:
     """Let durations be given as a number of seconds (``900``) as well as ISO 8601."""
-    if isinstance(value, str) and value.strip().isdigit():
-        return dt.timedelta(seconds=int(value.strip()))
+    if isinstance(value, str) and re.fullmatch(r"[+-]?\d+", value.strip()):
+        return dt.timedelta(seconds=int(value))  # a negative one is refused below, by name
     return value
 
 

@@ -25,7 +25,8 @@ def verify(
         report = audit.verify_chain(factory)
         check = AuditCheck(at, operator.name, report.entries, report.last_hash, None)
     except AuditChainBrokenError as broken:
-        check = AuditCheck(at, operator.name, broken.seq - 1, "", str(broken))
+        intact = 0 if broken.seq is None else broken.seq - 1
+        check = AuditCheck(at, operator.name, intact, "", str(broken))
     with factory() as uow:
         operator_in(uow, token, OperatorRole.MANAGER, at)
         uow.audit_checks.add(check)

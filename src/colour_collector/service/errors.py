@@ -108,10 +108,11 @@ class TestDepositsDisabledError(ServiceError):
 class AuditChainBrokenError(ServiceError):
     """The audit log does not verify."""
 
-    def __init__(self, seq: int, reason: str) -> None:
-        super().__init__(f"audit entry seq={seq}: {reason}")
+    def __init__(self, seq: int | None, reason: str) -> None:
+        super().__init__(reason if seq is None else f"audit entry seq={seq}: {reason}")
         self.seq = seq
-        """The first broken entry."""
+        """The first broken entry (None: what is broken is outside the log, a checkpoint
+        file)."""
         self.reason = reason
         """Why it is broken."""
 

@@ -13,6 +13,10 @@ Pence: TypeAlias = int
 AccountId: TypeAlias = int
 """The database id of an account."""
 
+LARGEST_ID = 2**31 - 1
+"""The largest id a table holds (its integer columns are 32-bit on PostgreSQL): a larger one
+names nothing and is refused as bad input, before any query."""
+
 
 @unique
 class MovementKind(StrEnum):

@@ -12,7 +12,7 @@ from colour_collector.service import audit, protection
 from colour_collector.service.accounts import normalise_email
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import InvalidInputError, NotFoundError
-from colour_collector.service.models import Account, AuditKind, Movement, Pence
+from colour_collector.service.models import LARGEST_ID, Account, AuditKind, Movement, Pence
 from colour_collector.service.operators import operator_in
 from colour_collector.service.play_models import StoredPlay
 from colour_collector.service.ports import UnitOfWorkFactory
@@ -26,8 +26,8 @@ from colour_collector.service.protection_models import (
 
 SHOWN = 20
 """Latest plays and movements shown."""
-LARGEST_ACCOUNT_NUMBER = 2**31 - 1
-"""Account numbers are the accounts' integer ids (32 bits in PostgreSQL)."""
+LARGEST_ACCOUNT_NUMBER = LARGEST_ID
+"""Account numbers are the accounts' integer ids."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,6 +49,6 @@ class CheckpointDirectory:
                 )
             except (ValueError, KeyError, TypeError) as error:
                 raise AuditChainBrokenError(
-                    0, f"checkpoint file {path.name} cannot be read ({error}): it was altered"
+                    None, f"checkpoint file {path.name} cannot be read ({error}): it was altered"
                 ) from None
         return sorted(found, key=lambda c: (c.seq, c.taken_at))

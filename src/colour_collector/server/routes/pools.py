@@ -18,10 +18,11 @@ from colour_collector.server.presenter import board
 from colour_collector.server.responses import answer
 from colour_collector.server.schemas import BAD_PARAMETERS, problem_responses
 from colour_collector.service import pools
+from colour_collector.service.models import LARGEST_ID
 
 router = APIRouter(prefix="/api/pools", tags=["pools"], responses=BAD_PARAMETERS)
 
-PoolIdPath = Annotated[int, Path(ge=1, le=2**31 - 1, description="The pool's id.")]
+PoolIdPath = Annotated[int, Path(ge=1, le=LARGEST_ID, description="The pool's id.")]
 PositionPath = Annotated[int, Path(ge=0, le=10**12, description="A position in the pool, from 0.")]
 _NOT_FOUND = {
     404: "No such pool (`pool_not_found`).",

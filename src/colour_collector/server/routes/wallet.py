@@ -19,11 +19,10 @@ from colour_collector.server.schemas import (
     problem_responses,
 )
 from colour_collector.service import wallet
+from colour_collector.service.models import LARGEST_ID
 
 router = APIRouter(prefix="/api/wallet", tags=["wallet"], responses=BAD_PARAMETERS)
 
-MAX_ID = 2**31 - 1
-"""Largest row id the tables hold (a 32-bit column); a larger id is a bad parameter (422)."""
 _UNAUTHENTICATED = {401: "Not logged in (`not_authenticated`)."}
 _INVALID = {422: "Invalid parameter (`invalid_request`)."}
 
@@ -58,7 +57,7 @@ def get_wallet(
     ),
 )
 def get_movement(
-    movement_id: Annotated[int, Path(ge=1, le=MAX_ID, description="Movement id.")],
+    movement_id: Annotated[int, Path(ge=1, le=LARGEST_ID, description="Movement id.")],
     runtime: RuntimeDep,
     token: SessionToken = None,
 ) -> Response:
