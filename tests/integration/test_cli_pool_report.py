@@ -78,6 +78,17 @@ def test_a_report_that_fails_leaves_nothing_behind(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["altered.json", "pool.json"]
 
 
+def test_a_pool_without_winners_is_refused_in_one_line(tmp_path: Path) -> None:
+    counts, pool = tmp_path / "none.json", tmp_path / "pool.json"
+    counts.write_text("{}", encoding="utf-8")
+    built = run("pool", "build", "--plays", "100", "--out", str(pool), "--counts", str(counts))
+    assert built.exit_code == 0, built.output
+    refused = run("pool", "report", str(pool), "--out", str(tmp_path / "report"))
+    assert refused.exit_code == 2, refused.output
+    assert "no winning plays" in refused.output and "Traceback" not in refused.output
+    assert not (tmp_path / "report").exists()
+
+
 def test_a_report_that_breaks_half_way_leaves_nothing_behind(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

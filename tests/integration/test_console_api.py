@@ -173,6 +173,13 @@ def test_the_tables_open_with_a_support_console_session(
     assert "argon2" not in listed.text  # no password hashes
     for table in ("plays", "ledger", "audit"):
         assert helper.get(f"/operator/tables/{table}/list").status_code == 200
+    # A row by its id; an id that names none is a 404, whatever it is.
+    shown = helper.get("/operator/tables/accounts/details/1")
+    assert shown.status_code == 200 and "player@example.com" in shown.text
+    for table in ("accounts", "plays", "ledger", "audit"):
+        for bad in ("abc", "99999999999999999999", "2147483648", "0", "-1", "%C2%B2", "1.5"):
+            missed = helper.get(f"/operator/tables/{table}/details/{bad}")
+            assert missed.status_code == 404, (table, bad, missed.status_code)
     # Read-only: no create, edit or delete pages.
     assert helper.get("/operator/tables/accounts/create").status_code in (403, 404)
     refused = helper.post("/operator/tables/accounts/delete?pks=1")

@@ -372,6 +372,12 @@ def report(
         typer.echo(f"FAILED: {error}")
         raise typer.Exit(FAILED) from None
     require_versions(pool.parameters, "report")
+    if not any(pool.parameters.counts):
+        stop_command(
+            "pool report",
+            "the pool has no winning plays: it has no odds, prizes or payout to report"
+            " (pool verify still certifies it)",
+        )
     start, stop = read_positions(positions, pool.parameters.size, "report")
     if out.exists():
         stop_command(

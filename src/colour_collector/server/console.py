@@ -25,6 +25,7 @@ from starlette.responses import RedirectResponse, Response
 from colour_collector.server.dependencies import OPERATOR_COOKIE
 from colour_collector.service import operators
 from colour_collector.service.errors import OperatorForbiddenError, OperatorNotAuthenticatedError
+from colour_collector.service.models import LARGEST_ID
 from colour_collector.service.protection_models import OperatorRole
 from colour_collector.store import Database
 from colour_collector.store.tables import accounts, audit_log, ledger, plays
@@ -70,6 +71,14 @@ class _ReadOnly(ModelView):
     can_delete = False
     can_export = False
     page_size = 25
+
+    async def get_object_for_details(self, request: Request) -> Any:
+        """The row, or None (sqladmin's 404) for an id that names no row: sqladmin would pass
+        ``abc`` to ``int`` and an id past the column's range to the database, and fail."""
+        given = str(request.path_params.get("pk", ""))
+        if not (given.isascii() and given.isdigit() and 0 < int(given) <= LARGEST_ID):
+            return None
+        return await super().get_object_for_details(request)
 
 
 class AccountsView(_ReadOnly, model=Accounts):
