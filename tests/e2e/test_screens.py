@@ -63,7 +63,7 @@ def test_every_screen(start_server: Any, browser: Any, size: str) -> None:
         if now not in seen:
             seen.add(now)
             check_fits(page)
-            heading = {"bonus": "BONUS GAME", "prize": "PRIZE GAME"}[now]
+            heading = {"bonus": "BONUS GAME", "prize": "Colour Collector: Prize Game"}[now]
             check_screen(
                 page,
                 browser,

@@ -98,8 +98,7 @@ async function restoreFinalMarks() {
 
 function focusPhaseHeading(board) {
   if (board.phase === "bonus") focusHeading(q("bonus-heading"));
-  else if (board.phase === "prize") focusHeading(q("grid-heading"));
-  else focusHeading(q("game-heading"));
+  else focusHeading(q("game-heading"));   // the h1 names the phase: "…: Prize Game"
 }
 
 function updateButtons() {
@@ -215,7 +214,7 @@ async function changePhase(before, step, after) {
     announce("PRIZE GAME. Keep spinning until you collect WIN!");
     await anim.prizeIntro(after);
     view.drawBoard(after);
-    focusHeading(q("grid-heading"));
+    focusHeading(q("game-heading"));   // "Colour Collector: Prize Game"
     return;
   }
   view.drawBoard(after, { marks: P.marks });

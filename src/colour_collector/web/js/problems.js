@@ -111,7 +111,7 @@ export function sayProblem(error) {
         : " This amount is more than the limit itself.";
       return `That deposit would go over your ${PERIOD[limit.period] || ""} deposit limit of ${money(limit.amount_pence)}: ${money(error.problem.deposited_pence)} deposited so far.${when}`;
     }
-    case "deposit_limits_unanswered": return "Before your first deposit, set a deposit limit or choose not to.";
+    case "deposit_limits_unanswered": return "Before you deposit, set a deposit limit or choose not to.";
     case "limit_change_not_due": return `You can confirm this change from ${dateTimeText(error.problem.confirmable_at)}, 24 hours after you asked for it.`;
     case "no_pending_limit_change": return "There is no limit change to confirm.";
     case "payment_declined": return "Your payment was declined. Nothing was taken or paid.";
