@@ -95,7 +95,6 @@ def test_setting_a_limit_and_being_refused_over_it(
 def test_taking_a_time_out(browser: Any, start_server: Any) -> None:
     server = start_server([None, None])
     page = browser.new_page(server)
-    page.watch.allow(403, r"^/api/plays$")
     page.watch.allow(422, r"^/api/protection/time-out$")
     register(page)
     deposit(page, 2000)
@@ -124,16 +123,22 @@ def test_taking_a_time_out(browser: Any, start_server: Any) -> None:
     wait_idle(page)
     play_to_end(page)
     finish(page, number, api(page, "/api/wallet")["balance_pence"])
-    # A new play is refused.
+    # A new play would be refused: the purchase screen says so before Confirm, which it
+    # disables.
     tid(page, "mg-play-again").click()
     wait_idle(page, "purchase")
-    tid(page, "purchase-confirm").click()
-    wait_idle(page, "purchase")
-    assert text(page, "alert").startswith("You are taking a time-out until")
-    assert api(page, "/api/plays/quote")["unfinished"] is None
+    assert text(page, "purchase-warning").startswith("You are taking a time-out until")
+    assert tid(page, "purchase-confirm").is_disabled()
+    assert api(page, "/api/plays/quote")["refused"]["code"] == "timed_out"
+    check_axe(page, "purchase during a time-out")
     tid(page, "purchase-cancel").click()
     wait_idle(page, "lobby")
     assert text(page, "lobby-break") == notice
+    assert not tid(page, "deposit-form").is_visible()  # no test money during a break
+    open_lobby_button(page, "lobby-money", "money")
+    assert text(page, "money-break") == notice
+    assert not tid(page, "pay-in-form").is_visible()
+    assert tid(page, "pay-out-form").is_visible()  # the balance can still be withdrawn
 
 
 def test_seeing_a_reality_check(browser: Any, start_server: Any) -> None:
@@ -234,10 +239,8 @@ def test_the_operator_stops_and_restarts_sales_while_a_play_finishes(
     assert api(player, "/api/wallet")["balance_pence"] == 2500
     tid(player, "mg-play-again").click()
     wait_idle(player, "purchase")
-    tid(player, "purchase-confirm").click()
-    wait_idle(player, "purchase")
-    assert text(player, "alert").startswith("Colour Collector is not on sale at the moment")
-    assert api(player, "/api/wallet")["balance_pence"] == 2500
+    assert text(player, "purchase-warning").startswith("Colour Collector is not on sale")
+    assert tid(player, "purchase-confirm").is_disabled()
 
     tid(console, "sales-reason").fill("Pool checked")
     tid(console, "sales-switch").click()
@@ -246,6 +249,26 @@ def test_the_operator_stops_and_restarts_sales_while_a_play_finishes(
     )
     figures = text(console, "figures-summary")
     assert figures.startswith("1 plays sold (0 in progress)")
+    # Stopped while the player looks at the purchase screen: Confirm is refused, nothing paid.
+    tid(player, "purchase-cancel").click()
+    wait_idle(player, "lobby")
+    tid(player, "buy").click()
+    wait_idle(player, "purchase")
+    assert tid(player, "purchase-warning").is_hidden()
+    tid(console, "sales-reason").fill("Checking again")
+    tid(console, "sales-switch").click()
+    console.wait_for_function(
+        "document.querySelector('[data-testid=sales-state]').dataset.on === 'false'"
+    )
+    tid(player, "purchase-confirm").click()
+    wait_idle(player, "purchase")
+    assert text(player, "alert").startswith("Colour Collector is not on sale at the moment")
+    assert api(player, "/api/wallet")["balance_pence"] == 2500
+    tid(console, "sales-reason").fill("Checked")
+    tid(console, "sales-switch").click()
+    console.wait_for_function(
+        "document.querySelector('[data-testid=sales-state]').dataset.on === 'true'"
+    )
     tid(player, "purchase-confirm").click()
     wait_idle(player, "start")
     assert api(player, "/api/wallet")["balance_pence"] == 2000

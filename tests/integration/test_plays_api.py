@@ -65,6 +65,7 @@ def test_quote_then_losing_play_step_by_step(funded: Any) -> None:
         "balance_pence": 5000,
         "message": "You are about to play Colour Collector for £5.00",
         "unfinished": None,
+        "refused": None,
     }
 
     bought = buy(funded)

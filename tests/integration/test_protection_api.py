@@ -158,6 +158,8 @@ def test_a_time_out_refuses_plays_and_deposits_but_not_the_play_in_progress(
     assert done.status_code == 200, done.text
     refused = assert_problem(buy(player), 403, "timed_out")
     assert dt.datetime.fromisoformat(refused["until"]) == dt.datetime.fromisoformat(until)
+    # The purchase screen's quote warns of the same refusal before Confirm.
+    assert player.get("/api/plays/quote").json()["refused"] == refused
     assert_problem(pay(player, "deposits", 100, "more"), 403, "timed_out")
     assert_problem(
         player.post("/api/wallet/test-deposit", json={"amount_pence": 100}), 403, "timed_out"
@@ -218,11 +220,13 @@ def test_a_reality_check_pauses_the_next_purchase(
     server_clock.forward(minutes=61)
     due = assert_problem(buy(player), 409, "reality_check_due")
     assert due["played_seconds"] >= 61 * 60 and due["net_pence"] == -500
+    assert player.get("/api/plays/quote").json()["refused"]["code"] == "reality_check_due"
     assert player.get("/api/wallet").json()["balance_pence"] == 1500  # nothing was paid
     shown = player.get("/api/protection/reality-check").json()
     assert shown["due"] and shown["net_pence"] == -500 and shown["staked_pence"] == 500
     going_on = player.post("/api/protection/reality-check/continue", json={})
     assert going_on.status_code == 200 and not going_on.json()["due"]
+    assert player.get("/api/plays/quote").json()["refused"] is None
     assert buy(player).status_code == 201
     # A shorter interval applies at once; too short is refused.
     assert (

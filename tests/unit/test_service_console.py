@@ -109,6 +109,8 @@ def test_stopping_sales_refuses_purchases_while_a_play_in_progress_finishes_and_
         sales.switch(db, manager, on_sale=False, reason="   ", now=T0)
     stopped = sales.switch(db, manager, on_sale=False, reason="prize pool check", now=T0)
     assert (stopped.on_sale, stopped.changed_by) == (False, "mia")
+    # The purchase screen offers to continue the play in progress, which the stop allows.
+    assert buying.quote(db, token, rules, now=T0).refusal is None
     # A retry of the purchase made before the stop still answers its play...
     assert buying.purchase(db, token, rules, confirm=True, idempotency_key="k1",
                            rng=random.Random(3), now=T0).play == bought.play  # fmt: skip
@@ -119,6 +121,8 @@ def test_stopping_sales_refuses_purchases_while_a_play_in_progress_finishes_and_
         reveal.reveal(db, token, number, kind.value, pick, rng=random.Random(2), now=T0)
     finished = settle.finish(db, token, number, now=T0)
     assert finished.play.prize_pence == 1000
+    # Now it warns of the stop before Confirm is pressed.
+    assert isinstance(buying.quote(db, token, rules, now=T0).refusal, SalesStoppedError)
     assert wallet.statement(db, token, now=T0).balance_pence == 5000 - PRICE + 1000
     with pytest.raises(SalesStoppedError):
         buying.purchase(db, token, rules, confirm=True, idempotency_key="k2",
@@ -126,6 +130,7 @@ def test_stopping_sales_refuses_purchases_while_a_play_in_progress_finishes_and_
     assert wallet.statement(db, token, now=T0).balance_pence == 5000 - PRICE + 1000
     restarted = sales.switch(db, manager, on_sale=True, reason="checked", now=T0)
     assert restarted.on_sale
+    assert buying.quote(db, token, rules, now=T0).refusal is None
     assert buying.purchase(db, token, rules, confirm=True, idempotency_key="k3",
                            rng=random.Random(3), now=T0).created  # fmt: skip
     # Setting the switch where it is writes nothing.

@@ -320,6 +320,8 @@ def test_a_time_out_refuses_plays_and_deposits_at_once_until_it_ends() -> None:
     )
     taken = exclusions.take(db, token, ExclusionKind.TIME_OUT, 1, confirm=True, now=T0 + HOUR)
     assert taken.exclusion is not None and taken.exclusion.ends_at == T0 + HOUR + DAY
+    # The purchase screen offers to continue the play in progress: the break allows that.
+    assert buying.quote(db, token, rules, now=T0 + HOUR).refusal is None
     # The play in progress may be finished, and pays.
     number = bought.play.play_number
     for _ in range(bought.play.steps):
@@ -329,6 +331,9 @@ def test_a_time_out_refuses_plays_and_deposits_at_once_until_it_ends() -> None:
         reveal.reveal(db, token, number, kind.value, "odd" if kind.value == "bonus_pick" else None,
                       rng=random.Random(2), now=T0 + HOUR)  # fmt: skip
     assert settle.finish(db, token, number, now=T0 + HOUR).play.status.value == "finished"
+    # Now the purchase screen warns of the refusal Confirm would get, with its end.
+    warned = buying.quote(db, token, rules, now=T0 + 2 * HOUR).refusal
+    assert isinstance(warned, TimedOutError) and warned.until == T0 + HOUR + DAY
     with pytest.raises(TimedOutError) as refused:
         buying.purchase(db, token, rules, confirm=True, idempotency_key=None,
                         rng=random.Random(1), now=T0 + 2 * HOUR)  # fmt: skip
@@ -342,6 +347,7 @@ def test_a_time_out_refuses_plays_and_deposits_at_once_until_it_ends() -> None:
                          now=T0 + 2 * HOUR)  # fmt: skip
     # Once it has ended (a new login), plays are on sale again.
     later = player(db, at=T0 + HOUR + DAY)
+    assert buying.quote(db, later, rules, now=T0 + HOUR + DAY).refusal is None
     again = buying.purchase(db, later, policy([None]), confirm=True, idempotency_key=None,
                             rng=random.Random(1), now=T0 + HOUR + DAY)  # fmt: skip
     assert again.created
@@ -414,6 +420,8 @@ def test_a_reality_check_pauses_the_next_purchase_after_the_interval() -> None:
     assert not reality_checks.look(db, token, now=T0 + HOUR - dt.timedelta(seconds=1)).due(
         T0 + HOUR - dt.timedelta(seconds=1)
     )
+    assert buying.quote(db, token, rules, now=T0 + HOUR - dt.timedelta(seconds=1)).refusal is None
+    assert isinstance(buying.quote(db, token, rules, now=T0 + HOUR).refusal, RealityCheckDueError)
     with pytest.raises(RealityCheckDueError) as due:
         buy_and_finish(T0 + HOUR)
     assert due.value.played_seconds == 3600 and due.value.net_pence == -PRICE

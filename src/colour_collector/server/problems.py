@@ -225,6 +225,13 @@ def problem_from_service_error(error: errors.ServiceError) -> ProblemError:
     return ProblemError(INTERNAL_ERROR, "the server could not complete the request")
 
 
+def problem_of(error: errors.ServiceError) -> dict[str, Any]:
+    """The JSON object of the problem ``error`` is answered with (for a body that reports a
+    refusal without being one, like the purchase screen's quote)."""
+    found = problem_from_service_error(error)
+    return problem_body(found.kind, found.detail, **found.extra)
+
+
 def _when(at: dt.datetime | None) -> str | None:
     return None if at is None else at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
 

@@ -17,7 +17,7 @@ from colour_collector.game.record import PlayRecord
 from colour_collector.service import audit, records, safeguards
 from colour_collector.service.accounts import live_session
 from colour_collector.service.clock import utcnow
-from colour_collector.service.errors import ConfirmationRequiredError
+from colour_collector.service.errors import ConfirmationRequiredError, ServiceError
 from colour_collector.service.idempotency import check_idempotency_key
 from colour_collector.service.models import AuditKind, MovementKind, Pence
 from colour_collector.service.outcomes import OutcomeSource
@@ -49,6 +49,9 @@ class Quote:
     """The wallet balance now."""
     unfinished: StoredPlay | None
     """A play in progress that a purchase would resume instead."""
+    refusal: ServiceError | None
+    """What a purchase would be refused with now (sales stopped, a break in force, a reality
+    check due); None when it would go ahead, or when it would resume ``unfinished``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,13 +80,21 @@ def quote(
     *,
     now: dt.datetime | None = None,
 ) -> Quote:
-    """Price, balance and any unfinished play, for the purchase screen."""
+    """Price, balance, any unfinished play and what would refuse a purchase now, for the
+    purchase screen. The refusal is found by the purchase's own checks, so the screen warns of
+    exactly what Confirm would be refused with."""
+    at = now or utcnow()
     with factory() as uow:
-        session = live_session(uow, token, now or utcnow())
+        session = live_session(uow, token, at)
+        unfinished = uow.plays.unfinished(session.account_id)
+        refusal = None
+        if unfinished is None:
+            try:
+                safeguards.before_purchase(uow, session, at)
+            except ServiceError as error:
+                refusal = error
         return Quote(
-            policy.price_pence,
-            uow.wallets.balance(session.account_id),
-            uow.plays.unfinished(session.account_id),
+            policy.price_pence, uow.wallets.balance(session.account_id), unfinished, refusal
         )
 
 

@@ -28,6 +28,7 @@ from colour_collector.server.play_schemas import (
     StepResponse,
 )
 from colour_collector.server.presenter import board, step_and_board, steps_shown
+from colour_collector.server.problems import problem_of
 from colour_collector.server.responses import answer
 from colour_collector.server.schemas import BAD_PARAMETERS, BODY_PROBLEMS, problem_responses
 from colour_collector.service import my_games as games
@@ -163,6 +164,7 @@ def quote(runtime: RuntimeDep, token: SessionToken = None) -> Response:
             balance_pence=found.balance_pence,
             message=f"You are about to play Colour Collector for £{pounds:,.2f}",
             unfinished=None if found.unfinished is None else PlayResponse.of(found.unfinished),
+            refused=None if found.refusal is None else problem_of(found.refusal),
         )
     )
 

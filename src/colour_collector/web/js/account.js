@@ -7,7 +7,7 @@ import { byTestId } from "./dom.js";
 import { money, signedMoney, clock } from "./format.js";
 import { prefs } from "./storage.js";
 import { showScreen, announce } from "./screens.js";
-import { explain, showErrors, clearErrors } from "./problems.js";
+import { explain, showErrors, clearErrors, sayProblem } from "./problems.js";
 import { S } from "./state.js";
 import { sessionRenewed } from "./protection.js";
 
@@ -165,10 +165,18 @@ export async function whoAmI() {
 
 // ---------------------------------------------------------------- purchase
 
-/** The purchase confirmation: the server's quote, the balance, Confirm / Cancel. */
-export async function showPurchase() {
+/** The server's quote for the purchase screen: price, balance, an unfinished play, and the
+ * problem a purchase would be refused with now (``refused``). */
+export async function purchaseQuote() {
   const quote = await get("/api/plays/quote");
   setBalance(quote.balance_pence);
+  return quote;
+}
+
+/** The purchase confirmation of ``quote``: the price, the balance, Confirm / Cancel, and a
+ * warning in place of Confirm when the purchase would be refused (a break, sales stopped) or
+ * the balance is too low. */
+export function showPurchase(quote) {
   q("purchase-message").textContent = quote.message || "You are about to play Colour Collector for £5.00";
   q("purchase-balance").textContent = money(quote.balance_pence);
   q("purchase-balance").dataset.pence = String(quote.balance_pence);
@@ -179,6 +187,10 @@ export async function showPurchase() {
   if (quote.unfinished) {
     warn.hidden = false;
     warn.textContent = `You have an unfinished play (${quote.unfinished.play_number}). Confirm continues it; nothing more is paid.`;
+  } else if (quote.refused) {
+    warn.hidden = false;
+    warn.textContent = sayProblem(new ApiError(quote.refused.status, quote.refused));
+    confirm.disabled = true;
   } else if (quote.balance_pence < quote.price_pence) {
     warn.hidden = false;
     warn.textContent = "Your balance is too low for this play. Add test money first.";

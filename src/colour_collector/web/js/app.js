@@ -30,7 +30,7 @@ import { mountWheel } from "./board.js";
 import { showInfo } from "./info.js";
 import { initMoney, showMoney } from "./money.js";
 import {
-  initProtection, showProtection, drawBreak, realityCheckDue, showRealityCheck, continuePlaying,
+  initProtection, showProtection, drawBreak, showRealityCheck, continuePlaying,
   initActivity,
 } from "./protection.js";
 import { initPools, showPoolInfo, hidePoolInfo, showCheck } from "./pools.js";
@@ -120,8 +120,10 @@ route("lobby", async () => {
 route("buy", async () => {
   if (!S.me) return redirect("account");
   leaveGame();
-  if (await realityCheckDue()) return redirect("reality");
-  await account.showPurchase();
+  // The purchase's own checks, asked before Confirm: a reality check due is shown first.
+  const quote = await account.purchaseQuote();
+  if (quote.refused && quote.refused.code === "reality_check_due") return redirect("reality");
+  account.showPurchase(quote);
   return undefined;
 });
 

@@ -6,7 +6,7 @@ import { get, post } from "./api.js";
 import { $, byTestId, el } from "./dom.js";
 import { money, dateTimeText } from "./format.js";
 import { showScreen, announce } from "./screens.js";
-import { explain, showErrors, clearErrors } from "./problems.js";
+import { explain, showErrors, clearErrors, breakText } from "./problems.js";
 import { S } from "./state.js";
 
 const q = byTestId;
@@ -66,8 +66,12 @@ export async function showMoney() {
   S.balance = wallet.balance_pence;
   q("money-balance").textContent = money(wallet.balance_pence);
   q("money-balance").dataset.pence = String(wallet.balance_pence);
-  q("limit-question").hidden = protection.limits_answered;
-  q("pay-in-form").hidden = !protection.limits_answered;
+  // During a break no deposit is taken: its notice stands in place of the deposit form.
+  const pause = breakText(protection.exclusion);
+  q("money-break").hidden = !pause;
+  q("money-break").textContent = pause || "";
+  q("limit-question").hidden = Boolean(pause) || protection.limits_answered;
+  q("pay-in-form").hidden = Boolean(pause) || !protection.limits_answered;
   q("payout-amount").value = "";
   const body = $('[data-testid="history"] tbody');
   body.replaceChildren();

@@ -80,6 +80,13 @@ export function explain(error, form, values = {}) {
   return { fields, form: whole };
 }
 
+/** The break in force, in words (or null). */
+export function breakText(exclusion) {
+  if (!exclusion) return null;
+  const what = exclusion.kind === "time_out" ? "You are taking a time-out" : "You have excluded yourself";
+  return `${what} until ${dateTimeText(exclusion.ends_at)}. No plays or deposits until then; you can still finish a play you started and withdraw your balance.`;
+}
+
 /** One sentence for an error outside a form (shown in the alert). */
 export function sayProblem(error) {
   if (!(error instanceof ApiError)) {

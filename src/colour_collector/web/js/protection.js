@@ -6,7 +6,7 @@ import { get, post } from "./api.js";
 import { byTestId, el } from "./dom.js";
 import { money, dateTimeText } from "./format.js";
 import { showScreen, announce } from "./screens.js";
-import { explain, showErrors, clearErrors } from "./problems.js";
+import { explain, showErrors, clearErrors, breakText } from "./problems.js";
 import { toPence } from "./money.js";
 import { S } from "./state.js";
 
@@ -14,20 +14,14 @@ const q = byTestId;
 const PERIODS = ["daily", "weekly", "monthly"];
 const NAMES = { daily: "daily", weekly: "weekly", monthly: "monthly" };
 
-/** The break in force, in words (or null). */
-function breakText(exclusion) {
-  if (!exclusion) return null;
-  const what = exclusion.kind === "time_out" ? "You are taking a time-out" : "You have excluded yourself";
-  return `${what} until ${dateTimeText(exclusion.ends_at)}. No plays or deposits until then; you can still finish a play you started and withdraw your balance.`;
-}
-
-/** The lobby's notice of a break in force. */
+/** The lobby's notice of a break in force; test money is not offered during one. */
 export async function drawBreak() {
   if (!S.me) return;
   const found = await get("/api/protection");
   const text = breakText(found.exclusion);
   q("lobby-break").hidden = !text;
   q("lobby-break").textContent = text || "";
+  q("deposit-form").hidden = Boolean(text);
 }
 
 function limitStatus(limit) {
@@ -142,11 +136,6 @@ function duration(seconds) {
   const h = hours === 1 ? "1 hour" : `${hours} hours`;
   const m = minutes === 1 ? "1 minute" : `${minutes} minutes`;
   return hours ? `${h} ${m}` : m;
-}
-
-/** Whether the reality check is due (a purchase would be paused). */
-export async function realityCheckDue() {
-  return (await get("/api/protection/reality-check")).due;
 }
 
 /** The pause: time played and net position of this session, from the server. */
