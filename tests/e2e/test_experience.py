@@ -43,6 +43,12 @@ def marked_squares(page: Any, prefix: str = "cell") -> list[int]:
     return sorted(found)
 
 
+def gained_rows(page: Any) -> list[int]:
+    """The Prize Table rows marked as filled by the last spin."""
+    classes = [tid(page, f"prize-row-{i}").get_attribute("class") or "" for i in range(7)]
+    return [i for i, names in enumerate(classes) if "gained" in names]
+
+
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_reduced_motion_keeps_each_spins_result(
     start_server: Any, browser: Browser, size: str
@@ -74,12 +80,7 @@ def test_reduced_motion_keeps_each_spins_result(
             for i, row in enumerate(after["prize_table"])
             if row["filled"] > before["prize_table"][i]["filled"]
         ]
-        shown = [
-            i
-            for i in range(7)
-            if "gained" in (tid(page, f"prize-row-{i}").get_attribute("class") or "")
-        ]
-        assert shown == gained
+        assert gained_rows(page) == gained
         # Still there after a while with nothing running: only the next action clears it.
         page.wait_for_timeout(1500)
         assert page.evaluate("document.getAnimations().length") == 0
@@ -90,6 +91,11 @@ def test_reduced_motion_keeps_each_spins_result(
         if phase(page) != "main" or (spin >= 1 and collected_any):
             break
     assert collected_any, "no spin collected anything"
+    # A reload draws the play as it was left, the last spin's marks and line included.
+    left = (phase(page), marked_squares(page), gained_rows(page), text(page, "last-spin"))
+    page.reload()
+    wait_idle(page)
+    assert (phase(page), marked_squares(page), gained_rows(page), text(page, "last-spin")) == left
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
@@ -121,6 +127,9 @@ def test_stale_tab_is_told_and_reloads(start_server: Any, browser: Browser, size
     board = api(other, f"/api/plays/{play_number}")["board"]
     assert board["revealed"] == revealed  # nothing was revealed by the stale tab
     check_board(other, board)
+    last = api(other, f"/api/my-games/{play_number}")["steps"][-1]["step"]
+    assert marked_squares(other) == sorted(last["collected"])  # what the other tab's spin took
+    assert text(other, "last-spin") == text(page, "last-spin")
     check_heading_focused(other, "Main Game")
     browser.shot(other, "stale-tab-reloaded")
 

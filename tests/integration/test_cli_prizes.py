@@ -107,3 +107,22 @@ def test_installed_command_rejects_a_bad_option_without_a_traceback() -> None:
     assert done.returncode == 2
     assert "--nope" in done.stderr
     assert "Traceback" not in done.stderr + done.stdout
+
+
+def test_the_package_runs_as_the_command() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "colour_collector", "prizes", "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["payout_percent"] == "73.50"
+    wrong = subprocess.run(
+        [sys.executable, "-m", "colour_collector", "nonsense"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert wrong.returncode == 2 and "nonsense" in wrong.stderr
+    assert "Traceback" not in wrong.stderr + wrong.stdout

@@ -135,6 +135,9 @@ def test_winning_plays_hide_the_future_and_credit_once(funded: Any, database: Da
             assert board["prize_game"] is None or board["phase"] in {"prize", "over"}
             resumed = funded.get(f"/api/plays/{number}").json()
             assert resumed["board"] == board  # a reload shows exactly this step
+            # ... and what that step did, to mark it as the step's answer did.
+            last = {"step": seen[-1]["step"], "before": seen[-2]["board"]} if seen[1:] else None
+            assert resumed["last"] == last
             assert resumed["play"]["prize_pence"] is None
             (answer,) = play_to_end_one(funded, number, board)
             seen.append(answer)

@@ -57,7 +57,8 @@ def test_try_without_an_account(client: Any) -> None:
     first = client.post(f"/api/try/{try_id}/steps", json={"kind": "spin"}).json()
     reload = client.get(f"/api/try/{try_id}")
     assert reload.status_code == 200
-    assert reload.json() == {"board": first["board"], "mode": "try"}
+    last = {"step": first["step"], "before": board}
+    assert reload.json() == {"board": first["board"], "last": last, "mode": "try"}
 
     end = try_to_end(client, try_id, first["board"])
     assert end["result"]["tier"] == "£1,000,000"

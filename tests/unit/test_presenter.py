@@ -162,3 +162,20 @@ def test_the_final_prize_game_board_marks_what_the_last_spin_took() -> None:
         assert {final["grid"][s]["item"] for s in taken} & {"win", "win_x2"}  # it ended the game
         before = board(record, len(record.steps) - 1)["prize_game"]
         assert not any(square["collected"] for square in before["grid"])
+
+
+@settings(max_examples=30, deadline=None)
+@given(record=records())
+def test_a_play_opened_again_carries_its_last_step_and_the_screen_before_it(
+    record: PlayRecord,
+) -> None:
+    screen, last = presenter.resumed(record, 0)
+    assert last is None and screen.model_dump(mode="json") == board(record, 0)
+    recalled = steps_as_json(record, len(record.steps))
+    for revealed in range(1, len(record.steps) + 1):
+        screen, last = presenter.resumed(record, revealed)
+        assert last is not None
+        shown, after = recalled[revealed - 1]
+        assert screen.model_dump(mode="json") == after
+        assert last.step.model_dump(mode="json") == shown
+        assert last.before.model_dump(mode="json") == board(record, revealed - 1)

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, StrictBool, WithJsonSchema
 
 from colour_collector.game.config import BonusKind
-from colour_collector.server.presenter import Board, StepShown
+from colour_collector.server.presenter import Board, LastStep, StepShown
 from colour_collector.server.schemas import PROBLEM_SCHEMA, Request, Response
 from colour_collector.service.play_models import PlayStatus, StoredPlay
 
@@ -137,6 +137,10 @@ class PurchaseResponse(Response):
 
     play: PlayResponse
     board: Board
+    last: LastStep | None = Field(
+        description="The step revealed last and the screen before it, so a play opened again"
+        " shows what that step did; null before the first step."
+    )
     resumed: bool = Field(description="True: an unfinished play was returned, nothing bought.")
     balance_pence: int
 
@@ -146,6 +150,10 @@ class PlayViewResponse(Response):
 
     play: PlayResponse
     board: Board
+    last: LastStep | None = Field(
+        description="The step revealed last and the screen before it, so a play opened again"
+        " shows what that step did; null before the first step."
+    )
 
 
 class StepResponse(Response):
@@ -206,6 +214,10 @@ class TryViewResponse(Response):
     """``GET /api/try/{try_id}``."""
 
     board: Board
+    last: LastStep | None = Field(
+        description="The step revealed last and the screen before it, so a play opened again"
+        " shows what that step did; null before the first step."
+    )
     mode: Literal["try"] = "try"
 
 

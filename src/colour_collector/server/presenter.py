@@ -172,6 +172,14 @@ StepShown = Annotated[SpinShown | BonusPickShown | PrizeSpinShown, Field(discrim
 """What one revealed step showed."""
 
 
+class LastStep(Response):
+    """The step revealed last, with the screen before it: what a resumed screen needs to mark
+    what that step did, as the screen showed it just after the step."""
+
+    step: StepShown
+    before: Board = Field(description="The screen before the step.")
+
+
 _STEP_SHOWN: TypeAdapter[SpinShown | BonusPickShown | PrizeSpinShown] = TypeAdapter(StepShown)
 
 # The screens are built as plain data and validated into the models in one call each: pydantic
@@ -197,6 +205,18 @@ def step_and_board(
     return _STEP_SHOWN.validate_python(shown), Board.model_validate(
         _board(record, index + 1, game, cfg)
     )
+
+
+def resumed(
+    record: PlayRecord, revealed: int, config: GameConfig | None = None
+) -> tuple[Board, LastStep | None]:
+    """The screen after ``revealed`` steps and the last of those steps (None before the first):
+    a play opened again (a reload, another tab, a resumed purchase) is drawn as it was left."""
+    if revealed == 0:
+        return board(record, 0, config), None
+    before = board(record, revealed - 1, config)
+    shown, after = step_and_board(record, revealed - 1, config)
+    return after, LastStep(step=shown, before=before)
 
 
 def steps_shown(

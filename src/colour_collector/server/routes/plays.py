@@ -27,7 +27,7 @@ from colour_collector.server.play_schemas import (
     StepRequest,
     StepResponse,
 )
-from colour_collector.server.presenter import board, step_and_board, steps_shown
+from colour_collector.server.presenter import board, resumed, step_and_board, steps_shown
 from colour_collector.server.problems import problem_of
 from colour_collector.server.responses import answer
 from colour_collector.server.schemas import BAD_PARAMETERS, BODY_PROBLEMS, problem_responses
@@ -47,9 +47,8 @@ _NOT_FOUND = {
 
 
 def _view(play: StoredPlay) -> PlayViewResponse:
-    return PlayViewResponse(
-        play=PlayResponse.of(play), board=board(records.decode(play.record), play.revealed)
-    )
+    screen, last = resumed(records.decode(play.record), play.revealed)
+    return PlayViewResponse(play=PlayResponse.of(play), board=screen, last=last)
 
 
 @router.post(
@@ -93,10 +92,12 @@ def purchase(
         idempotency_key=idempotency_key,
         rng=runtime.rng,
     )
+    screen, last = resumed(done.record, done.play.revealed)
     return answer(
         PurchaseResponse(
             play=PlayResponse.of(done.play),
-            board=board(done.record, done.play.revealed),
+            board=screen,
+            last=last,
             resumed=done.resumed,
             balance_pence=done.balance_pence,
         ),

@@ -16,7 +16,7 @@ from colour_collector.server.play_schemas import (
     TryStepResponse,
     TryViewResponse,
 )
-from colour_collector.server.presenter import board, step_and_board
+from colour_collector.server.presenter import board, resumed, step_and_board
 from colour_collector.server.responses import answer
 from colour_collector.server.schemas import BAD_PARAMETERS, BODY_PROBLEMS, problem_responses
 from colour_collector.service import records, try_plays
@@ -54,7 +54,8 @@ def start(body: EmptyRequest, runtime: RuntimeDep, client: ClientAddress) -> Res
 def get(try_id: TryId, runtime: RuntimeDep) -> Response:
     """The Try play's screen at its current step."""
     play = try_plays.get(runtime.database, try_id)
-    return answer(TryViewResponse(board=board(records.decode(play.record), play.revealed)))
+    screen, last = resumed(records.decode(play.record), play.revealed)
+    return answer(TryViewResponse(board=screen, last=last))
 
 
 @router.post(

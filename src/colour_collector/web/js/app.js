@@ -165,7 +165,7 @@ route("play", async () => {
     throw error;
   }
   leaveGame();
-  await showPlay("play", current.play.play_number, current.board);
+  await showPlay("play", current.play.play_number, current.board, current.last);
   return undefined;
 });
 
@@ -181,7 +181,7 @@ route("try", async () => {
   }
   leaveGame();
   setTryBanner(true);
-  await showPlay("try", id, data.board);
+  await showPlay("try", id, data.board, data.last);
   return undefined;
 });
 
@@ -205,8 +205,8 @@ route("recall", async ({ playNumber }) => {
   return { name: "recall", params: { playNumber: S.recall.data.play.play_number } };
 });
 
-async function showPlay(mode, id, board) {
-  play.load(mode, id, board);
+async function showPlay(mode, id, board, last = null) {
+  play.load(mode, id, board, last);
   if (board.revealed === 0) {
     play.showStart();
     // A purchased play comes from the pool on sale: the start screen shows it. A Try does not.
@@ -254,7 +254,7 @@ function wire() {
     }
     leaveGame();
     // The confirmation is done with: Back from the play goes to the screen before it.
-    await showPlay("play", bought.play.play_number, bought.board);
+    await showPlay("play", bought.play.play_number, bought.board, bought.last);
     window.history.replaceState({ name: "play", params: {} }, "", "#/play");
   }));
   q("play").addEventListener("click", () => guard(() => play.enterGame({ fresh: true })));

@@ -36,14 +36,16 @@ export function initPlay({ finished }) { onFinished = finished; }
 const stepPath = () => (P.mode === "try" ? `/api/try/${P.tryId}/steps` : `/api/plays/${P.playNumber}/steps`);
 const statePath = () => (P.mode === "try" ? `/api/try/${P.tryId}` : `/api/plays/${P.playNumber}`);
 
-/** Take over the play ``board`` of a purchased play (``id`` its Play Number) or a Try. */
-export function load(mode, id, board) {
+/** Take over the play ``board`` of a purchased play (``id`` its Play Number) or a Try;
+ * ``last`` (the server's step revealed last, with the board before it) marks what that step
+ * did, so a play opened again looks as it was left. */
+export function load(mode, id, board, last = null) {
   anim.cancelAnimations();
   P.mode = mode;
   P.playNumber = mode === "play" ? id : null;
   P.tryId = mode === "try" ? id : null;
   P.board = board;
-  P.marks = null;
+  P.marks = last ? view.marksOf(last.step, last.before, board) : null;
   P.label = mode === "play" ? `Play Number: ${id}` : "TRY — no money: this play has no Play Number and pays nothing.";
   hideEnd();
   view.showBonusPanel(false);
@@ -69,7 +71,6 @@ export async function enterGame({ fresh = false } = {}) {
   if (board.phase === "bonus") view.showBonusPanel(true);
   updateButtons();
   if (board.phase === "over") {
-    if (board.prize_game && !P.marks && P.mode === "play") await restoreFinalMarks();
     await showEnd(board, { label: P.label, celebrate: false });
     return;
   }
@@ -81,19 +82,6 @@ export async function enterGame({ fresh = false } = {}) {
       updateButtons();
     }
   }
-}
-
-/** Resuming at the end of a Prize Game: the squares its last spin collected stay empty. */
-async function restoreFinalMarks() {
-  try {
-    const recall = await get(`/api/my-games/${encodeURIComponent(P.playNumber)}`);
-    const last = recall.steps[recall.steps.length - 1];
-    const before = recall.steps.length > 1 ? recall.steps[recall.steps.length - 2].board : recall.start;
-    if (last && last.step.kind === "prize_spin") {
-      P.marks = view.marksOf(last.step, before, last.board);
-      view.drawBoard(P.board, { marks: P.marks });
-    }
-  } catch { /* the board without marks is still right */ }
 }
 
 function focusPhaseHeading(board) {
@@ -128,7 +116,7 @@ async function movedOn() {
   alertPlayer(text, "notice");
   const data = await get(statePath());
   P.board = data.board;
-  P.marks = null;
+  P.marks = data.last ? view.marksOf(data.last.step, data.last.before, data.board) : null;
   view.showBonusPanel(false);
   hideEnd();
   await enterGame();
