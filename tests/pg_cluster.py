@@ -23,7 +23,15 @@ import pytest
 
 from support import free_port
 
-PG_BIN_DIRS = ("/usr/lib/postgresql/15/bin",)
+PG_BIN_DIRS = tuple(
+    str(path)
+    for path in sorted(
+        Path("/usr/lib/postgresql").glob("*/bin"),
+        key=lambda path: int(path.parent.name) if path.parent.name.isdigit() else 0,
+        reverse=True,
+    )
+)
+"""Debian's PostgreSQL servers, newest first (Debian 12 ships 15; any version will do)."""
 
 
 def pg_binary(name: str) -> str:
@@ -35,8 +43,8 @@ def pg_binary(name: str) -> str:
     found = shutil.which(name)
     if found is None:
         pytest.fail(
-            f"PostgreSQL binary {name!r} not found (looked in {', '.join(PG_BIN_DIRS)} and PATH)."
-            " Install PostgreSQL 15 (Debian: apt-get install postgresql-15) to run the"
+            f"PostgreSQL binary {name!r} not found in /usr/lib/postgresql/*/bin or on the PATH."
+            " Install PostgreSQL (Debian: apt-get install postgresql) to run the"
             " PostgreSQL-backed tests; they do not skip.",
             pytrace=False,
         )

@@ -151,14 +151,36 @@ def test_the_description_states_the_ranges_the_server_enforces(
     assert player.post(path, json={**body, field: high}).status_code in (200, 201)
 
 
-def test_the_idempotency_key_is_described_as_printable_ascii(client: Any) -> None:
+def test_the_idempotency_key_is_described_as_printable_ascii_and_required_by_payments(
+    client: Any,
+) -> None:
     described = client.get("/openapi.json").json()
-    for path, method in (("/api/plays", "post"), ("/api/wallet/deposits", "post")):
+    required = {
+        "/api/plays": False,
+        "/api/wallet/test-deposit": False,
+        "/api/wallet/deposits": True,
+        "/api/wallet/withdrawals": True,
+    }
+    for path, needed in required.items():
         (key,) = [
-            p for p in described["paths"][path][method]["parameters"]
+            p for p in described["paths"][path]["post"]["parameters"]
             if p["name"] == "Idempotency-Key"
         ]  # fmt: skip
         assert key["schema"]["pattern"] == "^[ -~]+$"
+        assert key.get("required", False) is needed, path
+
+
+def test_a_purchase_documents_every_refusal_it_can_answer(client: Any) -> None:
+    responses = client.get("/openapi.json").json()["paths"]["/api/plays"]["post"]["responses"]
+    for status, code in [
+        ("403", "timed_out"),
+        ("403", "self_excluded"),
+        ("409", "reality_check_due"),
+        ("409", "insufficient_funds"),
+        ("503", "sales_stopped"),
+        ("503", "sold_out"),
+    ]:
+        assert f"`{code}`" in responses[status]["description"], (status, code)
 
 
 def test_every_body_can_be_refused_as_not_json_and_test_deposits_over_a_limit(

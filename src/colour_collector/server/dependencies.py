@@ -48,18 +48,19 @@ PlayNumber = Annotated[
     str,
     Path(min_length=1, max_length=PLAY_NUMBER_MAX, description="Play Number, e.g. CC-7K3-D9Q-XM4."),
 ]
-IdempotencyKey = Annotated[
-    str | None,
-    Header(
-        alias="Idempotency-Key",
-        min_length=1,
-        max_length=255,
-        description="Repeat a request safely: the same key answers the same result. 1 to 255"
-        " printable ASCII characters.",
-        # stated for the schema; ``service.idempotency`` checks it and says so in its words
-        json_schema_extra={"pattern": "^[ -~]+$"},
-    ),
-]
+_KEY = Header(
+    alias="Idempotency-Key",
+    min_length=1,
+    max_length=255,
+    description="Repeat a request safely: the same key answers the same result. 1 to 255"
+    " printable ASCII characters.",
+    # stated for the schema; ``service.idempotency`` checks it and says so in its words
+    json_schema_extra={"pattern": "^[ -~]+$"},
+)
+IdempotencyKey = Annotated[str | None, _KEY]
+"""An optional Idempotency-Key (a purchase, a test deposit)."""
+PaymentKey = Annotated[str, _KEY]
+"""The Idempotency-Key a payment must carry: without one the request answers 422 naming it."""
 OperatorToken = Annotated[
     str | None,
     Cookie(

@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, status
 from starlette.responses import Response
 
-from colour_collector.server.dependencies import IdempotencyKey, RuntimeDep, SessionToken
+from colour_collector.server.dependencies import PaymentKey, RuntimeDep, SessionToken
 from colour_collector.server.protection_schemas import PaymentRequest, PaymentResponse
 from colour_collector.server.responses import answer
 from colour_collector.server.schemas import BAD_PARAMETERS, BODY_PROBLEMS, problem_responses
@@ -53,8 +53,8 @@ _COMMON = {
 def deposit(
     body: PaymentRequest,
     runtime: RuntimeDep,
+    idempotency_key: PaymentKey,
     token: SessionToken = None,
-    idempotency_key: IdempotencyKey = None,
 ) -> Response:
     """Deposit through the payment provider (the simulated one outside production). Needs an
     Idempotency-Key: the same key answers the same deposit (200) and takes no more money."""
@@ -85,8 +85,8 @@ def deposit(
 def withdraw(
     body: PaymentRequest,
     runtime: RuntimeDep,
+    idempotency_key: PaymentKey,
     token: SessionToken = None,
-    idempotency_key: IdempotencyKey = None,
 ) -> Response:
     """Withdraw from the balance through the payment provider; allowed during a time-out or
     self-exclusion. Needs an Idempotency-Key: the same key answers the same withdrawal."""

@@ -65,10 +65,15 @@ def _view(play: StoredPlay) -> PlayViewResponse:
             {
                 **BODY_PROBLEMS,
                 **_AUTH,
-                409: "Not enough money (`insufficient_funds`); nothing was debited.",
+                403: "CSRF check failed (`csrf_failed`), or a time-out (`timed_out`) or"
+                " self-exclusion (`self_excluded`) is in force (`until`); nothing was debited.",
+                409: "Not enough money (`insufficient_funds`, `balance_pence`), or the reality"
+                " check is due (`reality_check_due`: `played_seconds`, `net_pence`, `due_at`);"
+                " nothing was debited.",
                 422: "A bad field (`confirm` must be true) or Idempotency-Key (`invalid_request`).",
-                503: "No prize pool is on sale (`sold_out`), or the pool on sale cannot be"
-                " dealt from by this server (`pool_unavailable`).",
+                503: "Sales are stopped (`sales_stopped`), no prize pool is on sale"
+                " (`sold_out`), or the pool on sale cannot be dealt from by this server"
+                " (`pool_unavailable`); nothing was debited.",
             }
         ),
     },
@@ -114,7 +119,8 @@ def purchase(
             **_AUTH,
             **_NOT_FOUND,
             409: "Not the next step (`step_out_of_order`; `expected` names it, `revealed` says"
-            " how far the play is).",
+            " how far the play is), or the play moved on while the step was written"
+            " (`play_changed`; nothing written).",
         }
     ),
 )
@@ -156,7 +162,8 @@ def finish(
 
 @router.get("/plays/quote", response_model=QuoteResponse, responses=problem_responses(_AUTH))
 def quote(runtime: RuntimeDep, token: SessionToken = None) -> Response:
-    """The purchase screen: price, balance, and any unfinished play a purchase would resume."""
+    """The purchase screen: price, balance, any unfinished play a purchase would resume, and
+    the problem a purchase would be refused with now (``refused``)."""
     found = buying.quote(runtime.database, token, runtime.plays)
     pounds = found.price_pence / 100
     return answer(
