@@ -69,3 +69,23 @@ def test_changing_one_colour_breaks_the_refill_rule_at_that_step() -> None:
         replay(broken)
     assert raised.value.step == index
     assert raised.value.rule == "refill-count"
+    assert "squares collected but" in raised.value.detail  # counted in words, not code
+
+
+@pytest.mark.parametrize(
+    ("change", "rule", "said"),
+    [
+        ({"number": None}, "pick-and-number", "pick 'even' and reel number none"),
+        ({"won": False, "number": 7}, "symbol-rows", "rows [5, 1, 5, 3, 4, 3]"),
+    ],
+)
+def test_a_broken_bonus_round_is_said_as_the_record_writes_it(
+    change: dict[str, Any], rule: str, said: str
+) -> None:
+    data = json.loads((HERE / "bonus_game.json").read_text("utf-8"))
+    data["steps"][4].update(change)
+    with pytest.raises(RuleError) as raised:
+        replay(loads(json.dumps(data)))
+    assert (raised.value.step, raised.value.rule) == (4, rule)
+    assert said in raised.value.detail
+    assert "Parity" not in raised.value.detail and "(" not in raised.value.detail

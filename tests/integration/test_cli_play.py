@@ -178,34 +178,43 @@ def test_verify_names_the_step_of_a_broken_rule(tmp_path: Path) -> None:
     }
 
 
+def test_verify_a_record_whose_version_is_not_the_integer_1(tmp_path: Path) -> None:
+    text = (GOLDEN / "main_game_win.json").read_text("utf-8")
+    path = tmp_path / "float.json"
+    path.write_text(text.replace('"version": 1', '"version": 1.0', 1), "utf-8")
+    assert path.read_text("utf-8") != text
+    _clean_error(_run("verify", str(path)), 1, "altered or damaged", "'version'", "1.0")
+
+
 def test_verify_a_record_with_an_unknown_field(tmp_path: Path) -> None:
     data = json.loads((GOLDEN / "main_game_win.json").read_text("utf-8"))
     data["steps"][1]["extra"] = 1
     path = tmp_path / "extra.json"
     path.write_text(json.dumps(data), "utf-8")
-    _clean_error(_run("verify", str(path)), 2, "steps[1]", "extra")
+    _clean_error(_run("verify", str(path)), 1, "altered or damaged", "steps[1]", "extra")
 
 
 @pytest.mark.parametrize(
-    ("content", "words"),
+    ("content", "status", "words"),
     [
-        (b"{not json", ("not valid JSON",)),
-        (b"[1, 2, 3]", ("record",)),
-        (b'{"format": "colour-collector-play"}', ("lacks",)),
-        (b"\x00\x01\x02\xff\xfe binary", ("not valid JSON",)),
-        (b"", ("not valid JSON",)),
+        (b"{not json", 2, ("not a play record", "not valid JSON")),
+        (b"[1, 2, 3]", 2, ("not a play record",)),
+        (b"\x00\x01\x02\xff\xfe binary", 2, ("not valid JSON",)),
+        (b"", 2, ("not valid JSON",)),
+        # It says it is a play record and is not a whole one: altered or damaged.
+        (b'{"format": "colour-collector-play"}', 1, ("altered or damaged", "lacks")),
     ],
 )
 def test_verify_malformed_input_is_a_one_line_error(
-    tmp_path: Path, content: bytes, words: tuple[str, ...]
+    tmp_path: Path, content: bytes, status: int, words: tuple[str, ...]
 ) -> None:
     path = tmp_path / "bad.json"
     path.write_bytes(content)
     done = _run("verify", str(path))
-    _clean_error(done, 2, *words)
+    _clean_error(done, status, *words)
     assert len(done.stderr.strip().splitlines()) == 1
     piped = _run("verify", "-", stdin=content)
-    _clean_error(piped, 2, *words)
+    _clean_error(piped, status, *words)
 
 
 def test_verify_a_missing_file_or_a_directory(tmp_path: Path) -> None:

@@ -54,7 +54,10 @@ def test_pools_are_built_certified_sold_rolled_closed_and_checked(
     for pool in (first, second):
         verified = run("pool", "verify", str(pool))
         assert verified.exit_code == 0, verified.output
-        assert "OK: the pool is certified" in verified.output
+        assert (
+            "OK: the pool holds together, with another prize structure (for tests)"
+            in verified.output
+        )
         assert "every tier's count is the prize structure's, exactly" in verified.output
     loaded = run("pool", "load", str(first), "--database-url", database_url)
     assert loaded.exit_code == 0, loaded.output
@@ -123,15 +126,39 @@ def test_pools_are_built_certified_sold_rolled_closed_and_checked(
                       "--secret", wrong)  # fmt: skip
         assert refused.exit_code == 1
         assert "FAILED: this secret does not match the commitment" in refused.output
+        as_json = run("pool", "check", "--pool", str(tmp_path / "pool-1.json"), "--position",
+                      "3", "--secret", wrong, "--json")  # fmt: skip
+        assert as_json.exit_code == 1
+        assert json.loads(as_json.output)["ok"] is False  # one JSON object, failures too
+        empty = run("pool", "check", "--pool", str(tmp_path / "pool-1.json"), "--position", "3",
+                    "--secret", "")  # fmt: skip
+        assert empty.exit_code == 2 and "--secret" in empty.output
+        # The commitment the player saw before the sale is the one the closed pool publishes.
+        before_sale = json.loads(first.read_text("utf-8"))["commitment"]
+        seen = run("pool", "check", "--pool", str(tmp_path / "pool-1.json"), "--position", "3",
+                   "--commitment", before_sale)  # fmt: skip
+        assert seen.exit_code == 0, seen.output
+        assert "fixed before the sale by the commitment you saw" in seen.output
+        other_pool = json.loads(second.read_text("utf-8"))["commitment"]
+        swapped = run("pool", "check", "--pool", str(tmp_path / "pool-1.json"), "--position",
+                      "3", "--commitment", other_pool)  # fmt: skip
+        assert swapped.exit_code == 1
+        assert "not the one you saw before the sale" in swapped.output
         # Anyone can certify the whole closed pool from what the server publishes.
         certified = run("pool", "verify", str(tmp_path / "pool-1.json"))
-        assert certified.exit_code == 0 and "OK: the pool is certified" in certified.output
+        assert (
+            certified.exit_code == 0
+            and "OK: the pool holds together, with another prize structure (for tests)"
+            in certified.output
+        )
         published["secret"] = wrong
         (tmp_path / "forged.json").write_text(json.dumps(published), encoding="utf-8")
         forged = run("pool", "verify", str(tmp_path / "forged.json"))
         assert forged.exit_code == 1 and "the file was altered" in forged.output
         from_file = run("pool", "check", "--pool", str(first), "--position", "0")
-        assert from_file.exit_code == 0 and "OK: this play was fixed" in from_file.output
+        assert from_file.exit_code == 0
+        assert "OK: this play is the one the pool's secret fixes" in from_file.output
+        assert "(--commitment)" in from_file.output  # it says what it did not check
     finally:
         app.state.database.dispose()
 

@@ -42,6 +42,7 @@ def test_every_step_kind_is_written_by_name() -> None:
         (lambda d: d.update(format="chess"), "'format'"),
         (lambda d: d.update(version=2), "'version'"),
         (lambda d: d.update(version=True), "'version'"),
+        (lambda d: d.update(version=1.0), "'version'"),
         (lambda d: d.pop("grid"), "'grid'"),
         (lambda d: d.update(extra=1), "'extra'"),
         (lambda d: d["grid"].__setitem__(3, "dragon"), "grid[3]"),
@@ -94,3 +95,22 @@ def test_bonus_round_fields_are_typed() -> None:
     record["steps"][0].update(pick="odd", won=1)  # type: ignore[index]
     with pytest.raises(RecordFormatError, match=r"steps\[0\]\.won"):
         loads(json.dumps(record))
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('{"format": "colour-collector-play", "format": "chess"}', "gives the name 'format' twice"),
+        ('{"version": ' + "9" * 5000 + "}", "a number with too many digits"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        (b'{"grid": "\xff"}', "not UTF-8 text"),
+    ],
+)
+def test_text_a_reader_could_take_two_ways_or_cannot_read_is_refused_in_plain_words(
+    text: str | bytes, said: str
+) -> None:
+    with pytest.raises(RecordFormatError) as caught:
+        loads(text)
+    assert str(caught.value).startswith("play record ")
+    assert said in str(caught.value)
+    assert "sys." not in str(caught.value)

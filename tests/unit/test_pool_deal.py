@@ -248,7 +248,7 @@ def test_parameters_round_trip_and_refuse_anything_else() -> None:
             PoolParameters.from_text(text)
     with pytest.raises(PoolDealError, match="canonical"):
         PoolParameters.from_text(json.dumps(data, sort_keys=True))
-    with pytest.raises(PoolDealError, match="not JSON"):
+    with pytest.raises(PoolDealError, match="not valid JSON"):
         PoolParameters.from_text("{")
     with pytest.raises(PoolDealError, match="winners do not fit"):
         parameters(10)

@@ -50,6 +50,7 @@ def test_an_altered_pool_file_is_caught() -> None:
     [
         ({"format": "other"}, "field 'format'"),
         ({"version": 2}, "field 'version'"),
+        ({"version": 1.0}, "field 'version'"),
         ({"created_at": "yesterday"}, "created_at"),
         ({"secret": "xyz"}, "field 'secret'"),
         ({"secret": 5}, "field 'secret'"),
@@ -67,10 +68,11 @@ def test_a_bad_pool_file_is_refused_naming_the_field(
 
 def test_what_is_not_a_pool_file_is_refused() -> None:
     for text, message in [
-        ("", "not JSON"),
+        ("", "not valid JSON"),
         ("[]", "JSON object"),
         ("{}", "lacks"),
         (" " * (2 << 20), "a few kilobytes"),
+        ('{"format": "colour-collector-pool", "format": "x"}', "gives the name 'format' twice"),
     ]:
         with pytest.raises(PoolFileError, match=message):
             loads(text)

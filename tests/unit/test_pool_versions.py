@@ -34,7 +34,7 @@ def test_versions_are_hashes_and_differences_are_named() -> None:
         "2.0", mine.game_sha256, mine.generator_sources_sha256, "3" * 64
     )
     assert mine.differences(same_source) == (
-        f"play generator sample {mine.generator_sample_sha256[:12]}... is not 333333333333..."
+        f"play generator sample {mine.generator_sample_sha256[:12]}... against 333333333333..."
         " (same source, another Python?)",
     )
     assert versions.package_version() == mine.package

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
@@ -43,21 +43,15 @@ MIN_CHUNK = 100
 
 
 def _counts_file(path: Path, plays: int) -> tuple[int, ...]:
+    from colour_collector.game import strict_json  # noqa: PLC0415
     from colour_collector.game.prize_table import load_tiers  # noqa: PLC0415
 
-    def refuse_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        names = [name for name, _ in pairs]
-        repeated = sorted({name for name in names if names.count(name) > 1})
-        if repeated:
-            stop_command("pool build", f"the counts file names {repeated!r} more than once")
-        return dict(pairs)
-
     try:
-        data = json.loads(path.read_text("utf-8"), object_pairs_hook=refuse_repeats)
-    except (OSError, UnicodeDecodeError) as error:
+        data = strict_json.parse(path.read_bytes())
+    except OSError as error:
         stop_command("pool build", f"cannot read the counts file {str(path)!r}: {error}")
-    except ValueError as error:
-        stop_command("pool build", f"the counts file {str(path)!r} is not JSON: {error}")
+    except strict_json.StrictJsonError as error:
+        stop_command("pool build", f"the counts file {str(path)!r} {error}")
     if not isinstance(data, dict):
         stop_command("pool build", "the counts file must be a JSON object {tier name: count}")
     names = {tier.name for tier in load_tiers()}
@@ -261,13 +255,27 @@ def _verify_text(pool: PoolFile, run: Run, problems: list[str]) -> str:
     lines.append(f"Plays SHA-256: {certificate.plays_sha256}")
     lines.append(f"Time:          {run.seconds:,.1f} s on {run.engine}")
     lines.extend(f"FAILED: {problem}" for problem in problems)
-    if not problems:
+    if not problems and not certificate.whole:
+        lines.append("OK: these positions verify (certify the whole pool before its sale)")
+    elif not problems and pool.parameters.is_published:
+        lines.append("OK: the pool is certified, with the published prize structure")
+    elif not problems:
         lines.append(
-            "OK: the pool is certified"
-            if certificate.whole
-            else "OK: these positions verify (certify the whole pool before its sale)"
+            "OK: the pool holds together, with another prize structure (for tests): it is not"
+            " the published game, and a production server refuses to sell it"
         )
     return "\n".join(lines)
+
+
+def _refuse_verify(pool: PoolFile, problem: str, as_json: bool) -> NoReturn:
+    """Stop ``pool verify`` with ``problem`` before any play is replayed (exit 1), as one JSON
+    object with ``--json``."""
+    if as_json:
+        payload = {"ok": False, "problems": [problem], "commitment": pool.commitment}
+        typer.echo(json.dumps(payload, ensure_ascii=False))
+    else:
+        typer.echo(f"FAILED: {problem}")
+    raise typer.Exit(FAILED)
 
 
 @pool_app.command("verify")
@@ -312,13 +320,13 @@ def verify(
     try:
         pool.check()
     except PoolFileError as error:
-        typer.echo(f"FAILED: {error}")
-        raise typer.Exit(FAILED) from None
+        _refuse_verify(pool, str(error), as_json)
     if expected is not None and expected.strip().lower() != pool.commitment:
-        typer.echo(
-            f"FAILED: the pool file's commitment {pool.commitment} is not {expected.strip()!r}"
+        _refuse_verify(
+            pool,
+            f"the pool file's commitment {pool.commitment} is not {expected.strip()!r}",
+            as_json,
         )
-        raise typer.Exit(FAILED)
     require_versions(pool.parameters, "verify")
     start, stop = read_positions(positions, pool.parameters.size, "verify")
     run = certify(pool, start, stop, workers=workers, scheduler=scheduler, command="verify")

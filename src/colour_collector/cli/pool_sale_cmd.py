@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
@@ -219,13 +219,23 @@ def _published(source: str) -> PublishedPool:
     commitment, parameters, secret = info["commitment"], info["parameters"], info.get("secret")
     if not isinstance(commitment, str) or not isinstance(parameters, str):
         stop_command("pool check", f"{source!r}: 'commitment' and 'parameters' must be strings")
+    if secret is not None and not isinstance(secret, str):
+        stop_command("pool check", f"{source!r}: 'secret' must be hex text or null, not {secret!r}")
     try:
         read = PoolParameters.from_text(parameters)
     except PoolDealError as error:
         stop_command("pool check", f"{source!r}: {error}")
-    return PublishedPool(
-        commitment.strip().lower(), read, secret if isinstance(secret, str) else None
-    )
+    return PublishedPool(commitment.strip().lower(), read, secret)
+
+
+def _refuse_check(commitment: str, position: int, problem: str, as_json: bool) -> NoReturn:
+    """Stop ``pool check`` with ``problem`` (exit 1), as one JSON object with ``--json``."""
+    if as_json:
+        payload = {"ok": False, "problems": [problem], "commitment": commitment}
+        typer.echo(json.dumps({**payload, "position": position}, ensure_ascii=False))
+    else:
+        typer.echo(f"FAILED: {problem}")
+    raise typer.Exit(FAILED)
 
 
 @pool_app.command("check")
@@ -238,6 +248,7 @@ def check(
             " answer saved to a file (a pool file works too).",
         ),
     ],
+    *,
     position: Annotated[int, typer.Option(min=0, help="The play's position in the pool.")],
     secret_text: Annotated[
         str | None,
@@ -249,13 +260,22 @@ def check(
         str | None,
         typer.Option(help="Also check the play is this one: its record SHA-256, from recall."),
     ] = None,
+    expected_commitment: Annotated[
+        str | None,
+        typer.Option(
+            "--commitment",
+            help="The commitment you saw before the sale (the lobby, the start screen, a"
+            " newspaper): the pool must still publish this one.",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Regenerate the play at a position from the pool's secret and check the secret against
-    the commitment published before the sale.
+    """Regenerate the play at a position from the pool's secret, and check the secret against
+    the commitment the pool publishes (with --commitment, also that this is the commitment
+    published before the sale).
 
-    Exits 1 if the secret does not match the commitment, the play does not replay to its
-    outcome, or it is not the play with --expect-sha256.
+    Exits 1 if the commitment is not the one given, the secret does not match it, the play does
+    not replay to its outcome, or it is not the play with --expect-sha256.
     """
     import hashlib  # noqa: PLC0415
 
@@ -273,7 +293,7 @@ def check(
     from colour_collector.game.replay import replay  # noqa: PLC0415
 
     published = _published(pool)
-    text = secret_text or published.secret
+    text = published.secret if secret_text is None else secret_text
     if text is None:
         stop_command(
             "pool check", "the pool's secret is not published yet (it is when the pool closes)"
@@ -283,12 +303,24 @@ def check(
     except PoolDealError as error:
         stop_command("pool check", f"--secret: {error}")
     parameters = published.parameters
-    if commitment(secret, parameters) != published.commitment:
-        typer.echo(
-            f"FAILED: this secret does not match the commitment {published.commitment}: it is"
-            " not the secret the pool was fixed with before its sale"
+    if expected_commitment is not None and (
+        expected_commitment.strip().lower() != published.commitment
+    ):
+        _refuse_check(
+            published.commitment,
+            position,
+            f"the pool publishes the commitment {published.commitment}, not the one you saw"
+            f" before the sale ({expected_commitment.strip()!r})",
+            as_json,
         )
-        raise typer.Exit(FAILED)
+    if commitment(secret, parameters) != published.commitment:
+        _refuse_check(
+            published.commitment,
+            position,
+            f"this secret does not match the commitment {published.commitment}: it is not the"
+            " secret the pool was fixed with before its sale",
+            as_json,
+        )
     require_versions(parameters, "check")
     if position >= parameters.size:
         stop_command(
@@ -319,6 +351,7 @@ def check(
             "ok": not problems,
             "problems": problems,
             "commitment": published.commitment,
+            "commitment_seen_before_sale": expected_commitment is not None,
             "position": position,
             "tier": None if tier is None else tier.name,
             "prize_pence": prize,
@@ -328,7 +361,8 @@ def check(
         }
         typer.echo(json.dumps(payload, ensure_ascii=False))
     else:
-        typer.echo(f"Commitment:     {published.commitment} (the secret matches it)")
+        seen = " and it is the one you saw" if expected_commitment is not None else ""
+        typer.echo(f"Commitment:     {published.commitment} (the secret matches it{seen})")
         typer.echo(
             f"Position:       {position:,} of {parameters.size:,}:"
             f" {'no win' if tier is None else tier.name} ({pounds(prize)}),"
@@ -340,8 +374,14 @@ def check(
             typer.echo(f"FAILED: {problem}")
         if not problems:
             typer.echo(
-                "OK: this play was fixed by the pool's secret before the sale"
+                "OK: this play is the one the pool's secret fixes at this position"
                 + (" and is the play you saw" if expect_sha256 else "")
+                + (
+                    "; the secret was fixed before the sale by the commitment you saw"
+                    if expected_commitment is not None
+                    else "; to know the secret was fixed before the sale, check this"
+                    " commitment is the one published then (--commitment)"
+                )
             )
     if problems:
         raise typer.Exit(FAILED)

@@ -1,8 +1,11 @@
 """``colour-collector verify FILE|-``: replay a play record and say what it wins, or what is wrong.
 
-Exit status: 0 the record obeys every rule (its prize and tier are printed); 1 a step breaks a rule
-(the first one is printed with its step index); 2 the input is not a play record at all (missing
-file, a directory, not JSON, unknown or missing fields...).
+Exit status: 0 the record obeys every rule (its prize and tier are printed); 1 it is not a valid
+play: a step breaks a rule (the first one is printed with its step index), or a record (a JSON
+object whose ``format`` says so) has unknown or missing fields or a value of the wrong type: it
+was altered or damaged; 2 it could not be checked: no such file, a directory, a file that cannot
+be read, or text that is no play record at all (not JSON, another kind of file). Pool files are
+told apart the same way (docs/pools.md).
 """
 
 from __future__ import annotations
@@ -14,10 +17,11 @@ from typing import Annotated, Any
 
 import typer
 
-from colour_collector.cli.base import app
+from colour_collector.cli.base import FAILED, app, stop_command
 from colour_collector.game.codec import loads
 from colour_collector.game.config import Pence, load_config
 from colour_collector.game.errors import RecordFormatError, RuleError
+from colour_collector.game.record import FORMAT
 from colour_collector.game.replay import Result, replay
 
 MAX_BYTES = 50_000_000
@@ -94,6 +98,16 @@ def result_text(result: Result) -> str:
     return "\n".join(lines)
 
 
+def _claims_to_be_a_record(data: bytes) -> bool:
+    """Whether ``data`` is a JSON object that says it is a play record (so a fault in it is an
+    alteration or damage, not the wrong file)."""
+    try:
+        found = json.loads(data)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(found, dict) and found.get("format") == FORMAT
+
+
 @app.command("verify")
 def verify(
     source: Annotated[str, typer.Argument(metavar="FILE|-", help="Play record JSON, - for stdin.")],
@@ -103,12 +117,18 @@ def verify(
 ) -> None:
     """Replay a play record through the rules: its prize and tier, or the first broken rule."""
     try:
-        record = loads(read_input(source))
-    except (ValueError, RecordFormatError) as error:
+        data = read_input(source)
+    except ValueError as error:
+        stop_command("verify", str(error))
+    try:
+        record = loads(data)
+    except RecordFormatError as error:
+        if not _claims_to_be_a_record(data):
+            stop_command("verify", f"not a play record: {error}")
         if as_json:
             typer.echo(json.dumps({"valid": False, "error": "format", "detail": str(error)}))
-        typer.echo(f"colour-collector verify: not a valid play record: {error}", err=True)
-        raise typer.Exit(2) from None
+        typer.echo(f"colour-collector verify: an altered or damaged play record: {error}", err=True)
+        raise typer.Exit(FAILED) from None
     try:
         result = replay(record)
     except RuleError as error:
@@ -123,7 +143,7 @@ def verify(
         else:
             where = "the record as a whole" if error.step < 0 else f"step {error.step}"
             typer.echo(f"BROKEN at {where}: rule {error.rule}: {error.detail}")
-        raise typer.Exit(1) from None
+        raise typer.Exit(FAILED) from None
     if as_json:
         typer.echo(json.dumps(result_json(result), ensure_ascii=False))
     else:

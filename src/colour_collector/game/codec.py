@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from colour_collector.game import strict_json
 from colour_collector.game.config import BonusKind, GameConfig, load_config
 from colour_collector.game.errors import RecordFormatError
 from colour_collector.game.record import (
@@ -107,13 +108,9 @@ def _step_json(step: Step, names: tuple[str, ...], colours: tuple[str, ...]) -> 
 def loads(text: str | bytes, config: GameConfig | None = None) -> PlayRecord:
     """Read a play record from JSON text."""
     try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise RecordFormatError(f"play record is not valid JSON: {exc}") from None
-    except ValueError as exc:  # e.g. an integer too long to read
-        raise RecordFormatError(f"play record cannot be read: {exc}") from None
-    except RecursionError:
-        raise RecordFormatError("play record is nested too deeply") from None
+        data = strict_json.parse(text)
+    except strict_json.StrictJsonError as error:
+        raise RecordFormatError(f"play record {error}") from None
     return from_json(data, config)
 
 
@@ -132,7 +129,7 @@ class _Reader:
         if obj["format"] != FORMAT:
             raise RecordFormatError(f"field 'format' must be {FORMAT!r}, not {obj['format']!r}")
         version = obj["version"]
-        if version != VERSION or isinstance(version, bool):
+        if type(version) is not int or version != VERSION:
             raise RecordFormatError(
                 f"field 'version' must be {VERSION} (the only version this program reads), "
                 f"not {version!r}"

@@ -35,6 +35,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from colour_collector.game import strict_json
 from colour_collector.game.draw import NO_WIN
 from colour_collector.game.errors import GameError
 from colour_collector.game.generator import generate
@@ -229,9 +230,9 @@ def _counts(value: object) -> tuple[int, ...]:
 @functools.lru_cache(maxsize=64)
 def _parameters_from_text(text: str) -> PoolParameters:
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as error:
-        raise PoolDealError(f"parameters are not JSON: {error}") from None
+        data = strict_json.parse(text)
+    except strict_json.StrictJsonError as error:
+        raise PoolDealError(f"the parameters text {error}") from None
     where = "parameters"
     obj = _object(data, where, {"procedure", "size", "counts", "no_win", "game", "generator"})
     procedure = _str(obj, "procedure", where)
@@ -266,10 +267,13 @@ def check_versions(parameters: PoolParameters) -> None:
     differences = parameters.versions.differences(current_versions())
     if differences:
         raise PoolVersionError(
-            "this pool was built with another version of the game: "
+            "this pool was built with another version of the game (the pool's hash against"
+            " this program's): "
             + "; ".join(differences)
-            + f". Verify and sell it with the version it was built with (colour-collector"
-            f" {parameters.versions.package})"
+            + f". Verify and sell it with the build it was made with: it recorded colour-collector"
+            f" {parameters.versions.package}, and any change to the game's data files or the"
+            " generator's modules, even without a new version number, makes another build"
+            " (docs/pools.md, 'Versions')"
         )
 
 

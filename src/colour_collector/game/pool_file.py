@@ -21,6 +21,7 @@ import datetime as dt
 import json
 from dataclasses import dataclass
 
+from colour_collector.game import strict_json
 from colour_collector.game.errors import GameError
 from colour_collector.game.pool_deal import (
     PoolDealError,
@@ -99,9 +100,9 @@ def loads(text: str | bytes) -> PoolFile:
     if len(text) > MAX_BYTES:
         raise PoolFileError(f"a pool file is a few kilobytes, not {len(text):,} bytes")
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as error:
-        raise PoolFileError(f"the pool file is not JSON: {error}") from None
+        data = strict_json.parse(text)
+    except strict_json.StrictJsonError as error:
+        raise PoolFileError(f"the pool file {error}") from None
     names = {"format", "version", "created_at", "secret", "parameters", "commitment"}
     if not isinstance(data, dict):
         raise PoolFileError(f"a pool file is a JSON object, not {type(data).__name__}")
@@ -113,7 +114,7 @@ def loads(text: str | bytes) -> PoolFile:
         raise PoolFileError(f"the pool file has unknown field(s) {unknown!r}")
     if data["format"] != FORMAT:
         raise PoolFileError(f"field 'format' must be {FORMAT!r}, not {data['format']!r}")
-    if data["version"] != VERSION or isinstance(data["version"], bool):
+    if type(data["version"]) is not int or data["version"] != VERSION:
         raise PoolFileError(f"field 'version' must be {VERSION}, not {data['version']!r}")
     created = data["created_at"]
     try:

@@ -256,7 +256,8 @@ class Game:
             raise RuleError(
                 i,
                 "refill-count",
-                f"{len(collected)} squares collected but {len(spin.refill)} refill items",
+                f"{_count(len(collected), 'square')} collected but"
+                f" {_count(len(spin.refill), 'refill item')}",
             )
         if not _plain_ints_within(spin.refill, self._max_item):
             for square, item in zip(collected, spin.refill, strict=True):
@@ -310,8 +311,8 @@ class Game:
             raise RuleError(
                 i,
                 "pick-and-number",
-                f"pick {bonus_round.pick!r} and reel number {bonus_round.number!r} "
-                "must both be recorded or both be missing",
+                f"pick {_shown(bonus_round.pick)} and reel number {_shown(bonus_round.number)}:"
+                " both are recorded or both are missing",
             )
         if bonus_round.number is not None and bonus_round.pick is not None:
             number = bonus_round.number
@@ -336,7 +337,7 @@ class Game:
                 raise RuleError(
                     i,
                     "symbol-rows",
-                    f"rows {bonus_round.rows!r} given for a round that adds no symbols",
+                    f"rows {list(bonus_round.rows)} given for a round that adds no symbols",
                 )
             return
         pending = list(self.filled)
@@ -379,7 +380,10 @@ class Game:
         for square, item in zip(collected, spin.refill, strict=False):
             if item in (WIN, WIN_X2):
                 raise RuleError(
-                    i, "refill-item", f"prize square {square} refills with a WIN symbol {item!r}"
+                    i,
+                    "refill-item",
+                    f"prize square {square} refills with {'WIN' if item == WIN else 'WIN x2'}:"
+                    " a WIN symbol is never a refill",
                 )
             self._check_prize_item(i, "refill-item", square, item)
         if ends and self.pot + sum(a for a in items if a > 0) == 0:
@@ -514,3 +518,16 @@ def _kind(step: object) -> str:
         if isinstance(step, step_type):
             return _kind_of(step_type)
     return repr(type(step).__name__)
+
+
+def _count(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless one: "1 square", "5 refill items"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _shown(value: object) -> str:
+    """A recorded value as the record writes it: a pick as 'odd' or 'even', a missing one as
+    none."""
+    if value is None:
+        return "none"
+    return repr(getattr(value, "value", value))

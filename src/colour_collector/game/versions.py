@@ -66,20 +66,21 @@ class Versions:
     """SHA-256 of the generator's sample plays."""
 
     def differences(self, other: Versions) -> tuple[str, ...]:
-        """What differs from ``other`` (the package version aside), one sentence each."""
+        """What differs from ``other`` (the package version aside), one phrase each: "game
+        configuration <self's hash>... against <other's>..."."""
         found = []
         if self.game_sha256 != other.game_sha256:
             found.append(
-                f"game configuration {self.game_sha256[:12]}... is not {other.game_sha256[:12]}..."
+                f"game configuration {self.game_sha256[:12]}... against {other.game_sha256[:12]}..."
             )
         if self.generator_sources_sha256 != other.generator_sources_sha256:
             found.append(
-                f"play generator {self.generator_sources_sha256[:12]}... is not"
+                f"play generator {self.generator_sources_sha256[:12]}... against"
                 f" {other.generator_sources_sha256[:12]}..."
             )
         elif self.generator_sample_sha256 != other.generator_sample_sha256:
             found.append(
-                f"play generator sample {self.generator_sample_sha256[:12]}... is not"
+                f"play generator sample {self.generator_sample_sha256[:12]}... against"
                 f" {other.generator_sample_sha256[:12]}... (same source, another Python?)"
             )
         return tuple(found)
