@@ -204,6 +204,16 @@ def console_login(page: Any, name: str) -> None:
     )
 
 
+def switch_sales(console: Any, reason: str, *, on_sale: bool) -> None:
+    """Press the console's sales switch with ``reason`` and wait until it shows ``on_sale``."""
+    tid(console, "sales-reason").fill(reason)
+    tid(console, "sales-switch").click()
+    state = "true" if on_sale else "false"
+    console.wait_for_function(
+        f"document.querySelector('[data-testid=sales-state]').dataset.on === '{state}'"
+    )
+
+
 def test_the_operator_stops_and_restarts_sales_while_a_play_finishes(
     browser: Any, start_server: Any
 ) -> None:
@@ -225,11 +235,7 @@ def test_the_operator_stops_and_restarts_sales_while_a_play_finishes(
     check_no_overflow(console, "console")
     check_axe(console, f"console dashboard ({view})")
     browser.shot(console, f"console-{view}", docs=f"console-{view}")
-    tid(console, "sales-reason").fill("Checking the prize pool")
-    tid(console, "sales-switch").click()
-    console.wait_for_function(
-        "document.querySelector('[data-testid=sales-state]').dataset.on === 'false'"
-    )
+    switch_sales(console, "Checking the prize pool", on_sale=False)
     assert "Stopped by mia" in text(console, "sales-changed")
     check_axe(console, f"console, sales stopped ({view})")
 
@@ -242,11 +248,7 @@ def test_the_operator_stops_and_restarts_sales_while_a_play_finishes(
     assert text(player, "purchase-warning").startswith("Colour Collector is not on sale")
     assert tid(player, "purchase-confirm").is_disabled()
 
-    tid(console, "sales-reason").fill("Pool checked")
-    tid(console, "sales-switch").click()
-    console.wait_for_function(
-        "document.querySelector('[data-testid=sales-state]').dataset.on === 'true'"
-    )
+    switch_sales(console, "Pool checked", on_sale=True)
     figures = text(console, "figures-summary")
     assert figures.startswith("1 plays sold (0 in progress)")
     # Stopped while the player looks at the purchase screen: Confirm is refused, nothing paid.
@@ -255,20 +257,12 @@ def test_the_operator_stops_and_restarts_sales_while_a_play_finishes(
     tid(player, "buy").click()
     wait_idle(player, "purchase")
     assert tid(player, "purchase-warning").is_hidden()
-    tid(console, "sales-reason").fill("Checking again")
-    tid(console, "sales-switch").click()
-    console.wait_for_function(
-        "document.querySelector('[data-testid=sales-state]').dataset.on === 'false'"
-    )
+    switch_sales(console, "Checking again", on_sale=False)
     tid(player, "purchase-confirm").click()
     wait_idle(player, "purchase")
     assert text(player, "alert").startswith("Colour Collector is not on sale at the moment")
     assert api(player, "/api/wallet")["balance_pence"] == 2500
-    tid(console, "sales-reason").fill("Checked")
-    tid(console, "sales-switch").click()
-    console.wait_for_function(
-        "document.querySelector('[data-testid=sales-state]').dataset.on === 'true'"
-    )
+    switch_sales(console, "Checked", on_sale=True)
     tid(player, "purchase-confirm").click()
     wait_idle(player, "start")
     assert api(player, "/api/wallet")["balance_pence"] == 2000

@@ -113,6 +113,16 @@ class PlayResponse(Response):
         )
 
 
+LastShown = Annotated[
+    LastStep | None,
+    Field(
+        description="The step revealed last and the screen before it, so a play opened again"
+        " shows what that step did; null before the first step."
+    ),
+]
+"""What every view of a play carries to mark its last step."""
+
+
 class QuoteResponse(Response):
     """``GET /api/plays/quote``: the purchase screen."""
 
@@ -137,10 +147,7 @@ class PurchaseResponse(Response):
 
     play: PlayResponse
     board: Board
-    last: LastStep | None = Field(
-        description="The step revealed last and the screen before it, so a play opened again"
-        " shows what that step did; null before the first step."
-    )
+    last: LastShown
     resumed: bool = Field(description="True: an unfinished play was returned, nothing bought.")
     balance_pence: int
 
@@ -150,10 +157,7 @@ class PlayViewResponse(Response):
 
     play: PlayResponse
     board: Board
-    last: LastStep | None = Field(
-        description="The step revealed last and the screen before it, so a play opened again"
-        " shows what that step did; null before the first step."
-    )
+    last: LastShown
 
 
 class StepResponse(Response):
@@ -214,10 +218,7 @@ class TryViewResponse(Response):
     """``GET /api/try/{try_id}``."""
 
     board: Board
-    last: LastStep | None = Field(
-        description="The step revealed last and the screen before it, so a play opened again"
-        " shows what that step did; null before the first step."
-    )
+    last: LastShown
     mode: Literal["try"] = "try"
 
 
