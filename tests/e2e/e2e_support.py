@@ -209,6 +209,21 @@ def play_until(page: Any, phases: tuple[str, ...]) -> str:
 # ------------------------------------------------------------------------------- the screen
 
 
+def marked_squares(page: Any, prefix: str = "cell") -> list[int]:
+    """The squares marked as collected by the last spin."""
+    found: list[int] = page.evaluate(
+        f"""() => [...document.querySelectorAll('[data-testid^="{prefix}-"][data-collected=true]')]
+                  .map((c) => Number(c.dataset.testid.slice({len(prefix) + 1})))"""
+    )
+    return sorted(found)
+
+
+def gained_rows(page: Any) -> list[int]:
+    """The Prize Table rows marked as filled by the last spin."""
+    classes = [tid(page, f"prize-row-{i}").get_attribute("class") or "" for i in range(7)]
+    return [i for i, names in enumerate(classes) if "gained" in names]
+
+
 def check_board(page: Any, board: dict[str, Any]) -> None:
     """The screen matches a board the server returned."""
     for i, row in enumerate(board["prize_table"]):

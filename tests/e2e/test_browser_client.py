@@ -594,29 +594,40 @@ def test_keyboard_only(start_server: Any, browser: Browser) -> None:
     # focused), O / E pick in a Bonus Game, Tab reaches the buttons.
     check_heading_focused(page, "Main Game")
     browser.shot(page, "keyboard-main")
-    counts = {"spin": 0, "bonus": 0, "heading": 0}
+    play_number = str(api(page, "/api/plays/quote")["unfinished"]["play_number"])
+    counts = {"spin": 0, "bonus": 0, "heading": 0, "kept": 0}
+    was = "main"
     for _ in range(300):
         wait_idle(page)
         now = phase(page)
         if now == "over":
             break
         now_focused = focused(page)
+        steps = api(page, f"/api/my-games/{play_number}")["steps"]
+        last = steps[-1]["step"] if steps else None
         if now == "bonus":
-            if now_focused["testid"] in ("pick-odd", "pick-even"):
+            if was == "bonus" and last and last["won"]:  # a won pick: pick again from there
+                assert now_focused["testid"] == f"pick-{last['pick']}", (now_focused, last)
+                counts["kept"] += 1
                 page.keyboard.press("Enter")
-            else:
+            else:  # the Bonus Game just opened
                 check_heading_focused(page, "BONUS GAME")
                 counts["heading"] += 1
                 page.keyboard.press("o" if counts["bonus"] % 2 else "e")
             counts["bonus"] += 1
         else:
-            if now_focused["testid"] != "spin":
+            if was == now and last and last["kind"] in ("spin", "prize_spin"):
+                # A spin that leaves the game where it was: SPIN keeps the focus.
+                assert now_focused["testid"] == "spin", (now_focused, last["kind"])
+                counts["kept"] += 1
+            else:  # the play (re)entered this game window: its heading
                 check_heading_focused(page, "Main Game", "PRIZE GAME")
                 counts["heading"] += 1
             page.keyboard.press("Space" if counts["spin"] % 2 else "Enter")
             counts["spin"] += 1
+        was = now
         page.wait_for_function(IDLE)
-    assert counts["bonus"] >= 1 and counts["heading"] >= 2, counts
+    assert counts["bonus"] >= 1 and counts["heading"] >= 2 and counts["kept"] >= 1, counts
     wait_idle(page, "over")
     check_heading_focused(page, "Congratulations")
     page.keyboard.press("Tab")  # the takeover is modal: Tab goes to FINISH

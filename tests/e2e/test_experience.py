@@ -20,6 +20,9 @@ from e2e_support import (
     check_heading_focused,
     deposit,
     finish,
+    focused,
+    gained_rows,
+    marked_squares,
     money,
     phase,
     play_to_end,
@@ -32,21 +35,6 @@ from e2e_support import (
 )
 
 pytestmark = pytest.mark.e2e
-
-
-def marked_squares(page: Any, prefix: str = "cell") -> list[int]:
-    """The squares marked as collected by the last spin."""
-    found: list[int] = page.evaluate(
-        f"""() => [...document.querySelectorAll('[data-testid^="{prefix}-"][data-collected=true]')]
-                  .map((c) => Number(c.dataset.testid.slice({len(prefix) + 1})))"""
-    )
-    return sorted(found)
-
-
-def gained_rows(page: Any) -> list[int]:
-    """The Prize Table rows marked as filled by the last spin."""
-    classes = [tid(page, f"prize-row-{i}").get_attribute("class") or "" for i in range(7)]
-    return [i for i, names in enumerate(classes) if "gained" in names]
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
@@ -98,6 +86,58 @@ def test_reduced_motion_keeps_each_spins_result(
     assert (phase(page), marked_squares(page), gained_rows(page), text(page, "last-spin")) == left
 
 
+def test_reload_at_the_start_of_the_prize_game(start_server: Any, browser: Browser) -> None:
+    """The spin that opens the Prize Game leaves no marks: its window replaces the Main Game's.
+    A reload there shows the same (it once showed that spin's line and rows again)."""
+    attempts = 4  # a play may open its Prize Game with a Bonus Prize instead of a spin
+    server = start_server(["£10 (£10 Prize Game)"] * attempts)
+    page = browser.new_page(server)
+    register(page)
+    deposit(page, 500 * attempts)
+    for _ in range(attempts):
+        play_number = buy(page)
+        start_playing(page)
+        play_until(page, ("prize",))
+        opened_by = api(page, f"/api/my-games/{play_number}")["steps"][-1]["step"]["kind"]
+        if opened_by == "spin":
+            break
+        play_to_end(page)
+        tid(page, "finish").click()
+        wait_idle(page, "mygames")
+        tid(page, "nav-lobby").click()
+        wait_idle(page, "lobby")
+    assert opened_by == "spin"
+    live = shown_marks(page)
+    assert live == ([], [], ""), live
+    page.reload()
+    wait_idle(page, "prize")
+    assert shown_marks(page) == live
+
+    # Its recall, stepped through with the arrow to the end: the result names the prize tier
+    # once, and the focus, when the arrow pressed is disabled at the end, goes to the other.
+    play_to_end(page)
+    recall = finish(page, play_number, api(page, "/api/wallet")["balance_pence"])
+    tid(page, f"recall-{play_number}").click()
+    wait_idle(page, "recall")
+    for _ in recall["steps"]:
+        tid(page, "recall-next").click()
+    assert tid(page, "recall-next").is_disabled()
+    assert focused(page)["testid"] == "recall-prev"
+    result = recall["steps"][-1]["board"]["result"]
+    said = f"Result: won {money(result['prize_pence'])} — prize tier {result['tier']}."
+    assert said in text(page, "recall-step"), text(page, "recall-step")
+
+
+def shown_marks(page: Any) -> tuple[list[int], list[int], str]:
+    """What the last step left marked on screen: squares, Prize Table rows and the line."""
+    line = tid(page, "last-spin")
+    return (
+        marked_squares(page, "prize-cell"),
+        gained_rows(page),
+        str(line.inner_text()).strip() if line.is_visible() else "",
+    )
+
+
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_stale_tab_is_told_and_reloads(start_server: Any, browser: Browser, size: str) -> None:
     """Two tabs on one play: the one that is behind cannot SPIN over its old grid; it is told the
@@ -136,6 +176,47 @@ def test_stale_tab_is_told_and_reloads(start_server: Any, browser: Browser, size
     tid(other, "spin").click()  # it now plays on from where the play is
     wait_idle(other)
     assert api(other, f"/api/plays/{play_number}")["board"]["revealed"] == revealed + 1
+    assert alert.is_visible()
+    tid(other, "nav-lobby").click()  # the notice belongs to the play's screen: it goes with it
+    wait_idle(other, "lobby")
+    assert not alert.is_visible()
+
+    # The first tab is now one step behind: its SPIN asks for the step the other tab took, which
+    # the server answers again (`repeated`, as for a retry). It is told too, and shows the play.
+    tid(page, "spin").click()
+    wait_idle(page)
+    assert "moved on in another tab" in text(page, "alert")
+    board = api(page, f"/api/plays/{play_number}")["board"]
+    assert board["revealed"] == revealed + 1
+    check_board(page, board)
+
+
+def test_a_play_finished_in_another_tab(start_server: Any, browser: Browser) -> None:
+    """A tab left behind on a play that another tab has finished: its next SPIN is refused,
+    and it says so and moves on to My Games with the balance as it is now, instead of showing
+    the play's end (and FINISH) again."""
+    server = start_server(["£5"])
+    page = browser.new_page(server)
+    register(page)
+    deposit(page, 500)
+    play_number = buy(page)
+    other = browser.watch(page.context.new_page())
+    other.watch.allow(409, r"^/api/plays/[^/]+/steps$")
+    other.goto("/#/play")
+    wait_idle(other, "start")
+    start_playing(other)
+    assert text(other, "balance") == money(0)
+
+    start_playing(page)
+    play_to_end(page)
+    finish(page, play_number, 0)
+    tid(other, "spin").click()
+    wait_idle(other, "mygames")
+    assert text(other, "alert") == "This play was finished in another tab or window."
+    assert text(other, "balance") == money(500)
+    assert "highlight" in (tid(other, f"game-row-{play_number}").get_attribute("class") or "")
+    assert not tid(other, "end-screen").is_visible()
+    check_heading_focused(other, "My Games")
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
@@ -179,6 +260,17 @@ def test_back_navigates_within_the_game(start_server: Any, browser: Browser, siz
     wait_idle(page, board["phase"])
     check_board(page, board)
     assert page.evaluate("window.sameDocument") == 42  # never left the page
+
+    # A reload stays on the screen it was on, though a play is unfinished; coming back to
+    # the game's bare address resumes the play.
+    tid(page, "nav-my-games").click()
+    wait_idle(page, "mygames")
+    page.reload()
+    wait_idle(page, "mygames")
+    assert page.url.endswith("#/my-games")
+    page.goto(page.url.split("#")[0])
+    wait_idle(page, board["phase"])
+    assert page.url.endswith("#/play")
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])

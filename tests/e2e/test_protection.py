@@ -82,11 +82,11 @@ def test_setting_a_limit_and_being_refused_over_it(
     tid(page, "limits-submit").click()
     wait_idle(page, "protection")
     assert "Change to £100.00 can be confirmed from" in text(page, "limit-daily-status")
-    page.watch.allow(409, r"^/api/protection/deposit-limits/daily/confirm$")
-    tid(page, "confirm-daily").click()
-    wait_idle(page, "protection")
-    assert "24 hours after you asked for it" in text(page, "limits-error")
+    assert tid(page, "confirm-daily").count() == 0  # not before it can be confirmed
     server.forward(24 * 3600 + 60)
+    tid(page, "protection-back").click()
+    wait_idle(page, "lobby")
+    open_lobby_button(page, "lobby-protection", "protection")
     tid(page, "confirm-daily").click()
     wait_idle(page, "protection")
     assert text(page, "limit-daily-status").startswith("Limit £100.00")
@@ -123,9 +123,10 @@ def test_taking_a_time_out(browser: Any, start_server: Any) -> None:
     wait_idle(page)
     play_to_end(page)
     finish(page, number, api(page, "/api/wallet")["balance_pence"])
-    # A new play would be refused: the purchase screen says so before Confirm, which it
-    # disables.
-    tid(page, "mg-play-again").click()
+    # A new play would be refused: no Buy is offered, and the purchase screen (by its
+    # address) says so before Confirm, which it disables.
+    assert tid(page, "mg-play-again").is_hidden()
+    page.evaluate("window.location.hash = '#/buy'")
     wait_idle(page, "purchase")
     assert text(page, "purchase-warning").startswith("You are taking a time-out until")
     assert tid(page, "purchase-confirm").is_disabled()
@@ -135,6 +136,7 @@ def test_taking_a_time_out(browser: Any, start_server: Any) -> None:
     wait_idle(page, "lobby")
     assert text(page, "lobby-break") == notice
     assert not tid(page, "deposit-form").is_visible()  # no test money during a break
+    assert tid(page, "buy").is_hidden() and tid(page, "lobby-try").is_hidden()
     open_lobby_button(page, "lobby-money", "money")
     assert text(page, "money-break") == notice
     assert not tid(page, "pay-in-form").is_visible()
@@ -243,7 +245,13 @@ def test_the_operator_stops_and_restarts_sales_while_a_play_finishes(
     play_to_end(player)
     finish(player, number, 1500)
     assert api(player, "/api/wallet")["balance_pence"] == 2500
-    tid(player, "mg-play-again").click()
+    assert tid(player, "mg-play-again").is_hidden()
+    tid(player, "nav-lobby").click()
+    wait_idle(player, "lobby")
+    assert tid(player, "buy").is_hidden()
+    assert text(player, "lobby-break").startswith("Colour Collector is not on sale")
+    assert tid(player, "lobby-try").is_visible()  # a Try costs nothing and is not a sale
+    player.evaluate("window.location.hash = '#/buy'")
     wait_idle(player, "purchase")
     assert text(player, "purchase-warning").startswith("Colour Collector is not on sale")
     assert tid(player, "purchase-confirm").is_disabled()

@@ -168,7 +168,8 @@ def test_winning_plays_hide_the_future_and_credit_once(funded: Any, database: Da
         assert recall["balance_after_pence"] == expected_balance
         assert len(recall["steps"]) == recall["play"]["revealed"] == len(seen) - 1
         for recalled, answered in zip(recall["steps"], seen[1:], strict=True):
-            assert recalled == answered  # the recall shows what was revealed, picks included
+            # The recall shows what was revealed, picks included (each revealed once).
+            assert {**recalled, "repeated": False} == answered
         for recalled in recall["steps"]:
             step = recalled["step"]
             if step["kind"] == "bonus_pick":
@@ -397,7 +398,8 @@ def test_steps_taken_by_two_servers_in_turn_show_the_stored_play(
             end = servers[len(seen) % 2].post(f"/api/plays/{number}/finish", json={}).json()
             assert end["prize_pence"] == tier_by_name(name).prize_pence
             recall = funded.get(f"/api/my-games/{number}").json()
-            assert recall["steps"] == seen  # what each answer showed is what was stored
+            # What each answer showed is what was stored (each step revealed once).
+            assert [{**r, "repeated": False} for r in recall["steps"]] == seen
     finally:
         other.state.database.dispose()
 
@@ -418,7 +420,8 @@ def test_a_step_names_its_index_so_a_retry_answers_the_same_step(
         entries = len(audit_entries(database))
         again = funded.post(url, json=body)  # the response was lost: the client retries
         assert again.status_code == 200, again.text
-        assert again.json() == first.json()
+        assert again.json() == {**first.json(), "repeated": True}
+        assert first.json()["repeated"] is False
         assert len(audit_entries(database)) == entries  # nothing written by the retry
         assert funded.get(f"/api/plays/{number}").json()["play"]["revealed"] == index + 1
         if kind == "bonus_pick":

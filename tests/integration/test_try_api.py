@@ -55,6 +55,8 @@ def test_try_without_an_account(client: Any) -> None:
     assert (wrong["expected"], wrong["revealed"]) == ("spin", 0)
 
     first = client.post(f"/api/try/{try_id}/steps", json={"kind": "spin"}).json()
+    again = client.post(f"/api/try/{try_id}/steps", json={"kind": "spin", "step": 0}).json()
+    assert (first["repeated"], again) == (False, {**first, "repeated": True})
     reload = client.get(f"/api/try/{try_id}")
     assert reload.status_code == 200
     last = {"step": first["step"], "before": board}

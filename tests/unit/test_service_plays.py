@@ -184,6 +184,7 @@ def test_a_retried_step_answers_the_same_step_and_writes_nothing() -> None:
     commits, entries = db.commits, len(db.state.audit)
     again = reveal.reveal(db, token, number, "spin", None, rng=random.Random(2), step=0, now=T0)
     assert (again.index, again.play) == (first.index, first.play)
+    assert (first.repeated, again.repeated) == (False, True)
     assert (db.commits, len(db.state.audit)) == (commits, entries)
     for stale in (5, 2, -1):
         with pytest.raises(StepOutOfOrderError) as told:
@@ -298,8 +299,10 @@ def test_try_plays_are_free_limited_per_client_and_finished_only_at_the_end() ->
         kind = expected_step(records.decode(current.record), index)
         assert kind is not None
         pick = "odd" if kind.value == "bonus_pick" else None
-        saved, shown = try_plays.reveal(db, token, kind.value, pick, rng, step=index)
-        assert shown == index and saved.revealed == index + 1
+        saved, shown, repeated = try_plays.reveal(db, token, kind.value, pick, rng, step=index)
+        assert shown == index and saved.revealed == index + 1 and not repeated
+        again = try_plays.reveal(db, token, kind.value, pick, rng, step=index)
+        assert again == (saved, index, True)  # asked again: the same step, answered again
     done = try_plays.finish(db, token, now=T0)
     assert done.tier == "£5" and db.state.movements == []
     try_plays.start(db, source, rng, client="a", per_hour=2, now=T0)

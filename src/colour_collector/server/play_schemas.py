@@ -160,11 +160,21 @@ class PlayViewResponse(Response):
     last: LastShown
 
 
+Repeated = Annotated[
+    bool,
+    Field(
+        description="True when this step was revealed before and is answered again: a retry of"
+        " a request whose answer was lost, or the same step asked by another tab or window."
+    ),
+]
+
+
 class StepResponse(Response):
     """The step just revealed and the screen after it."""
 
     step: StepShown
     board: Board
+    repeated: Repeated
 
 
 class FinishResponse(Response):
@@ -227,6 +237,7 @@ class TryStepResponse(Response):
 
     step: StepShown
     board: Board
+    repeated: Repeated
     mode: Literal["try"] = "try"
 
 

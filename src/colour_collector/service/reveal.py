@@ -38,6 +38,8 @@ class Revealed:
     """The play as saved."""
     index: int
     """The index of the step revealed."""
+    repeated: bool = False
+    """The step was revealed before: this answers it again (a retry, or another tab's step)."""
 
     @property
     def record(self) -> PlayRecord:
@@ -124,7 +126,7 @@ def reveal(
         record = records.decode(play.record)
         if step is not None and step != play.revealed:
             check_retry(record, play.revealed, step, step_kind, parity)
-            return Revealed(play, step)
+            return Revealed(play, step, repeated=True)
         if play.status is not PlayStatus.IN_PROGRESS:
             raise StepOutOfOrderError(
                 f"play {play.play_number} is finished",

@@ -126,22 +126,23 @@ def reveal(
     rng: random.Random,
     *,
     step: int | None = None,
-) -> tuple[TryPlay, int]:
+) -> tuple[TryPlay, int, bool]:
     """Reveal the next step of a Try play (``step``: as :func:`.reveal.reveal`); the play as
-    saved and the index of the step revealed."""
+    saved, the index of the step revealed, and whether it was revealed before (answered again:
+    :attr:`.reveal.Revealed.repeated`)."""
     step_kind, parity = parse_step_request(kind, pick)
     with factory() as uow:
         play = _locked(uow, token)
         record = records.decode(play.record)
         if step is not None and step != play.revealed:
             check_retry(record, play.revealed, step, step_kind, parity)
-            return play, step
+            return play, step, True
         shown = advance(record, play.revealed, step_kind, parity, rng, step=step)
         text = play.record if shown is record else records.encode(shown)
         saved = replace(play, record=text, revealed=play.revealed + 1)
         uow.tries.save(saved, was=play)
         uow.commit()
-    return saved, play.revealed
+    return saved, play.revealed, False
 
 
 def finish(

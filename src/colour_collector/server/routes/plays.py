@@ -135,7 +135,7 @@ def reveal_step(
         runtime.database, token, play_number, body.kind, body.pick, rng=runtime.rng, step=body.step
     )
     shown, screen = step_and_board(done.record, done.index)
-    return answer(StepResponse(step=shown, board=screen))
+    return answer(StepResponse(step=shown, board=screen, repeated=done.repeated))
 
 
 @router.post(

@@ -67,11 +67,11 @@ def get(try_id: TryId, runtime: RuntimeDep) -> Response:
 )
 def reveal(try_id: TryId, body: Annotated[StepRequest, Body()], runtime: RuntimeDep) -> Response:
     """Reveal the next step of a Try play."""
-    play, index = try_plays.reveal(
+    play, index, repeated = try_plays.reveal(
         runtime.database, try_id, body.kind, body.pick, runtime.rng, step=body.step
     )
     shown, screen = step_and_board(records.decode(play.record), index)
-    return answer(TryStepResponse(step=shown, board=screen))
+    return answer(TryStepResponse(step=shown, board=screen, repeated=repeated))
 
 
 @router.post(

@@ -165,6 +165,14 @@ export async function whoAmI() {
 
 // ---------------------------------------------------------------- purchase
 
+/** Whether to offer a purchase (Buy): one would go ahead, resume the unfinished play, or come
+ * after a reality check; not during a break or while sales are stopped. */
+export const purchaseOffered = (quote) => !quote.refused || quote.refused.code === "reality_check_due";
+
+/** The quote's refusal in the player's words when no purchase is offered (else null). */
+export const refusalText = (quote) => (purchaseOffered(quote)
+  ? null : sayProblem(new ApiError(quote.refused.status, quote.refused)));
+
 /** The server's quote for the purchase screen: price, balance, an unfinished play, and the
  * problem a purchase would be refused with now (``refused``). */
 export async function purchaseQuote() {

@@ -45,8 +45,8 @@ async function guard(action) {
   } catch (error) {
     if (error instanceof ApiError && error.code === "not_authenticated" && S.me) {
       account.forget();
-      alertPlayer(sayProblem(error));
       await go("account", {}, { replace: true });
+      alertPlayer(sayProblem(error));   // on the log-in screen it leads to
       return undefined;
     }
     alertPlayer(sayProblem(error));
@@ -111,7 +111,9 @@ route("confirm", async ({ token = "" }) => {
 route("lobby", async () => {
   if (!S.me) return redirect("account");
   leaveGame();
-  await Promise.all([account.refreshAccount(), drawBreak()]);
+  const [quote] = await Promise.all([get("/api/plays/quote"), account.refreshAccount()]);
+  await drawBreak(account.refusalText(quote));
+  q("buy").hidden = !account.purchaseOffered(quote);
   showScreen("lobby");
   await showPoolInfo("lobby");
   return undefined;
@@ -273,11 +275,16 @@ async function startTry() {
   window.history.pushState({ name: "try", params: {} }, "", "#/try");
 }
 
-async function finished(mode, done) {
+async function finished(mode, done, play = null) {
   if (mode === "try") {
     tab.tryId = null;
-    announce(`Try finished: ${done.prize_pence ? `${money(done.prize_pence)} (no money)` : "no win"}.`);
+    if (done) announce(`Try finished: ${done.prize_pence ? `${money(done.prize_pence)} (no money)` : "no win"}.`);
     await go(S.me ? "lobby" : "account", {}, { replace: true });
+    return;
+  }
+  if (!done) {   // finished in another tab: the balance there has moved on too
+    await account.refreshAccount();
+    await go("my-games", { page: 1, highlight: play.play_number }, { replace: true });
     return;
   }
   account.setBalance(done.balance_pence);
@@ -325,7 +332,9 @@ async function boot() {
     await go("try", {}, { replace: true });
     return;
   }
-  if (S.me) {
+  // Coming back to the game (its bare address) resumes an unfinished play; a reload of any
+  // other screen stays there.
+  if (S.me && wanted.name === "account") {
     const quote = await get("/api/plays/quote");
     account.setBalance(quote.balance_pence);
     if (quote.unfinished) { await go("play", {}, { replace: true }); return; }

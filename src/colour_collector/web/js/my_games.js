@@ -9,9 +9,18 @@ import { explain, showErrors, clearErrors } from "./problems.js";
 import { S } from "./state.js";
 import * as view from "./board.js";
 import { hideEnd } from "./celebrate.js";
+import { purchaseOffered } from "./account.js";
 
 const q = byTestId;
 const PER_PAGE = 10;
+// The shapes of a Play Number as the server reads them (service/play_numbers.py): CC and three
+// groups of three letters or digits (the first form: 4, 4 and a check symbol), any case, split
+// by spaces, hyphens or dashes. Text of another shape is told at once; a number of the right
+// shape that the server does not find (a mistyped character, its check character wrong, or a
+// play of another account) is told "no play with that Play Number".
+const SEP = "[\\s\\-\\u2010-\\u2015]+";
+const PLAY_NUMBER_SHAPE = new RegExp(`^CC${SEP}[0-9A-Z]{3}${SEP}[0-9A-Z]{3}${SEP}[0-9A-Z]{3}$`, "i");
+const FIRST_FORM_SHAPE = new RegExp(`^CC${SEP}[0-9A-Z]{4}${SEP}[0-9A-Z]{4}${SEP}[0-9A-Z*~$=]$`, "i");
 const STATUS = { in_progress: "In progress", finished: "Finished", auto_finished: "Finished automatically" };
 
 /** ``open(name, params)`` navigates (app.js passes router.go). */
@@ -37,6 +46,10 @@ export function initMyGames({ open, guard }) {
         showErrors(form, { fields: { play_number: `Enter a Play Number, like ${EXAMPLE_PLAY_NUMBER}.` }, form: null });
         return;
       }
+      if (!PLAY_NUMBER_SHAPE.test(text) && !FIRST_FORM_SHAPE.test(text)) {
+        showErrors(form, { fields: { play_number: `That is not a Play Number. It looks like ${EXAMPLE_PLAY_NUMBER}.` }, form: null });
+        return;
+      }
       let found;
       try {
         found = await get(`/api/my-games/${encodeURIComponent(text)}`);
@@ -57,7 +70,10 @@ export function initMyGames({ open, guard }) {
 }
 
 export async function showMyGames(page = 1, highlight = null) {
-  const list = await get(`/api/my-games?page=${page}&per_page=${PER_PAGE}`);
+  const [list, quote] = await Promise.all([
+    get(`/api/my-games?page=${page}&per_page=${PER_PAGE}`), get("/api/plays/quote"),
+  ]);
+  q("mg-play-again").hidden = !purchaseOffered(quote);
   S.myGamesPage = list.page || page;
   const body = $('[data-testid="my-games"] tbody');
   body.replaceChildren();
@@ -154,14 +170,18 @@ function drawRecall() {
     : describeStep(frame.step, before);
   if (index === frames.length - 1 && frame.board.result) {
     const r = frame.board.result;
-    text += ` Result: ${r.prize_pence > 0 ? `won ${money(r.prize_pence)}${r.tier ? ` (${r.tier})` : ""}` : "no win"}.`;
+    text += ` Result: ${r.prize_pence > 0 ? `won ${money(r.prize_pence)}${r.tier ? ` — prize tier ${r.tier}` : ""}` : "no win"}.`;
     if (data.balance_after_pence !== null && data.balance_after_pence !== undefined) {
       text += ` Balance after: ${money(data.balance_after_pence)}.`;
     }
   }
   q("recall-step").textContent = text;
+  // At either end the arrow pressed is disabled: the focus moves to the other one.
+  const pressed = document.activeElement;
   q("recall-prev").disabled = index === 0;
   q("recall-next").disabled = index === frames.length - 1;
+  if (pressed === q("recall-next") && pressed.disabled) q("recall-prev").focus();
+  if (pressed === q("recall-prev") && pressed.disabled) q("recall-next").focus();
 }
 
 export function leaveRecall() {

@@ -3,8 +3,9 @@
 //
 // Every step names its index (`step`: the board's `revealed`), so a retried request never
 // reveals a second step, and a tab that is behind (the play went on in another tab) is refused
-// with 409 step_out_of_order: it tells the player and reloads the play as the server has it,
-// instead of animating a step over an old grid.
+// with 409 step_out_of_order, or, one step behind, is answered that step again (`repeated`): it
+// tells the player and reloads the play as the server has it, instead of animating a step over
+// an old grid. A play finished in another tab goes on to My Games.
 
 import { get, post, ApiError, retriable } from "./api.js";
 import { byTestId, focusHeading } from "./dom.js";
@@ -30,7 +31,9 @@ let onFinished = async () => {};
 
 export const currentPlay = () => P;
 
-/** ``finished(answer)`` runs after FINISH was accepted (app.js goes to the next screen). */
+/** ``finished(mode, answer, play)`` runs after FINISH was accepted (``answer``), or when the
+ * play turns out to be finished elsewhere (``answer`` null, ``play`` as the server has it);
+ * app.js goes to the next screen. */
 export function initPlay({ finished }) { onFinished = finished; }
 
 const stepPath = () => (P.mode === "try" ? `/api/try/${P.tryId}/steps` : `/api/plays/${P.playNumber}/steps`);
@@ -45,13 +48,21 @@ export function load(mode, id, board, last = null) {
   P.playNumber = mode === "play" ? id : null;
   P.tryId = mode === "try" ? id : null;
   P.board = board;
-  P.marks = last ? view.marksOf(last.step, last.before, board) : null;
+  P.marks = marksLeft(last, board);
   P.label = mode === "play" ? `Play Number: ${id}` : "TRY — no money: this play has no Play Number and pays nothing.";
   hideEnd();
   view.showBonusPanel(false);
   q("recall-bar").hidden = true;
   q("spin").hidden = false;
   view.drawBoard(board);
+}
+
+/** What the step revealed last left marked on ``board`` (``last``: that step and the board
+ * before it), as its live answer left it: nothing once it has opened the Prize Game, whose
+ * window shows no Main Game marks. */
+function marksLeft(last, board) {
+  if (!last || (board.prize_game && !last.before.prize_game)) return null;
+  return view.marksOf(last.step, last.before, board);
 }
 
 /** The start screen (before PLAY), for a play with nothing revealed yet. */
@@ -97,12 +108,15 @@ function updateButtons() {
 }
 document.addEventListener("cc:busy", () => updateButtons());
 
-/** POST the next step, naming its index; a lost answer or a 503 is asked again (same index). */
+/** POST the next step, naming its index; a lost answer or a 503 is asked again (same index).
+ * Returns the answer, or null when the step was ``repeated`` at the first asking: another tab
+ * had taken it. */
 async function requestStep(kind, pick) {
   const body = { kind, pick: pick || null, step: P.board.revealed };
   for (let attempt = 0; ; attempt += 1) {
     try {
-      return await post(stepPath(), body);
+      const answer = await post(stepPath(), body);
+      return answer.repeated && attempt === 0 ? null : answer;
     } catch (error) {
       if (!retriable(error) || attempt >= 2) throw error;
       await new Promise((resolve) => { setTimeout(resolve, 400 * (attempt + 1)); });
@@ -110,13 +124,21 @@ async function requestStep(kind, pick) {
   }
 }
 
-/** The play went on elsewhere: say so, then show it as the server has it. */
+/** The play went on elsewhere: say so, then show it as the server has it; a play finished
+ * elsewhere is done with here too (app.js moves on, as after FINISH). */
 async function movedOn() {
-  const text = "This play has moved on in another tab or window. It now shows where the play is.";
-  alertPlayer(text, "notice");
   const data = await get(statePath());
+  if (data.play && data.play.status !== "in_progress") {
+    const mode = P.mode;
+    leave();
+    P.board = null;
+    await onFinished(mode, null, data.play);
+    alertPlayer("This play was finished in another tab or window.", "notice");
+    return;
+  }
+  alertPlayer("This play has moved on in another tab or window. It now shows where the play is.", "notice");
   P.board = data.board;
-  P.marks = data.last ? view.marksOf(data.last.step, data.last.before, data.board) : null;
+  P.marks = marksLeft(data.last, data.board);
   view.showBonusPanel(false);
   hideEnd();
   await enterGame();
@@ -128,6 +150,7 @@ export async function act(kind, pick = null) {
   if (isBusy() || !board || board.next !== kind || document.body.dataset.phase === "recall") return;
   setBusy(true);
   const before = board;
+  let focusAfter = null;   // a button takes the focus only once it is enabled again
   try {
     // The last step's marks stay until this action.
     P.marks = null;
@@ -141,13 +164,15 @@ export async function act(kind, pick = null) {
       view.drawBoard(before, { marks: null });
       return;
     }
-    await reveal(before, answer.step, answer.board, pick);
+    if (answer === null) { await movedOn(); return; }
+    focusAfter = await reveal(before, answer.step, answer.board, pick);
   } catch (error) {
     if (error instanceof anim.Cancelled) return;
     throw error;
   } finally {
     setBusy(false);
     updateButtons();
+    if (focusAfter && !focusAfter.disabled) focusAfter.focus();
   }
 }
 
@@ -177,10 +202,11 @@ async function reveal(before, step, after, pick) {
     if (row.complete && !before.prize_table[r].complete) announce(`Row complete: ${row.shape} wins ${money(row.amount_pence)}.`);
   }
   P.marks = marks;
-  await changePhase(before, step, after);
+  return changePhase(before, step, after);
 }
 
-/** After a step: a Bonus Game opens, the Prize Game starts, the play ends, or the same goes on. */
+/** After a step: a Bonus Game opens, the Prize Game starts, the play ends, or the same goes on.
+ * Returns the button to focus once the step is done (null: the focus is already placed). */
 async function changePhase(before, step, after) {
   document.body.dataset.phase = after.phase;
   const lostPick = step.kind === "bonus_pick" && !step.won;
@@ -190,29 +216,31 @@ async function changePhase(before, step, after) {
     announce("BONUS GAME UNLOCKED. Select ODD or EVEN.");
     await anim.bonusOpen(after);
     focusHeading(q("bonus-heading"));
-    return;
+    return null;
   }
   if (after.phase === "bonus") {   // a won pick: pick again
     view.drawBoard(after, { marks: P.marks });
     view.showBonusPanel(true);
-    q(`pick-${after.bonus_game.rounds[after.bonus_game.rounds.length - 1].pick}`).focus();
-    return;
+    return q(`pick-${after.bonus_game.rounds[after.bonus_game.rounds.length - 1].pick}`);
   }
   if (after.prize_game && !before.prize_game) {
     announce("PRIZE GAME. Keep spinning until you collect WIN!");
     await anim.prizeIntro(after);
     view.drawBoard(after);
     focusHeading(q("game-heading"));   // "Colour Collector: Prize Game"
-    return;
+    return null;
   }
   view.drawBoard(after, { marks: P.marks });
   if (after.phase === "over") {
     await wait(300);
     await showEnd(after, { label: P.label, celebrate: true });
-    return;
+    return null;
   }
-  if (before.phase === "bonus") focusHeading(q("game-heading"));   // back to the Main Game window
-  else q("spin").focus();
+  if (before.phase === "bonus") {   // back to the Main Game window
+    focusHeading(q("game-heading"));
+    return null;
+  }
+  return q("spin");
 }
 
 /** FINISH: the play is settled by the server; app.js moves on. */

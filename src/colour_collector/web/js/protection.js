@@ -14,14 +14,18 @@ const q = byTestId;
 const PERIODS = ["daily", "weekly", "monthly"];
 const NAMES = { daily: "daily", weekly: "weekly", monthly: "monthly" };
 
-/** The lobby's notice of a break in force; test money is not offered during one. */
-export async function drawBreak() {
+/** The lobby's notice of a break in force, or of sales stopped (``refused``: the purchase
+ * quote's refusal in words, or null). Neither test money nor a Try is offered during a break;
+ * app.js hides Buy when a purchase is refused. */
+export async function drawBreak(refused) {
   if (!S.me) return;
   const found = await get("/api/protection");
-  const text = breakText(found.exclusion);
+  const pause = breakText(found.exclusion);
+  const text = pause || refused;
   q("lobby-break").hidden = !text;
   q("lobby-break").textContent = text || "";
-  q("deposit-form").hidden = Boolean(text);
+  q("deposit-form").hidden = Boolean(pause);
+  q("lobby-try").hidden = Boolean(pause);
 }
 
 function limitStatus(limit) {
@@ -43,7 +47,8 @@ export async function showProtection() {
     const input = q(`limit-${limit.period}`);
     input.value = limit.amount_pence === null ? "" : (limit.amount_pence / 100).toFixed(2);
     q(`limit-${limit.period}-status`).textContent = limitStatus(limit);
-    if (limit.pending) {
+    // A change waits 24 hours: its button shows once the server's clock has passed that.
+    if (limit.pending && Date.parse(limit.confirmable_at) <= Date.parse(found.now)) {
       confirms.append(el("button", {
         type: "button", class: "btn sm", "data-testid": `confirm-${limit.period}`,
         "data-period": limit.period, text: `Confirm the ${NAMES[limit.period]} change`,

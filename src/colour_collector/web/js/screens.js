@@ -9,6 +9,7 @@ import { clearErrors } from "./problems.js";
 export function showScreen(name, { focus = true } = {}) {
   const screen = $(`section.screen[data-screen="${name}"]`);
   for (const s of $$("section.screen")) s.hidden = s !== screen;
+  if (name !== alertScreen) hideAlert();   // an alert belongs to the screen it was raised on
   document.body.dataset.screen = name;
   if (name !== "game") document.body.dataset.phase = name;
   clearErrors();
@@ -23,14 +24,23 @@ export function announce(text) {
 }
 
 let alertTimer = null;
-/** Show ``text`` in the alert box (read at once by screen readers) for a few seconds. */
+let alertScreen = null;
+/** Show ``text`` in the alert box (read at once by screen readers) for a few seconds, or until
+ * another screen shows. */
 export function alertPlayer(text, kind = "error") {
   const box = byTestId("alert");
   box.textContent = text;
   box.dataset.kind = kind;
   box.hidden = false;
+  alertScreen = document.body.dataset.screen;
   clearTimeout(alertTimer);
-  alertTimer = setTimeout(() => { box.hidden = true; }, 9000);
+  alertTimer = setTimeout(hideAlert, 9000);
+}
+
+function hideAlert() {
+  clearTimeout(alertTimer);
+  byTestId("alert").hidden = true;
+  alertScreen = null;
 }
 
 let busyCount = 0;
