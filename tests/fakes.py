@@ -39,6 +39,7 @@ from colour_collector.service.models import (
     Pence,
     Session,
     StoredAccount,
+    TokenPurpose,
 )
 from colour_collector.service.play_models import PlayStatus, StoredPlay, TryPlay
 from colour_collector.service.pool_models import Checkpoint, PoolId, StoredPool
@@ -129,6 +130,10 @@ class FakeAccounts:
         stored = self.state.accounts[account_id]
         self.state.accounts[account_id] = replace(stored, email_confirmed_at=at)
 
+    def set_password(self, account_id: AccountId, *, password_hash: str) -> None:
+        stored = self.state.accounts[account_id]
+        self.state.accounts[account_id] = replace(stored, password_hash=password_hash)
+
     def add_session(self, session: Session) -> None:
         self.state.sessions[session.token_hash] = session
 
@@ -148,6 +153,13 @@ class FakeAccounts:
             del self.state.sessions[key]
             self.state.reality_checks.pop(key, None)  # as ON DELETE CASCADE
         return len(expired)
+
+    def remove_sessions(self, account_id: AccountId) -> int:
+        ended = [key for key, s in self.state.sessions.items() if s.account_id == account_id]
+        for key in ended:
+            del self.state.sessions[key]
+            self.state.reality_checks.pop(key, None)  # as ON DELETE CASCADE
+        return len(ended)
 
     def renew_session(self, token_hash: str, expires_at: dt.datetime) -> None:
         found = self.state.sessions.get(token_hash)
@@ -187,14 +199,15 @@ class FakeConfirmationTokens:
         assert token.token_hash not in self.state.confirmations, "the store refuses a duplicate"
         self.state.confirmations[token.token_hash] = token
 
-    def get(self, token_hash: str) -> ConfirmationToken | None:
-        return self.state.confirmations.get(token_hash)
+    def get(self, token_hash: str, purpose: TokenPurpose) -> ConfirmationToken | None:
+        found = self.state.confirmations.get(token_hash)
+        return found if found is not None and found.purpose is purpose else None
 
-    def use_all(self, account_id: AccountId, at: dt.datetime) -> int:
+    def use_all(self, account_id: AccountId, at: dt.datetime, purpose: TokenPurpose) -> int:
         unused = [
             t
             for t in self.state.confirmations.values()
-            if t.account_id == account_id and t.used_at is None
+            if t.account_id == account_id and t.purpose is purpose and t.used_at is None
         ]
         for token in unused:
             self.state.confirmations[token.token_hash] = replace(token, used_at=at)

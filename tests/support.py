@@ -98,6 +98,8 @@ PASSWORD = "correct horse battery"
 
 CONFIRMATION_LINK = re.compile(r"#/confirm/([A-Za-z0-9_-]{43})")
 """A confirmation link in a mail's text; its group is the token."""
+RESET_LINK = re.compile(r"#/reset/([A-Za-z0-9_-]{43})")
+"""A password reset link in a mail's text; its group is the token."""
 
 
 class RecordingMailer:
@@ -111,11 +113,16 @@ class RecordingMailer:
         self.texts.setdefault(to, []).append(text)
 
 
-def link_token(text: str) -> str:
-    """The token of the confirmation link in a mail's ``text``."""
-    found = CONFIRMATION_LINK.search(text)
-    assert found, f"no confirmation link in the mail: {text!r}"
+def link_token(text: str, link: re.Pattern[str] = CONFIRMATION_LINK) -> str:
+    """The token of the confirmation link (or of another ``link``) in a mail's ``text``."""
+    found = link.search(text)
+    assert found, f"no link like {link.pattern!r} in the mail: {text!r}"
     return found.group(1)
+
+
+def reset_token(text: str) -> str:
+    """The token of the password reset link in a mail's ``text``."""
+    return link_token(text, RESET_LINK)
 
 
 def outbox_mails(outbox: Path, email: str) -> list[EmailMessage]:
@@ -129,13 +136,14 @@ def outbox_mails(outbox: Path, email: str) -> list[EmailMessage]:
     return found
 
 
-def outbox_token(outbox: Path, email: str) -> str:
-    """The token of the newest confirmation link written to the outbox for ``email``."""
+def outbox_token(outbox: Path, email: str, link: re.Pattern[str] = CONFIRMATION_LINK) -> str:
+    """The token of the confirmation link (or of another ``link``) in the newest mail written
+    to the outbox for ``email``."""
     mails = outbox_mails(outbox, email)
     assert mails, f"no mail to {email!r} in {outbox}"
     body = mails[-1].get_body(preferencelist=("plain",))
     assert body is not None
-    return link_token(body.get_content())
+    return link_token(body.get_content(), link)
 
 
 def register_and_confirm(

@@ -12,6 +12,7 @@ import re
 import secrets
 import subprocess
 import sys
+import time
 from email.parser import BytesParser
 from email.policy import default
 from pathlib import Path
@@ -26,6 +27,7 @@ AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.m
 IDLE = "document.body.dataset.busy === 'false'"
 LETTERS = {"orange": "O", "red": "R", "yellow": "Y", "green": "G", "blue": "B", "purple": "P"}
 WIN_CUES = ("win", "big-win", "mega-win")
+MAIL_WAIT_S = 2.0
 
 OUTBOXES: dict[str, Path] = {}
 """Each running test server's outbox directory (its mails), by its base URL."""
@@ -82,18 +84,24 @@ def register(page: Any, email: str | None = None) -> str:
     return email
 
 
-def mailed_link(page: Any, email: str) -> str:
-    """The confirmation link in the newest mail the page's server wrote for ``email``."""
+def mailed_link(page: Any, email: str, route: str = "confirm") -> str:
+    """The link to ``#/<route>/TOKEN`` (a confirmation, or ``reset`` for a new password) in the
+    newest mail with one that the page's server wrote for ``email``. A reset mail is sent just
+    after the answer (decision 0009), so the outbox is read again for up to ``MAIL_WAIT_S``."""
     origin = "/".join(page.url.split("/")[:3])
-    for path in sorted(OUTBOXES[origin].glob("*.eml"), reverse=True):
-        mail = BytesParser(policy=default).parsebytes(path.read_bytes())
-        if str(mail["To"]) == email:
-            found = re.search(
-                r"https?://\S+/#/confirm/[A-Za-z0-9_-]{43}", mail.get_body().get_content()
-            )
-            assert found, mail.get_body().get_content()
-            return found.group(0)
-    raise AssertionError(f"no mail to {email!r}")
+    deadline = time.monotonic() + MAIL_WAIT_S
+    while True:
+        for path in sorted(OUTBOXES[origin].glob("*.eml"), reverse=True):
+            mail = BytesParser(policy=default).parsebytes(path.read_bytes())
+            if str(mail["To"]) == email:
+                found = re.search(
+                    rf"https?://\S+/#/{route}/[A-Za-z0-9_-]{{43}}", mail.get_body().get_content()
+                )
+                if found:
+                    return found.group(0)
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no mail to {email!r} with a #/{route}/ link")
+        time.sleep(0.05)
 
 
 def confirm_by_mail(page: Any, email: str) -> None:

@@ -111,12 +111,13 @@ def test_a_player_checks_their_play_against_the_published_secret(
     tid(page, "check-result").wait_for(state="visible")
     assert tid(page, "check-secret").input_value() == secret
     verdicts = tid(page, "check-verdict")
-    assert verdicts.count() == 2
-    assert verdicts.nth(0).get_attribute("data-ok") == "true"
-    assert "matches the commitment" in verdicts.nth(0).inner_text()
+    assert verdicts.count() == 3
+    assert [verdicts.nth(i).get_attribute("data-ok") for i in range(3)] == ["true"] * 3
+    # The commitment is the one this browser was shown in the lobby while the pool was on sale.
+    assert "is the one this browser was shown on" in verdicts.nth(0).inner_text()
+    assert "matches the commitment" in verdicts.nth(1).inner_text()
     recalled = api(page, f"/api/my-games/{number}")
-    assert verdicts.nth(1).get_attribute("data-ok") == "true"
-    assert f"Your play {number} is this play" in verdicts.nth(1).inner_text()
+    assert f"Your play {number} is this play" in verdicts.nth(2).inner_text()
     assert text(page, "check-fact-record-sha-") == recalled["record_sha256"]
     grid = page.get_by_role("list", name="The play's starting grid").get_by_role("listitem")
     assert grid.count() == len(recalled["start"]["grid"])
@@ -126,12 +127,26 @@ def test_a_player_checks_their_play_against_the_published_secret(
     tid(page, "check-secret").fill(wrong)
     tid(page, "check-submit").click()
     wait_idle(page, "check")
-    assert tid(page, "check-verdict").count() == 1
-    refused = tid(page, "check-verdict").nth(0)
+    assert tid(page, "check-verdict").count() == 2
+    refused = tid(page, "check-verdict").nth(1)
     assert refused.get_attribute("data-ok") == "false"
     assert "does not match the commitment" in refused.inner_text()
     assert not tid(page, "check-grid").is_visible()
     check_screen(page, browser, f"check-wrong-{viewport}", "Result")
+    # A commitment that is not the one this browser was shown on sale is caught first: here the
+    # browser's memory is altered, as a server that changed its commitment would look.
+    page.evaluate(
+        """() => { const all = JSON.parse(localStorage.getItem('cc_commitments'));
+                   all['1'].commitment = 'ab'.repeat(32);
+                   localStorage.setItem('cc_commitments', JSON.stringify(all)); }"""
+    )
+    tid(page, "check-secret").fill(secret)
+    tid(page, "check-submit").click()
+    wait_idle(page, "check")
+    assert tid(page, "check-verdict").count() == 1
+    changed = tid(page, "check-verdict").nth(0)
+    assert changed.get_attribute("data-ok") == "false"
+    assert "has changed since" in changed.inner_text() and "ab" * 32 in changed.inner_text()
 
 
 def test_the_check_form_says_what_is_wrong_next_to_the_field(

@@ -12,7 +12,15 @@ PROBLEM = "application/problem+json"
 REGISTER = {"email": "b@example.com", "password": "long enough pw", "date_of_birth": "1990-01-01"}
 LOGIN = {"email": "b@example.com", "password": "long enough pw"}
 DEPOSIT = {"amount_pence": 100}
-BODIES = {"/api/register": REGISTER, "/api/login": LOGIN, "/api/wallet/test-deposit": DEPOSIT}
+FORGOT = {"email": "b@example.com"}
+RESET = {"token": "A" * 43, "password": "long enough pw"}
+BODIES = {
+    "/api/register": REGISTER,
+    "/api/login": LOGIN,
+    "/api/wallet/test-deposit": DEPOSIT,
+    "/api/password/forgot": FORGOT,
+    "/api/password/reset": RESET,
+}
 
 
 @pytest.fixture
@@ -52,6 +60,9 @@ def test_a_body_that_is_not_utf8(player: Any, path: str) -> None:
     [
         ("/api/register", "email", "x", "String should have at least 3 characters"),
         ("/api/register", "password", "p" * 5000, "String should have at most"),
+        ("/api/password/forgot", "email", "x", "String should have at least 3 characters"),
+        ("/api/password/reset", "password", "p" * 5000, "String should have at most"),
+        ("/api/password/reset", "password", "p" * 9, "String should have at least 10"),
     ],
 )
 def test_a_length_is_said_as_a_length(
@@ -79,6 +90,10 @@ def test_unknown_field(player: Any, path: str) -> None:
         ("/api/register", "date_of_birth", "1990-13-45"),
         ("/api/login", "email", None),
         ("/api/login", "password", {"a": 1}),
+        ("/api/password/forgot", "email", 5),
+        ("/api/password/reset", "token", 43),
+        ("/api/password/reset", "token", "A" * 44),
+        ("/api/password/reset", "password", ["x"]),
         ("/api/wallet/test-deposit", "amount_pence", "100"),
         ("/api/wallet/test-deposit", "amount_pence", 1.5),
         ("/api/wallet/test-deposit", "amount_pence", True),

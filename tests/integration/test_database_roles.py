@@ -1,7 +1,7 @@
 """PostgreSQL with the least-privilege layout of docs/operations.md: the tables' owner runs the
 migrations and ``colour-collector db grants``; the server, connected as its own role, plays whole
-games and its audit chain verifies, but that role cannot erase or rewrite the audit log or the
-ledger, move the chain's head, or turn a trigger off."""
+games, resets a forgotten password and its audit chain verifies, but that role cannot erase or
+rewrite the audit log or the ledger, move the chain's head, or turn a trigger off."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from colour_collector.cli.app import app as cli
 from colour_collector.server.app import create_app
 from colour_collector.service import audit
 from pg_cluster import PgCluster
+from support import RESET_LINK, outbox_token
 
 pytestmark = pytest.mark.postgres
 
@@ -69,6 +70,13 @@ def test_the_servers_role_plays_but_cannot_erase_or_rewrite(
             player.sign_up("roles@example.com")
             deposit(player, 1000)
             whole_play(player)
+            asked = player.post("/api/password/forgot", json={"email": "roles@example.com"})
+            assert asked.status_code == 202, asked.text
+            outbox = application.state.runtime.settings.mail_outbox
+            token = outbox_token(outbox, "roles@example.com", RESET_LINK)
+            body = {"token": token, "password": "a new password for roles"}
+            reset = player.post("/api/password/reset", json=body)
+            assert reset.status_code == 200, reset.text
         assert audit.verify_chain(application.state.database).entries > 0
     finally:
         application.state.database.dispose()

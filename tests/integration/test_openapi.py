@@ -183,6 +183,19 @@ def test_a_purchase_documents_every_refusal_it_can_answer(client: Any) -> None:
         assert f"`{code}`" in responses[status]["description"], (status, code)
 
 
+def test_the_password_routes_document_every_refusal_they_can_answer(client: Any) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    for path, refusals in [
+        ("/api/password/forgot", [("422", "invalid_request"), ("429", "too_many_emails")]),
+        ("/api/password/reset", [("400", "invalid_token"), ("422", "invalid_request")]),
+    ]:
+        responses = paths[path]["post"]["responses"]
+        for status, code in [*refusals, ("403", "csrf_failed"), ("413", "body_too_large")]:
+            assert f"`{code}`" in responses[status]["description"], (path, status, code)
+    assert set(paths["/api/password/forgot"]["post"]["responses"]) >= {"202"}
+    assert set(paths["/api/password/reset"]["post"]["responses"]) >= {"200"}
+
+
 def test_every_body_can_be_refused_as_not_json_and_test_deposits_over_a_limit(
     client: Any,
 ) -> None:

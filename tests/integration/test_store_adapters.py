@@ -11,15 +11,23 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import text
 
 from colour_collector.service import audit
 from colour_collector.service.errors import DuplicatePlayError, EmailTakenError, PlayChangedError
-from colour_collector.service.models import AuditKind, MovementKind, Session
+from colour_collector.service.models import (
+    AuditKind,
+    ConfirmationToken,
+    MovementKind,
+    Session,
+    TokenPurpose,
+)
 from colour_collector.service.play_models import PlayStatus, StoredPlay, TryPlay
 from colour_collector.store import Database
+from colour_collector.store.migrate import alembic_config
 from colour_collector.store.tables import metadata
 from support import sign_up
 
@@ -140,6 +148,97 @@ def test_sessions_live_until_they_expire(database: Database, account_id: int) ->
         assert uow.accounts.remove_session("live") is not None
         assert uow.accounts.remove_session("live") is None
         uow.commit()
+
+
+def test_every_session_of_an_account_ends_together(database: Database, account_id: int) -> None:
+    other = sign_up(database, "q@example.com")[0].id
+    hour = dt.timedelta(hours=1)
+    with database() as uow:
+        uow.accounts.add_session(Session("mine", account_id, WHEN, WHEN + hour))
+        uow.accounts.add_session(Session("theirs", other, WHEN, WHEN + hour))
+        uow.protection.record_reality_check("mine", WHEN)  # goes with its session
+        uow.commit()
+    with database() as uow:
+        assert uow.accounts.remove_sessions(account_id) == 2  # sign_up's and "mine"
+        assert uow.accounts.session("mine", WHEN) is None
+        assert uow.protection.last_reality_check("mine") is None
+        assert uow.accounts.session("theirs", WHEN) is not None
+        uow.accounts.set_password(account_id, password_hash="new hash")
+        uow.commit()
+    with database() as uow:
+        stored = uow.accounts.by_email("p@example.com")
+        assert stored is not None and stored.password_hash == "new hash"
+        assert uow.accounts.remove_sessions(account_id) == 0
+
+
+def test_links_are_found_and_used_up_by_their_purpose(database: Database, account_id: int) -> None:
+    hour = dt.timedelta(hours=1)
+    confirm = ConfirmationToken("c" * 64, account_id, WHEN, WHEN + hour)
+    reset = ConfirmationToken("r" * 64, account_id, WHEN, WHEN + hour, purpose=TokenPurpose.RESET)
+    with database() as uow:
+        uow.confirmations.add(confirm)
+        uow.confirmations.add(reset)
+        uow.commit()
+    with database() as uow:
+        assert uow.confirmations.get(confirm.token_hash, TokenPurpose.CONFIRM) == confirm
+        assert uow.confirmations.get(confirm.token_hash, TokenPurpose.RESET) is None
+        assert uow.confirmations.get(reset.token_hash, TokenPurpose.RESET) == reset
+        assert uow.confirmations.get(reset.token_hash, TokenPurpose.CONFIRM) is None
+        assert uow.confirmations.use_all(account_id, WHEN + hour, TokenPurpose.RESET) == 1
+        uow.commit()
+    with database() as uow:
+        assert uow.confirmations.get(confirm.token_hash, TokenPurpose.CONFIRM) == confirm
+        used = uow.confirmations.get(reset.token_hash, TokenPurpose.RESET)
+        assert used == replace(reset, used_at=WHEN + hour)
+        assert uow.confirmations.use_all(account_id, WHEN, TokenPurpose.CONFIRM) == 1
+
+
+def test_links_mailed_before_resets_existed_are_confirmation_links(
+    empty_database_url: str,
+) -> None:
+    config = alembic_config(empty_database_url)
+    command.upgrade(config, "0060")
+    older = Database(empty_database_url)
+    try:
+        with older.engine.begin() as connection:
+            connection.execute(
+                text(
+                    "INSERT INTO accounts (email, password_hash, date_of_birth, created_at)"
+                    " VALUES ('old@example.com', 'x', :born, :at)"
+                ),
+                {"born": dt.date(1990, 1, 1), "at": WHEN.replace(tzinfo=None)},
+            )
+            connection.execute(
+                text(
+                    "INSERT INTO confirmation_tokens (token_hash, account_id, created_at,"
+                    " expires_at) SELECT :hash, id, :at, :at FROM accounts"
+                ),
+                {"hash": "o" * 64, "at": WHEN.replace(tzinfo=None)},
+            )
+    finally:
+        older.dispose()
+    command.upgrade(config, "head")
+    database = Database(empty_database_url)
+    try:
+        with database() as uow:
+            found = uow.confirmations.get("o" * 64, TokenPurpose.CONFIRM)
+            assert found is not None and found.purpose is TokenPurpose.CONFIRM
+            reset = ConfirmationToken(
+                "r" * 64, found.account_id, WHEN, WHEN, purpose=TokenPurpose.RESET
+            )
+            uow.confirmations.add(reset)
+            uow.commit()
+    finally:
+        database.dispose()
+    # Going back forgets the reset links: without the column they would read as confirmations.
+    command.downgrade(config, "0060")
+    database = Database(empty_database_url)
+    try:
+        with database.engine.connect() as connection:
+            kept = connection.execute(text("SELECT token_hash FROM confirmation_tokens")).scalars()
+            assert list(kept) == ["o" * 64]
+    finally:
+        database.dispose()
 
 
 def test_an_email_is_registered_once(database: Database, account_id: int) -> None:

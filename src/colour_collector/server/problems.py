@@ -55,7 +55,7 @@ OPERATOR_INVALID_CREDENTIALS = ProblemKind(401, "invalid_credentials", "Wrong na
 """``invalid_credentials`` as the console's login answers it: operators log in with a name."""
 TOO_MANY_ATTEMPTS = ProblemKind(429, "too_many_attempts", "Too many failed logins")
 UNDERAGE = ProblemKind(422, "underage", "Players must be 18 or over")
-INVALID_TOKEN = ProblemKind(400, "invalid_token", "The confirmation link is unknown or expired")
+INVALID_TOKEN = ProblemKind(400, "invalid_token", "The link is unknown or no longer works")
 ALREADY_CONFIRMED = ProblemKind(409, "already_confirmed", "The account is confirmed already")
 EMAIL_NOT_CONFIRMED = ProblemKind(403, "email_not_confirmed", "The account is not confirmed yet")
 TOO_MANY_EMAILS = ProblemKind(429, "too_many_emails", "Too many e-mails asked for this address")

@@ -46,7 +46,8 @@ class Runtime:
     accounts: AccountPolicy
     """Password hashing, login throttling and session lifetime."""
     registration: RegistrationPolicy
-    """The mailer, the links' address and lifetime, and the mail throttle."""
+    """The mailer, the links' address and lifetimes, and the mail throttle (registration and
+    password reset)."""
     plays: PlayPolicy
     """Price, auto-finish delay and the purchase outcome source."""
     try_outcomes: OutcomeSource
@@ -96,13 +97,14 @@ def mailer(settings: Settings) -> Mailer:
 
 
 def registration_policy(settings: Settings) -> RegistrationPolicy:
-    """Registration mails, from the settings."""
+    """Registration and password reset mails, from the settings."""
     return RegistrationPolicy(
         mailer=mailer(settings),
         public_url=settings.public_url,
         link_lifetime=settings.confirmation_link_lifetime,
         max_mails_per_email=settings.registration_mails_per_email,
         mail_window=settings.registration_mail_window,
+        reset_link_lifetime=settings.password_reset_link_lifetime,
     )
 
 

@@ -114,15 +114,16 @@ class LoginRequest(Request):
     password: Password = Field(description="Password.", min_length=1)
 
 
-CONFIRMATION_TOKEN_PATTERN = r"^[A-Za-z0-9_-]{43}$"
-"""A confirmation link's token: 32 random bytes in URL-safe base64, unpadded."""
+LINK_TOKEN_PATTERN = r"^[A-Za-z0-9_-]{43}$"
+"""The token of a mailed link (to confirm an account, to reset a password): 32 random bytes in
+URL-safe base64, unpadded."""
 
 
 class ConfirmRequest(Request):
     """``POST /api/register/confirm``."""
 
     token: str = Field(
-        pattern=CONFIRMATION_TOKEN_PATTERN,
+        pattern=LINK_TOKEN_PATTERN,
         description="The token at the end of the link mailed to confirm the account"
         " (``.../#/confirm/<token>``).",
     )
@@ -132,6 +133,27 @@ class ResendRequest(Request):
     """``POST /api/register/resend``."""
 
     email: Email = Field(description="The address registered.")
+
+
+class ForgotPasswordRequest(Request):
+    """``POST /api/password/forgot``."""
+
+    email: Email = Field(description="The address of the account whose password is forgotten.")
+
+
+class ResetPasswordRequest(Request):
+    """``POST /api/password/reset``."""
+
+    token: str = Field(
+        pattern=LINK_TOKEN_PATTERN,
+        description="The token at the end of the link mailed to reset the password"
+        " (``.../#/reset/<token>``).",
+    )
+    password: Password = Field(
+        description=f"The new password: {MIN_PASSWORD_LENGTH} to {MAX_PASSWORD_LENGTH}"
+        " characters, as at registration.",
+        min_length=MIN_PASSWORD_LENGTH,
+    )
 
 
 class TestDepositRequest(Request):
@@ -174,6 +196,22 @@ class RegistrationResponse(Response):
         default="check_your_email", description="Always this: the next step is in the mail."
     )
     message: str = Field(default=CHECK_YOUR_EMAIL, description="What to tell the player.")
+
+
+RESET_LINK_SENT = (
+    "If this address has an account, we have sent it an e-mail with a link to choose a new"
+    " password."
+)
+
+
+class ForgotPasswordResponse(Response):
+    """``POST /api/password/forgot``: the same whatever the address."""
+
+    notice: str = Field(
+        default=RESET_LINK_SENT,
+        description="What to tell the player: always this one sentence (the next step is in"
+        " the mail, if the address has an account).",
+    )
 
 
 class SessionResponse(Response):

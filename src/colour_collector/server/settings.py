@@ -150,8 +150,11 @@ class Settings(BaseSettings):
     """Upgrade the SMTP connection to TLS (certificate checked) before sending anything."""
     confirmation_link_lifetime: Duration = dt.timedelta(hours=24)
     """How long a link mailed to confirm an account works."""
+    password_reset_link_lifetime: Duration = dt.timedelta(hours=1)
+    """How long a link mailed to reset a forgotten password works."""
     registration_mails_per_email: int = Field(default=5, ge=1)
-    """Mails (registrations and resends) one address may be sent within the window."""
+    """Mails (registrations, resends and password resets) one address may be asked for within
+    the window."""
     registration_mail_window: Duration = dt.timedelta(hours=1)
     """How far back the mails asked for an address count."""
 
@@ -247,6 +250,8 @@ class Settings(BaseSettings):
             )
         if self.confirmation_link_lifetime <= dt.timedelta(0):
             raise ValueError("COLOUR_COLLECTOR_CONFIRMATION_LINK_LIFETIME must be positive")
+        if self.password_reset_link_lifetime <= dt.timedelta(0):
+            raise ValueError("COLOUR_COLLECTOR_PASSWORD_RESET_LINK_LIFETIME must be positive")
         if self.registration_mail_window <= dt.timedelta(0):
             raise ValueError("COLOUR_COLLECTOR_REGISTRATION_MAIL_WINDOW must be positive")
 

@@ -1,5 +1,6 @@
 """Accounts and sessions: the checks of a registration, log in (throttled), log out, who is
-logged in. Registering and confirming an account by e-mail: ``service.registration``.
+logged in. Registering and confirming an account by e-mail: ``service.registration``; a
+forgotten password: ``service.password_reset``.
 
 Sessions are opaque random tokens; only their SHA-256 is stored, so a copy of the database does
 not let anyone log in. A login attempt is counted as a failure *before* its password is checked
@@ -143,6 +144,16 @@ def age_on(date_of_birth: dt.date, today: dt.date) -> int:
     return years
 
 
+def check_password(password: str) -> None:
+    """Refuse a password the rules do not accept (registration's, and a reset's):
+    :class:`InvalidInputError` naming ``password``."""
+    if not MIN_PASSWORD_LENGTH <= len(password) <= MAX_PASSWORD_LENGTH:
+        raise InvalidInputError(
+            f"password must be {MIN_PASSWORD_LENGTH} to {MAX_PASSWORD_LENGTH} characters long",
+            field="password",
+        )
+
+
 def check_registration(email: str, password: str, date_of_birth: dt.date, today: dt.date) -> str:
     """The normalised e-mail of a registration whose every field is acceptable; otherwise an
     :class:`InvalidInputError` naming every field found wrong (an under-18 player is told that
@@ -176,13 +187,10 @@ def check_registration(email: str, password: str, date_of_birth: dt.date, today:
                 field="date_of_birth",
             )
         )
-    if not MIN_PASSWORD_LENGTH <= len(password) <= MAX_PASSWORD_LENGTH:
-        found.append(
-            InvalidInputError(
-                f"password must be {MIN_PASSWORD_LENGTH} to {MAX_PASSWORD_LENGTH} characters long",
-                field="password",
-            )
-        )
+    try:
+        check_password(password)
+    except InvalidInputError as bad:
+        found.append(bad)
     if found:
         found.sort(key=lambda bad: not isinstance(bad, UnderageError))
         first = found[0]

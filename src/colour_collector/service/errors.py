@@ -43,7 +43,8 @@ class EmailTakenError(ServiceError):
 
 
 class InvalidTokenError(ServiceError):
-    """A confirmation link's token is unknown or expired."""
+    """A mailed link's token is unknown or expired (or, for a password reset, used already), or
+    the link is for something else (a reset link given to confirm an account, or the reverse)."""
 
 
 class AlreadyConfirmedError(ServiceError):
@@ -55,7 +56,8 @@ class EmailNotConfirmedError(ServiceError):
 
 
 class TooManyMailsError(ServiceError):
-    """Too many e-mails were asked for one address recently (registrations and resends)."""
+    """Too many e-mails were asked for one address recently (registrations, resends and
+    password resets)."""
 
     def __init__(self, message: str, *, retry_after_seconds: int) -> None:
         super().__init__(message)

@@ -44,6 +44,9 @@ class AuditKind(StrEnum):
     """An account was created (unconfirmed), or an unconfirmed one registered again."""
     EMAIL_CONFIRMED = "email_confirmed"
     """A player confirmed their account by the link mailed to its address."""
+    PASSWORD_RESET = "password_reset"
+    """A player set a new password by the link mailed to the account's address (every other
+    session of the account ended; an unconfirmed address became confirmed)."""
     LOGIN = "login"
     """A player logged in."""
     LOGOUT = "logout"
@@ -135,20 +138,34 @@ class Session:
     """When it ends (UTC)."""
 
 
+@unique
+class TokenPurpose(StrEnum):
+    """What a link mailed to an account's address does."""
+
+    CONFIRM = "confirm"
+    """Confirms the account (registration)."""
+    RESET = "reset"
+    """Sets a new password (a forgotten one)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ConfirmationToken:
-    """A link mailed to confirm an account. Only the SHA-256 of its token is stored."""
+    """A link mailed to an account's address, to confirm the account or to reset its password.
+    Only the SHA-256 of its token is stored."""
 
     token_hash: str
     """SHA-256 (hex) of the token in the link."""
     account_id: AccountId
-    """The account it confirms."""
+    """The account it acts on."""
     created_at: dt.datetime
     """When it was mailed (UTC)."""
     expires_at: dt.datetime
     """When it stops working (UTC)."""
     used_at: dt.datetime | None = None
-    """When the account was confirmed (by this link or another one of the account's)."""
+    """When it was used up: the account confirmed, or the password reset (by this link or
+    another one of the account's with the same purpose)."""
+    purpose: TokenPurpose = TokenPurpose.CONFIRM
+    """What the link does; a link works only for its own purpose."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from colour_collector.service.models import (
     Pence,
     Session,
     StoredAccount,
+    TokenPurpose,
 )
 from colour_collector.service.play_models import StoredPlay, TryPlay
 from colour_collector.service.pool_models import Checkpoint, PoolId, StoredPool
@@ -83,6 +84,10 @@ class Accounts(Protocol):
         """Record that the account's e-mail address was confirmed at ``at``."""
         ...
 
+    def set_password(self, account_id: AccountId, *, password_hash: str) -> None:
+        """Replace the account's password hash (a password reset)."""
+        ...
+
     def add_session(self, session: Session) -> None:
         """Store a new login session."""
         ...
@@ -101,6 +106,10 @@ class Accounts(Protocol):
 
     def remove_expired_sessions(self, now: dt.datetime) -> int:
         """End every session expired at ``now``; how many."""
+        ...
+
+    def remove_sessions(self, account_id: AccountId) -> int:
+        """End every session of the account (its password was reset); how many."""
         ...
 
     def renew_session(self, token_hash: str, expires_at: dt.datetime) -> None:
@@ -129,24 +138,25 @@ class LoginThrottle(Protocol):
 
 
 class ConfirmationTokens(Protocol):
-    """The links mailed to confirm accounts (their tokens' SHA-256)."""
+    """The links mailed to accounts' addresses (their tokens' SHA-256), each for one purpose:
+    to confirm the account, or to reset its password."""
 
     def add(self, token: ConfirmationToken) -> None:
         """Store a new link's token."""
         ...
 
-    def get(self, token_hash: str) -> ConfirmationToken | None:
-        """The token with this hash, if any (used and expired ones too)."""
+    def get(self, token_hash: str, purpose: TokenPurpose) -> ConfirmationToken | None:
+        """The token with this hash if it is for ``purpose`` (used and expired ones too)."""
         ...
 
-    def use_all(self, account_id: AccountId, at: dt.datetime) -> int:
-        """Mark every unused token of the account used at ``at``; how many."""
+    def use_all(self, account_id: AccountId, at: dt.datetime, purpose: TokenPurpose) -> int:
+        """Mark every unused token of the account for ``purpose`` used at ``at``; how many."""
         ...
 
 
 class MailThrottle(Protocol):
-    """E-mails asked for (registrations and resends), counted per address whether or not it
-    has an account, shared by every server process."""
+    """E-mails asked for (registrations, resends and password resets), counted per address
+    whether or not it has an account, shared by every server process."""
 
     def add(self, *, email: str, at: dt.datetime) -> None:
         """Record one request for a mail to ``email``."""
@@ -568,7 +578,7 @@ class UnitOfWork(Protocol):
 
     @property
     def confirmations(self) -> ConfirmationTokens:
-        """Confirmation links' tokens."""
+        """The tokens of the links mailed to confirm accounts and reset passwords."""
         ...
 
     @property

@@ -7,10 +7,11 @@ to log in); an address whose account is not confirmed yet takes the new password
 birth and gets a new link. Both paths hash the password (Argon2id is most of the time taken) and
 send one mail, after the commit (decision record 0007). Mails asked for one address are counted
 whether or not it has an account, and refused past a limit with the same answer for every
-address.
+address; a forgotten password's mails (``service.password_reset``) count with them.
 
-A link holds a random token; only its SHA-256 is stored, with an expiry. Confirming marks every
-link of the account used, confirms the address and logs the player in.
+A link holds a random token; only its SHA-256 is stored, with an expiry and its purpose (a link
+to reset a password never confirms an account, nor the reverse). Confirming marks every
+confirmation link of the account used, confirms the address and logs the player in.
 """
 
 from __future__ import annotations
@@ -37,18 +38,26 @@ from colour_collector.service.errors import (
     InvalidTokenError,
     TooManyMailsError,
 )
-from colour_collector.service.models import AccountId, AuditKind, ConfirmationToken
+from colour_collector.service.models import (
+    AccountId,
+    AuditKind,
+    ConfirmationToken,
+    TokenPurpose,
+)
 from colour_collector.service.ports import Mailer, UnitOfWork, UnitOfWorkFactory
 
 log = logging.getLogger(__name__)
 
 CONFIRM_ROUTE = "/#/confirm/"
 """Where a confirmation link points, after the public address: the client's confirm screen."""
+RESET_ROUTE = "/#/reset/"
+"""Where a password reset link points, after the public address: the client's reset screen."""
 
 
 @dataclass(frozen=True, slots=True)
 class RegistrationPolicy:
-    """How registrations are mailed and their links timed."""
+    """How the mails to accounts' addresses (registrations, password resets) are sent and
+    throttled, and their links timed."""
 
     mailer: Mailer
     """Sends the mails."""
@@ -57,13 +66,20 @@ class RegistrationPolicy:
     link_lifetime: dt.timedelta = dt.timedelta(hours=24)
     """How long a confirmation link works."""
     max_mails_per_email: int = 5
-    """Mails (registrations and resends) one address may be sent within ``mail_window``."""
+    """Mails (registrations, resends and password resets) one address may be asked for within
+    ``mail_window``."""
     mail_window: dt.timedelta = dt.timedelta(hours=1)
     """How far back mails asked for count."""
+    reset_link_lifetime: dt.timedelta = dt.timedelta(hours=1)
+    """How long a password reset link works."""
 
     def link(self, token: str) -> str:
         """The confirmation link for ``token``."""
         return self.public_url.rstrip("/") + CONFIRM_ROUTE + token
+
+    def reset_link(self, token: str) -> str:
+        """The password reset link for ``token``."""
+        return self.public_url.rstrip("/") + RESET_ROUTE + token
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +130,7 @@ def register(
             date_of_birth=date_of_birth,
             at=at,
         )
-    _send(policy.mailer, mail)
+    send_mail(policy.mailer, mail)
 
 
 def _register(
@@ -127,7 +143,7 @@ def _register(
     at: dt.datetime,
 ) -> Mail:
     with factory() as uow:
-        _count_mail(uow, policy, email, at)
+        count_mail(uow, policy, email, at)
         stored = uow.accounts.by_email(email)
         if stored is None:
             account = uow.accounts.add(
@@ -167,18 +183,18 @@ def confirm(
     at = now or utcnow()
     token_hash = hash_token(token)
     with factory() as uow:
-        found = uow.confirmations.get(token_hash)
+        found = uow.confirmations.get(token_hash, TokenPurpose.CONFIRM)
         if found is None or (found.used_at is None and found.expires_at <= at):
             raise InvalidTokenError(
                 "this confirmation link is unknown or has expired; ask for a new one"
             )
         account = uow.accounts.get_for_update(found.account_id)
-        found = uow.confirmations.get(token_hash)  # again, under the account's lock
+        found = uow.confirmations.get(token_hash, TokenPurpose.CONFIRM)  # again, locked
         if account is None or found is None:  # tokens reference accounts: a broken database
             raise InvalidTokenError("this confirmation link is unknown")
         if found.used_at is not None:
             raise AlreadyConfirmedError("this account is confirmed already: log in")
-        uow.confirmations.use_all(account.id, at)
+        uow.confirmations.use_all(account.id, at, TokenPurpose.CONFIRM)
         uow.accounts.confirm_email(account.id, at)
         logged_in = start_session(uow, accounts, account, now=at)
         audit.append(uow, AuditKind.EMAIL_CONFIRMED, account.id, {}, now=at)
@@ -200,16 +216,18 @@ def resend(
     normalised = normalise_email(email)
     mail = None
     with factory() as uow:
-        _count_mail(uow, policy, normalised, at)
+        count_mail(uow, policy, normalised, at)
         stored = uow.accounts.by_email(normalised)
         if stored is not None and stored.email_confirmed_at is None:
             mail = _new_link(uow, policy, stored.account.id, normalised, at)
         uow.commit()
     if mail is not None:
-        _send(policy.mailer, mail)
+        send_mail(policy.mailer, mail)
 
 
-def _count_mail(uow: UnitOfWork, policy: RegistrationPolicy, email: str, at: dt.datetime) -> None:
+def count_mail(uow: UnitOfWork, policy: RegistrationPolicy, email: str, at: dt.datetime) -> None:
+    """Count a mail asked for ``email`` inside ``uow``, whether or not the address has an
+    account; :class:`TooManyMailsError` (nothing counted) past the per-address limit."""
     recent = uow.mail_throttle.requests(email=email, after=at - policy.mail_window)
     if len(recent) >= policy.max_mails_per_email:
         wait = max(1, math.ceil((recent[0] + policy.mail_window - at).total_seconds()))
@@ -226,7 +244,9 @@ def _new_link(
 ) -> Mail:
     token = secrets.token_urlsafe(32)
     expires = at + policy.link_lifetime
-    uow.confirmations.add(ConfirmationToken(hash_token(token), account_id, at, expires))
+    uow.confirmations.add(
+        ConfirmationToken(hash_token(token), account_id, at, expires, purpose=TokenPurpose.CONFIRM)
+    )
     hours = round(policy.link_lifetime.total_seconds() / 3600)
     return Mail(
         to=email,
@@ -259,10 +279,11 @@ def _someone_tried(policy: RegistrationPolicy, email: str) -> Mail:
     )
 
 
-def _send(mailer: Mailer, mail: Mail) -> None:
+def send_mail(mailer: Mailer, mail: Mail) -> None:
+    """Hand ``mail`` to ``mailer``, after the commit of the unit of work that asked for it."""
     # After the commit, outside any transaction: a mail cannot be rolled back. A failure is
     # logged, not shown: the answer must not depend on the address, and the player can ask for
-    # the link again (resend).
+    # the link again (resend, or forgot password).
     try:
         mailer.send(mail.to, mail.subject, mail.text)
     except OSError:

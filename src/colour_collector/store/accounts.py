@@ -105,6 +105,11 @@ class SqlAccounts:
             update(accounts).where(accounts.c.id == account_id).values(email_confirmed_at=at)
         )
 
+    def set_password(self, account_id: AccountId, *, password_hash: str) -> None:
+        self.connection.execute(
+            update(accounts).where(accounts.c.id == account_id).values(password_hash=password_hash)
+        )
+
     def add_session(self, session: Session) -> None:
         self.connection.execute(
             _ADD_SESSION,
@@ -134,6 +139,10 @@ class SqlAccounts:
 
     def remove_expired_sessions(self, now: dt.datetime) -> int:
         done = self.connection.execute(delete(sessions).where(sessions.c.expires_at <= now))
+        return done.rowcount
+
+    def remove_sessions(self, account_id: AccountId) -> int:
+        done = self.connection.execute(delete(sessions).where(sessions.c.account_id == account_id))
         return done.rowcount
 
     def renew_session(self, token_hash: str, expires_at: dt.datetime) -> None:

@@ -1,4 +1,5 @@
-"""The links mailed to confirm accounts, and the mails asked for per address."""
+"""The links mailed to accounts' addresses (to confirm an account or reset its password), and
+the mails asked for per address."""
 
 from __future__ import annotations
 
@@ -7,11 +8,21 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, delete, insert, select, update
 
-from colour_collector.service.models import AccountId, ConfirmationToken
+from colour_collector.service.models import AccountId, ConfirmationToken, TokenPurpose
 from colour_collector.store.tables import confirmation_tokens, mail_requests
 
 _TOKEN = select(confirmation_tokens).where(
-    confirmation_tokens.c.token_hash == bindparam("token_hash")
+    confirmation_tokens.c.token_hash == bindparam("token_hash"),
+    confirmation_tokens.c.purpose == bindparam("purpose"),
+)
+_USE_ALL = (
+    update(confirmation_tokens)
+    .where(
+        confirmation_tokens.c.account_id == bindparam("of_account"),
+        confirmation_tokens.c.purpose == bindparam("for_purpose"),
+        confirmation_tokens.c.used_at.is_(None),
+    )
+    .values(used_at=bindparam("at"))
 )
 _ADD_TOKEN = insert(confirmation_tokens)
 _ADD_REQUEST = insert(mail_requests)
@@ -31,6 +42,7 @@ def _token(row: Any) -> ConfirmationToken:
         created_at=row.created_at,
         expires_at=row.expires_at,
         used_at=row.used_at,
+        purpose=TokenPurpose(row.purpose),
     )
 
 
@@ -49,21 +61,19 @@ class SqlConfirmationTokens:
                 "created_at": token.created_at,
                 "expires_at": token.expires_at,
                 "used_at": token.used_at,
+                "purpose": token.purpose.value,
             },
         )
 
-    def get(self, token_hash: str) -> ConfirmationToken | None:
-        row = self.connection.execute(_TOKEN, {"token_hash": token_hash}).first()
+    def get(self, token_hash: str, purpose: TokenPurpose) -> ConfirmationToken | None:
+        row = self.connection.execute(
+            _TOKEN, {"token_hash": token_hash, "purpose": purpose.value}
+        ).first()
         return None if row is None else _token(row)
 
-    def use_all(self, account_id: AccountId, at: dt.datetime) -> int:
+    def use_all(self, account_id: AccountId, at: dt.datetime, purpose: TokenPurpose) -> int:
         done = self.connection.execute(
-            update(confirmation_tokens)
-            .where(
-                confirmation_tokens.c.account_id == account_id,
-                confirmation_tokens.c.used_at.is_(None),
-            )
-            .values(used_at=at)
+            _USE_ALL, {"of_account": account_id, "for_purpose": purpose.value, "at": at}
         )
         return done.rowcount
 

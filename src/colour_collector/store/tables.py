@@ -81,8 +81,12 @@ confirmation_tokens = Table(
     Column("created_at", UtcDateTime, nullable=False),
     Column("expires_at", UtcDateTime, nullable=False),
     Column("used_at", UtcDateTime, nullable=True),
+    # 'confirm' (registration) or 'reset' (a forgotten password): ``TokenPurpose``. The default
+    # is what rows written before resets existed are.
+    Column("purpose", String(16), nullable=False, server_default="confirm"),
 )
-"""The links mailed to confirm accounts: the SHA-256 of each token, never the token."""
+"""The links mailed to accounts' addresses, to confirm an account or reset its password: the
+SHA-256 of each token, never the token."""
 
 mail_requests = Table(
     "mail_requests",
@@ -92,7 +96,8 @@ mail_requests = Table(
     Column("created_at", UtcDateTime, nullable=False),
     Index("ix_mail_requests_email_created_at", "email", "created_at"),
 )
-"""Mails asked for (registrations and resends) per address, for the throttle."""
+"""Mails asked for (registrations, resends and password resets) per address, for the
+throttle."""
 
 sessions = Table(
     "sessions",

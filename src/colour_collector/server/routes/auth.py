@@ -1,9 +1,9 @@
-"""Accounts and sessions: register (confirmed by e-mail), log in, log out, who am I, this
-session, CSRF token."""
+"""Accounts and sessions: register (confirmed by e-mail), a forgotten password (reset by
+e-mail), log in, log out, who am I, this session, CSRF token."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, status
+from fastapi import APIRouter, BackgroundTasks, Request, status
 from starlette.responses import Response
 
 from colour_collector.server.dependencies import ClientAddress, RuntimeDep, SessionToken
@@ -16,14 +16,17 @@ from colour_collector.server.schemas import (
     AccountResponse,
     ConfirmRequest,
     CsrfResponse,
+    ForgotPasswordRequest,
+    ForgotPasswordResponse,
     LoginRequest,
     RegisterRequest,
     RegistrationResponse,
     ResendRequest,
+    ResetPasswordRequest,
     SessionResponse,
     problem_responses,
 )
-from colour_collector.service import accounts, registration
+from colour_collector.service import accounts, password_reset, registration
 
 router = APIRouter(prefix="/api", tags=["accounts"], responses=BAD_PARAMETERS)
 
@@ -70,8 +73,8 @@ def register(body: RegisterRequest, runtime: RuntimeDep) -> Response:
     responses=problem_responses(
         {
             **BODY_PROBLEMS,
-            400: "Malformed JSON (`invalid_request`), or a link unknown or expired"
-            " (`invalid_token`).",
+            400: "Malformed JSON (`invalid_request`), or a link unknown or expired, or not"
+            " one to confirm an account (`invalid_token`).",
             409: "The account is confirmed already (`already_confirmed`): log in.",
         }
     ),
@@ -101,6 +104,62 @@ def resend(body: ResendRequest, runtime: RuntimeDep) -> Response:
     answer is the same whatever the address."""
     registration.resend(runtime.database, runtime.registration, email=body.email)
     return answer(RegistrationResponse(), status.HTTP_202_ACCEPTED)
+
+
+@router.post(
+    "/password/forgot",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=ForgotPasswordResponse,
+    responses=problem_responses(
+        {
+            **BODY_PROBLEMS,
+            429: "Too many e-mails asked for this address (`too_many_emails`, counted with"
+            " registration's); see Retry-After.",
+        }
+    ),
+)
+def forgot_password(
+    body: ForgotPasswordRequest, runtime: RuntimeDep, after_the_answer: BackgroundTasks
+) -> Response:
+    """Mail a link to choose a new password (``<public url>/#/reset/<token>``, working once,
+    for ``PASSWORD_RESET_LINK_LIFETIME``: an hour by default) if the address has an account;
+    the answer is the same whatever the address, and the mail is sent after it."""
+    password_reset.forgot(
+        runtime.database,
+        runtime.registration,
+        email=body.email,
+        deliver=after_the_answer.add_task,
+    )
+    return answer(ForgotPasswordResponse(), status.HTTP_202_ACCEPTED)
+
+
+@router.post(
+    "/password/reset",
+    response_model=AccountResponse,
+    responses=problem_responses(
+        {
+            **BODY_PROBLEMS,
+            400: "Malformed JSON (`invalid_request`), or a link unknown, expired, used already"
+            " or not one to reset a password (`invalid_token`).",
+            422: "A field is missing, unknown or invalid, or the password is not one"
+            " registration accepts (`invalid_request`).",
+        }
+    ),
+)
+def reset_password(
+    body: ResetPasswordRequest, runtime: RuntimeDep, client: ClientAddress
+) -> Response:
+    """Set a new password with the token of the mailed link, end every session of the account,
+    and log in (sets the HttpOnly ``cc_session`` cookie, and a new ``cc_csrf``). An account
+    not confirmed yet is confirmed: the link proved the mailbox."""
+    logged_in = password_reset.reset(
+        runtime.database,
+        runtime.accounts,
+        token=body.token,
+        password=body.password,
+        client=client,
+    )
+    return _logged_in(runtime, logged_in)
 
 
 @router.post(

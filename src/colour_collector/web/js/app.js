@@ -9,6 +9,8 @@
 //   #/reality        the reality check before the next purchase
 //   #/check-email    after registering: the link is in the mail (Resend)
 //   #/confirm/TOKEN  the mailed link: confirms the account, logs in, on to the lobby
+//   #/forgot         a forgotten password: a link is mailed
+//   #/reset/TOKEN    that link: choose a new password (logs in), on to the lobby
 //   #/check[?pool=&position=&play=]                   check a play of a closed pool
 
 import { get, post, ApiError } from "./api.js";
@@ -34,6 +36,7 @@ import {
   initActivity,
 } from "./protection.js";
 import { initPools, showPoolInfo, hidePoolInfo, showCheck } from "./pools.js";
+import { initPassword, showForgot, showReset } from "./password.js";
 
 const q = byTestId;
 
@@ -106,6 +109,20 @@ route("confirm", async ({ token = "" }) => {
   }
   announce("Your account is confirmed. Welcome to Colour Collector.");
   return redirect("lobby");
+});
+
+route("forgot", async () => {
+  if (S.me) return redirect("lobby");
+  leaveGame();
+  showForgot(q("login-email").value.trim());
+  return undefined;
+});
+
+// The link mailed for a forgotten password: choose a new one (which logs in).
+route("reset", async ({ token = "" }) => {
+  leaveGame();
+  showReset(token);
+  return { name: "reset", params: {} };
 });
 
 route("lobby", async () => {
@@ -278,7 +295,7 @@ async function startTry() {
 async function finished(mode, done, play = null) {
   if (mode === "try") {
     tab.tryId = null;
-    if (done) announce(`Try finished: ${done.prize_pence ? `${money(done.prize_pence)} (no money)` : "no win"}.`);
+    announce(`Try finished: ${done.prize_pence ? `${money(done.prize_pence)} (no money)` : "no win"}.`);
     await go(S.me ? "lobby" : "account", {}, { replace: true });
     return;
   }
@@ -316,6 +333,16 @@ async function boot() {
   initMoney({ open, guard, refresh: account.refreshAccount });
   initProtection({ open, guard });
   initActivity();
+  initPassword({
+    guard,
+    open,
+    loggedIn: async (found) => {
+      account.loggedInAs(found);
+      await account.refreshAccount();
+      announce("Your new password is saved, and you are logged in.");
+      await go("lobby", {}, { replace: true });
+    },
+  });
   initPools({ open, guard, loggedIn: () => Boolean(S.me) });
   play.initPlay({ finished });
   listen(guard);

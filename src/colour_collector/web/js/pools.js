@@ -6,6 +6,8 @@
 // publishes the secret. The page checks the secret against the commitment here, in the browser
 // (WebCrypto), without trusting the server's word for it, then asks the server for the play the
 // secret gives at a position and compares it with the player's own play (its record's SHA-256).
+// The commitment is compared first with the one this browser was shown while the pool was on
+// sale (kept in localStorage), so the check does not rest on the server's word for it either.
 // The independent check of a play itself is `colour-collector pool check` (docs/pools.md).
 
 import { get, ApiError } from "./api.js";
@@ -14,6 +16,8 @@ import { showErrors, clearErrors } from "./problems.js";
 import { byTestId } from "./dom.js";
 import * as view from "./pool_view.js";
 import { initCheckInput, fillCheckForm } from "./check_input.js";
+import { seenCommitments } from "./storage.js";
+import { dateTimeText } from "./format.js";
 
 const q = byTestId;
 
@@ -25,6 +29,7 @@ export async function showPoolInfo(where) {
   } catch {
     current = null;   // the panel is information only: the screen works without it
   }
+  if (current && current.pool) seenCommitments.remember(current.pool.id, current.pool.commitment);
   view.drawPoolInfo(where, current ? current.pool : null);
 }
 
@@ -101,6 +106,16 @@ async function check({ pool, position, secret, play }) {
   }
   const given = (secret || info.secret || "").toLowerCase();
   const result = { pool: info, position, verdicts: [], play: null, regenerated: null };
+  // The commitment itself: the one this browser was shown while the pool was on sale, if it was.
+  const seen = seenCommitments.get(pool);
+  if (seen && seen.commitment !== info.commitment) {
+    result.verdicts.push({ ok: false, text: `Pool ${pool}'s commitment is not the one this browser was shown on ${dateTimeText(seen.seen_at)}, while the pool was on sale (${seen.commitment}): it has changed since.` });
+    view.drawCheck(result);
+    return;
+  }
+  result.verdicts.push(seen
+    ? { ok: true, text: `The commitment is the one this browser was shown on ${dateTimeText(seen.seen_at)}, while the pool was on sale.` }
+    : { ok: null, text: `This browser was not shown pool ${pool} on sale, so it cannot vouch for the commitment: compare it with one you kept (colour-collector pool check --commitment does).` });
   if (!given) {
     result.verdicts.push({ ok: null, text: `Pool ${pool} is not closed yet: its secret is published when it closes. Until then, keep its commitment: ${info.commitment}.` });
     view.drawCheck(result);

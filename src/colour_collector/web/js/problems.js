@@ -8,7 +8,7 @@ import { $, $$ } from "./dom.js";
 
 const FIELD = {
   email: () => "Enter your e-mail address, like name@example.com.",
-  password: (form) => (form === "register"
+  password: (form) => (form === "register" || form === "reset"
     ? "Choose a password of at least 10 characters."
     : "Enter your password."),
   date_of_birth: () => "Enter your date of birth, like 1 April 1990.",
@@ -62,6 +62,11 @@ export function explain(error, form, values = {}) {
       break;
     case "too_many_attempts":
       whole = `Too many attempts to log in. Wait ${minutes(error.retryAfter)} and try again.`;
+      break;
+    case "invalid_token":
+      whole = form === "reset"
+        ? "This link has expired or has been used already. Ask for a new one."
+        : sayProblem(error);
       break;
     case "play_not_found":
       fields.play_number = "No play with that Play Number is in your account. Check the number and try again.";

@@ -21,7 +21,7 @@ export function hashOf(name, params = {}) {
   if (name === "recall") return `#/my-games/${encodeURIComponent(params.playNumber)}`;
   if (name === "my-games") return params.page > 1 ? `#/my-games?page=${params.page}` : "#/my-games";
   if (name === "account") return "#/";
-  if (name === "confirm") return "#/confirm";   // the token is not kept in the history
+  if (name === "confirm" || name === "reset") return `#/${name}`;   // the token is not kept in the history
   return `#/${name}`;
 }
 
@@ -44,7 +44,7 @@ export function parse(hash) {
     const play = search.get("play");
     return { name: "check", params: { pool: whole("pool", 1), position: whole("position", 0), play: play || null } };
   }
-  if (parts[0] === "confirm") return { name: "confirm", params: { token: parts[1] || "" } };
+  if (parts[0] === "confirm" || parts[0] === "reset") return { name: parts[0], params: { token: parts[1] || "" } };
   if (parts.length === 0) return { name: "account", params: {} };
   return handlers.has(parts[0]) ? { name: parts[0], params: {} } : { name: "account", params: {} };
 }

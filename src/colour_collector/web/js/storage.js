@@ -1,5 +1,6 @@
 // What the browser remembers. localStorage (every tab, kept): the sound setting, whether this
-// browser logged in before, and the test-speed switch. sessionStorage (this tab only): the Try
+// browser logged in before, the commitments of the prize pools it was shown on sale, and the
+// test-speed switch. sessionStorage (this tab only): the Try
 // play in progress. Nothing about money or a play's state is kept here: the server has it.
 
 function read(area, key) {
@@ -23,6 +24,26 @@ export const prefs = {
   get animationSpeed() {
     const speed = read(localStorage, "cc_animation_speed");
     return typeof speed === "number" && speed > 0 ? speed : 1;
+  },
+};
+
+const KEPT_POOLS = 20;
+
+/** The commitments of the prize pools this browser was shown on sale, by pool: the first one
+ * shown and when (the last ``KEPT_POOLS`` pools). A check after the pool closes compares the
+ * commitment with this one, not only with what the server says then. */
+export const seenCommitments = {
+  get(poolId) {
+    const all = read(localStorage, "cc_commitments");
+    const seen = all && all[String(poolId)];
+    return seen && typeof seen.commitment === "string" ? seen : null;
+  },
+  remember(poolId, commitment, now = new Date()) {
+    const all = read(localStorage, "cc_commitments") || {};
+    if (all[String(poolId)]) return;   // the first one shown is the one to hold the pool to
+    all[String(poolId)] = { commitment, seen_at: now.toISOString() };
+    const kept = Object.keys(all).sort((a, b) => Number(b) - Number(a)).slice(0, KEPT_POOLS);
+    write(localStorage, "cc_commitments", Object.fromEntries(kept.map((id) => [id, all[id]])));
   },
 };
 
