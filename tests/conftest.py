@@ -29,9 +29,10 @@ with warnings.catch_warnings():
 from colour_collector.generator_cache import warm
 from colour_collector.server.app import create_app
 from colour_collector.server.settings import Settings
+from colour_collector.service import clock
 from colour_collector.store import upgrade_to_head
 from pg_cluster import PgCluster, running_cluster
-from support import make_settings, outbox_token
+from support import ServerClock, make_settings, outbox_token
 
 PASSWORD = "correct horse battery"
 
@@ -217,3 +218,10 @@ def player(client: ApiClient) -> ApiClient:
     """An API client logged in as a fresh player."""
     client.sign_up()
     return client
+
+
+@pytest.fixture
+def server_clock(tmp_path: Path) -> Iterator[ServerClock]:
+    """A clock file for the test's server (give its ``path`` to ``make_settings``)."""
+    yield ServerClock(tmp_path / "clock")
+    clock.use(clock.system_time)  # the next test's server reads the real time again

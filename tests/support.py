@@ -266,3 +266,16 @@ def production_mail(port: int) -> dict[str, Any]:
     and the game's public https address."""
     return {"smtp_host": "127.0.0.1", "smtp_port": port, "smtp_starttls": False,
             "public_url": "https://play.example.com"}  # fmt: skip
+
+
+class ServerClock:
+    """The server's clock: the real time moved on by what the test writes in the file
+    (``CLOCK_FILE``; the ``server_clock`` fixture)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.seconds = 0.0
+
+    def forward(self, **delta: float) -> None:
+        self.seconds += dt.timedelta(**delta).total_seconds()
+        self.path.write_text(str(self.seconds), encoding="utf-8")

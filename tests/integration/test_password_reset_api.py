@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +19,12 @@ from colour_collector.server.app import create_app
 from colour_collector.server.runtime import registration_policy
 from colour_collector.server.schemas import RESET_LINK_SENT
 from colour_collector.server.settings import Settings
-from colour_collector.service import audit, clock
+from colour_collector.service import audit
 from colour_collector.store import tables
 from support import (
     PASSWORD,
     RESET_LINK,
+    ServerClock,
     make_settings,
     outbox_mails,
     outbox_token,
@@ -36,24 +36,6 @@ TOKEN_SHAPE = "A" * 43
 """A token of the right shape that no link holds."""
 VARYING_HEADERS = {"date", "x-request-id"}
 """Headers that differ between any two answers (the time, the request's own id)."""
-
-
-class ServerClock:
-    """The server's clock: the real time moved on by what the test writes in the file."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.seconds = 0.0
-
-    def forward(self, **delta: float) -> None:
-        self.seconds += dt.timedelta(**delta).total_seconds()
-        self.path.write_text(str(self.seconds), encoding="utf-8")
-
-
-@pytest.fixture
-def server_clock(tmp_path: Path) -> Iterator[ServerClock]:
-    yield ServerClock(tmp_path / "clock")
-    clock.use(clock.system_time)  # the next test's server reads the real time again
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ the information anyone may read before buying."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,29 +13,10 @@ import pytest
 from plays_fixtures import assert_problem, audit_entries, buy, play_settings, play_to_end
 
 from colour_collector.server.settings import Settings
-from colour_collector.service import clock
 from colour_collector.store import Database
+from support import ServerClock
 
 LIMITS_NONE = {"daily_pence": None, "weekly_pence": None, "monthly_pence": None}
-
-
-class Clock:
-    """The server's clock: the real time moved on by what the test writes in the file."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.seconds = 0.0
-
-    def forward(self, **delta: float) -> None:
-        self.seconds += dt.timedelta(**delta).total_seconds()
-        self.path.write_text(str(self.seconds), encoding="utf-8")
-
-
-@pytest.fixture
-def server_clock(tmp_path: Path) -> Iterator[Clock]:
-    found = Clock(tmp_path / "clock")
-    yield found
-    clock.use(clock.system_time)  # the next test's server reads the real time again
 
 
 @pytest.fixture
@@ -47,7 +27,7 @@ def idle_timeout() -> dt.timedelta:
 
 @pytest.fixture
 def settings(
-    database_url: str, tmp_path: Path, server_clock: Clock, idle_timeout: dt.timedelta
+    database_url: str, tmp_path: Path, server_clock: ServerClock, idle_timeout: dt.timedelta
 ) -> Settings:
     return play_settings(
         database_url,
@@ -77,7 +57,7 @@ def set_limits(client: Any, **pence: int | None) -> Any:
     return {limit["period"]: limit for limit in answer.json()["deposit_limits"]}
 
 
-def test_deposit_limits_with_their_cooling_off(player: Any, server_clock: Clock) -> None:
+def test_deposit_limits_with_their_cooling_off(player: Any, server_clock: ServerClock) -> None:
     assert_problem(pay(player, "deposits", 1000, "d0"), 409, "deposit_limits_unanswered")
     limits = set_limits(player, daily_pence=2000)
     assert limits["daily"]["amount_pence"] == 2000 and limits["weekly"]["amount_pence"] is None
@@ -143,7 +123,7 @@ def test_a_decrease_applies_at_once_over_http(player: Any) -> None:
 
 
 def test_a_time_out_refuses_plays_and_deposits_but_not_the_play_in_progress(
-    player: Any, server_clock: Clock, database: Database
+    player: Any, server_clock: ServerClock, database: Database
 ) -> None:
     player.post("/api/protection/deposit-limits/decline", json={})
     assert pay(player, "deposits", 2000, "in").status_code == 201
@@ -193,7 +173,7 @@ def test_a_break_must_be_confirmed(player: Any) -> None:
     assert player.get("/api/protection").json()["exclusion"] is None
 
 
-def test_a_self_exclusion_lasts_its_months(player: Any, server_clock: Clock) -> None:
+def test_a_self_exclusion_lasts_its_months(player: Any, server_clock: ServerClock) -> None:
     player.post("/api/wallet/test-deposit", json={"amount_pence": 1000})
     for body in ({"months": 5, "confirm": True}, {"months": 6, "confirm": False}, {"months": 6}):
         assert player.post("/api/protection/self-exclusion", json=body).status_code == 422
@@ -209,7 +189,7 @@ def test_a_self_exclusion_lasts_its_months(player: Any, server_clock: Clock) -> 
 
 
 def test_a_reality_check_pauses_the_next_purchase(
-    player: Any, server_clock: Clock, database: Database
+    player: Any, server_clock: ServerClock, database: Database
 ) -> None:
     player.post("/api/wallet/test-deposit", json={"amount_pence": 2000})
     first = buy(player).json()
@@ -243,7 +223,7 @@ def test_a_reality_check_pauses_the_next_purchase(
 
 @pytest.mark.parametrize("idle_timeout", [dt.timedelta(minutes=30)])
 def test_a_session_idle_for_30_minutes_ends(
-    app: Any, new_client: Any, server_clock: Clock, idle_timeout: dt.timedelta
+    app: Any, new_client: Any, server_clock: ServerClock, idle_timeout: dt.timedelta
 ) -> None:
     active, idle = new_client(app), new_client(app)
     active.sign_up("active@example.com")
