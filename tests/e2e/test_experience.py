@@ -153,12 +153,14 @@ def test_stale_tab_is_told_and_reloads(start_server: Any, browser: Browser, size
     other.goto("/#/play")
     wait_idle(other, "start")
     start_playing(other)
+    page.bring_to_front()  # a tab behind another runs its timers slowly
     for _ in range(2):
         tid(page, "spin").click()
         wait_idle(page, "main")
     revealed = api(page, f"/api/plays/{play_number}")["board"]["revealed"]
     assert revealed == 2
 
+    other.bring_to_front()
     tid(other, "spin").click()  # this tab still shows the start of the play
     wait_idle(other, "main")
     alert = other.get_by_role("alert")
@@ -183,6 +185,7 @@ def test_stale_tab_is_told_and_reloads(start_server: Any, browser: Browser, size
 
     # The first tab is now one step behind: its SPIN asks for the step the other tab took, which
     # the server answers again (`repeated`, as for a retry). It is told too, and shows the play.
+    page.bring_to_front()
     tid(page, "spin").click()
     wait_idle(page)
     assert "moved on in another tab" in text(page, "alert")
@@ -207,9 +210,11 @@ def test_a_play_finished_in_another_tab(start_server: Any, browser: Browser) -> 
     start_playing(other)
     assert text(other, "balance") == money(0)
 
+    page.bring_to_front()  # a tab behind another runs its timers slowly: the play would crawl
     start_playing(page)
     play_to_end(page)
     finish(page, play_number, 0)
+    other.bring_to_front()
     tid(other, "spin").click()
     wait_idle(other, "mygames")
     assert text(other, "alert") == "This play was finished in another tab or window."
