@@ -11,6 +11,7 @@ from e2e_support import (
     PASSWORD,
     Browser,
     check_screen,
+    focused,
     mailed_link,
     register,
     text,
@@ -92,6 +93,7 @@ def test_a_forgotten_password_is_reset_by_a_mailed_link(
     # Every other login has ended; the old password no longer works, the new one does.
     elsewhere.reload()
     wait_idle(elsewhere, "account")
+    assert text(elsewhere, "alert") == "You are logged out. Log in again to go on."
     log_in(elsewhere, email, PASSWORD)
     wait_idle(elsewhere, "account")
     assert "not right" in text(elsewhere, "login-form-error")
@@ -108,5 +110,9 @@ def test_a_forgotten_password_is_reset_by_a_mailed_link(
     assert text(page, "reset-form-error") == (
         "This link has expired or has been used already. Ask for a new one."
     )
+    # Only a new link is offered; the password typed was not at fault.
+    assert tid(page, "reset-password").is_hidden() and tid(page, "reset-submit").is_hidden()
+    assert tid(page, "reset-password").get_attribute("aria-invalid") is None
+    assert focused(page)["testid"] == "reset-forgot"
     tid(page, "reset-forgot").click()  # logged in (by the reset): no link to ask for
     wait_idle(page, "lobby")

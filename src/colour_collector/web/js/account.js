@@ -151,16 +151,19 @@ export function forget() {
   drawBar();
 }
 
-/** Ask the server who is logged in (only if this browser logged in before). */
+/** Ask the server who is logged in (only if this browser logged in before). Returns whether
+ * a login this browser had has ended meanwhile (timed out, logged out elsewhere, or ended by a
+ * password reset), for the app to say so. */
 export async function whoAmI() {
-  if (!prefs.maybeLoggedIn) return null;
+  if (!prefs.maybeLoggedIn) return false;
   try {
     S.me = await get("/api/me");
     await refreshAccount();
-  } catch {
+    return false;
+  } catch (error) {
     forget();
+    return error instanceof ApiError && error.code === "not_authenticated";
   }
-  return S.me;
 }
 
 // ---------------------------------------------------------------- purchase

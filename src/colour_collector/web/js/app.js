@@ -352,11 +352,15 @@ async function boot() {
   setGame(readGame(description));
   mountWheel();
 
-  await account.whoAmI();
+  const ended = await account.whoAmI();
   account.drawBar();
+  const sayEnded = () => {
+    if (ended) alertPlayer(sayProblem(new ApiError(401, { code: "not_authenticated" })), "notice");
+  };
   const wanted = parse(window.location.hash);
   if (tab.tryId && (wanted.name === "try" || wanted.name === "account")) {
     await go("try", {}, { replace: true });
+    sayEnded();
     return;
   }
   // Coming back to the game (its bare address) resumes an unfinished play; a reload of any
@@ -367,6 +371,7 @@ async function boot() {
     if (quote.unfinished) { await go("play", {}, { replace: true }); return; }
   }
   await go(wanted.name, wanted.params, { replace: true });
+  sayEnded();
 }
 
 setBusy(true);

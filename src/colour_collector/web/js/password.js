@@ -22,8 +22,20 @@ export function showForgot(email = "") {
 export function showReset(linkToken = "") {
   if (linkToken) token = linkToken;
   q("reset-password").value = "";
+  q("reset-password-field").hidden = false;
+  q("reset-submit").hidden = false;
   showScreen("reset");
-  if (!token) showErrors(q("reset-form"), { fields: {}, form: "Open the link in the e-mail again, or ask for a new one." });
+  if (!token) linkDead("Open the link in the e-mail again, or ask for a new one.");
+}
+
+/** The link does not work: say so, and offer only a new one (the password was not the fault). */
+function linkDead(message) {
+  q("reset-password-field").hidden = true;
+  q("reset-submit").hidden = true;
+  const box = q("reset-form-error");
+  box.textContent = message;
+  box.hidden = false;
+  q("reset-forgot").focus();
 }
 
 /** ``guard(fn)`` runs an action with the busy flag; ``open(name)`` navigates; ``loggedIn(account)``
@@ -65,7 +77,10 @@ export function initPassword({ guard, open, loggedIn }) {
         // A token the server cannot even read is a bad link too.
         const unreadable = error.code === "invalid_request"
           && (error.problem.errors || []).some(({ field }) => String(field || "").endsWith("token"));
-        showErrors(reset, explain(unreadable ? new ApiError(400, { code: "invalid_token" }) : error, "reset"));
+        if (unreadable || error.code === "invalid_token") {
+          token = "";
+          linkDead(explain(new ApiError(400, { code: "invalid_token" }), "reset").form);
+        } else showErrors(reset, explain(error, "reset"));
         return;
       }
       token = "";
