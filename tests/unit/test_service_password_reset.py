@@ -12,7 +12,7 @@ from collections.abc import Callable
 import pytest
 
 from colour_collector.service import accounts, password_reset, registration
-from colour_collector.service.accounts import AccountPolicy, Passwords
+from colour_collector.service.accounts import Passwords
 from colour_collector.service.errors import (
     AlreadyConfirmedError,
     InvalidCredentialsError,
@@ -24,11 +24,9 @@ from colour_collector.service.errors import (
 from colour_collector.service.models import TokenPurpose
 from colour_collector.service.registration import RegistrationPolicy
 from fakes import FakeDatabase, FakeMailer
-from support import link_token, reset_token
+from support import PASSWORD, POLICY, link_token, reset_token
 
 T0 = dt.datetime(2026, 12, 3, 12, 0, tzinfo=dt.UTC)
-ACCOUNTS = AccountPolicy(passwords=Passwords(time_cost=1, memory_kib=8, parallelism=1))
-PASSWORD = "correct horse battery"
 NEW_PASSWORD = "a brand new password"
 EMAIL = "player@example.com"
 
@@ -46,7 +44,7 @@ def policy(mailer: FakeMailer) -> RegistrationPolicy:
 def register(db: FakeDatabase, policy: RegistrationPolicy, *, now: dt.datetime = T0) -> None:
     registration.register(
         db,
-        ACCOUNTS,
+        POLICY,
         policy,
         email=EMAIL,
         password=PASSWORD,
@@ -59,7 +57,7 @@ def sign_up(db: FakeDatabase, policy: RegistrationPolicy, mailer: FakeMailer) ->
     """A confirmed account, logged in; its session token."""
     register(db, policy)
     token = link_token(mailer.to(EMAIL)[-1].text)
-    return registration.confirm(db, ACCOUNTS, token=token, client="c1", now=T0).token
+    return registration.confirm(db, POLICY, token=token, client="c1", now=T0).token
 
 
 def forgot(
@@ -83,11 +81,11 @@ def reset(
     *,
     now: dt.datetime = T0 + dt.timedelta(minutes=10),
 ) -> accounts.LoggedIn:
-    return password_reset.reset(db, ACCOUNTS, token=token, password=password, client="c2", now=now)
+    return password_reset.reset(db, POLICY, token=token, password=password, client="c2", now=now)
 
 
 def login(db: FakeDatabase, password: str, now: dt.datetime = T0) -> accounts.LoggedIn:
-    return accounts.login(db, ACCOUNTS, email=EMAIL, password=password, client="c1", now=now)
+    return accounts.login(db, POLICY, email=EMAIL, password=password, client="c1", now=now)
 
 
 def kinds(db: FakeDatabase) -> list[str]:
@@ -209,7 +207,7 @@ def test_a_reset_confirms_an_address_not_confirmed_yet(
     assert kinds(db) == ["register", "password_reset", "email_confirmed", "login"]
     assert all(t.used_at == at for t in db.state.confirmations.values())
     with pytest.raises(AlreadyConfirmedError):  # its confirmation link is used up too
-        registration.confirm(db, ACCOUNTS, token=confirmation, client="c1", now=at)
+        registration.confirm(db, POLICY, token=confirmation, client="c1", now=at)
     assert login(db, NEW_PASSWORD, now=at).account.email == EMAIL
 
 
@@ -263,7 +261,7 @@ def test_a_reset_link_does_not_confirm_an_account(
     token = reset_token(mailer.to(EMAIL)[-1].text)
     before, commits = copy.deepcopy(db.state), db.commits
     with pytest.raises(InvalidTokenError):
-        registration.confirm(db, ACCOUNTS, token=token, client="c1", now=T0)
+        registration.confirm(db, POLICY, token=token, client="c1", now=T0)
     assert db.commits == commits and db.state == before
 
 
