@@ -166,6 +166,8 @@ def test_stale_tab_is_told_and_reloads(start_server: Any, browser: Browser, size
     alert = other.get_by_role("alert")
     assert alert.is_visible()
     assert "moved on in another tab" in alert.inner_text()
+    for covered in ("grid", "spin"):  # the alert leaves the game in sight
+        assert not overlap(alert.bounding_box(), tid(other, covered).bounding_box()), covered
     board = api(other, f"/api/plays/{play_number}")["board"]
     assert board["revealed"] == revealed  # nothing was revealed by the stale tab
     check_board(other, board)
@@ -192,6 +194,19 @@ def test_stale_tab_is_told_and_reloads(start_server: Any, browser: Browser, size
     board = api(page, f"/api/plays/{play_number}")["board"]
     assert board["revealed"] == revealed + 1
     check_board(page, board)
+    tid(page, "alert").click()  # a tap puts it away before its time
+    assert not tid(page, "alert").is_visible()
+
+
+def overlap(a: dict[str, float] | None, b: dict[str, float] | None) -> bool:
+    """Whether two bounding boxes share any area."""
+    assert a is not None and b is not None
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and b["y"] < a["y"] + a["height"]
+    )
 
 
 def test_a_play_finished_in_another_tab(start_server: Any, browser: Browser) -> None:

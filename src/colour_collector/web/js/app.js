@@ -18,7 +18,7 @@ import { byTestId } from "./dom.js";
 import { readGame, setGame, money } from "./format.js";
 import { syncCssTiming } from "./motion.js";
 import { tab } from "./storage.js";
-import { showScreen, announce, alertPlayer, setBusy } from "./screens.js";
+import { showScreen, announce, alertPlayer, initAlert, setBusy } from "./screens.js";
 import { sayProblem } from "./problems.js";
 import { route, redirect, go, listen, parse } from "./router.js";
 import { initHowTo, openHowTo } from "./howto.js";
@@ -314,6 +314,7 @@ async function finished(mode, done, play = null) {
 
 async function boot() {
   syncCssTiming();
+  initAlert();
   initHowTo();
   initSound();
   initInput();

@@ -37,6 +37,11 @@ export function alertPlayer(text, kind = "error") {
   alertTimer = setTimeout(hideAlert, 9000);
 }
 
+/** A tap or click on the alert puts it away (on a phone it lies over the screen's top). */
+export function initAlert() {
+  byTestId("alert").addEventListener("click", hideAlert);
+}
+
 function hideAlert() {
   clearTimeout(alertTimer);
   byTestId("alert").hidden = true;
