@@ -187,17 +187,43 @@ def test_the_tables_open_with_a_support_console_session(
     assert player.get("/api/me").status_code == 200
 
 
-def test_metrics_and_request_ids(app: Any, player: Any) -> None:
-    player.post("/api/wallet/test-deposit", json={"amount_pence": 1000})
-    buy(player)
-    player.get("/api/plays/CC-000-000-000")  # a 404
-    answer = player.get("/metrics")
+def game_figures(client: Any) -> dict[str, float]:
+    """The game's figures in ``/metrics`` (not the per-process request metrics)."""
+    answer = client.get("/metrics")
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("text/plain")
-    text = answer.text
-    assert "colour_collector_plays_sold 1.0" in text
-    assert "colour_collector_plays_in_progress 1.0" in text
-    assert "colour_collector_payout_ratio 2.0" in text
+    lines = [
+        line.split()
+        for line in answer.text.splitlines()
+        if line.startswith("colour_collector_") and not line.startswith("colour_collector_request")
+    ]
+    return {name: float(value) for name, value in lines}
+
+
+def test_metrics_and_request_ids(app: Any, player: Any) -> None:
+    player.post("/api/wallet/test-deposit", json={"amount_pence": 1000})
+    before = game_figures(player)
+    bought = buy(player)
+    player.get("/api/plays/CC-000-000-000")  # a 404
+    # Bought, not revealed: nothing public moves with its prize (a £10 win, fixed at purchase).
+    during = game_figures(player)
+    moved = {name for name in during.keys() | before.keys() if during.get(name) != before.get(name)}
+    assert moved == {
+        "colour_collector_plays_sold",
+        "colour_collector_plays_in_progress",
+        "colour_collector_stakes_pence",
+    }, (before, during)
+    assert during["colour_collector_plays_in_progress"] == 1.0
+    assert "colour_collector_payout_ratio" not in during
+    play_to_end(player, bought.json()["play"]["play_number"], bought.json()["board"])
+    assert game_figures(player) == during  # revealed, not finished: still nothing
+    player.post(f"/api/plays/{bought.json()['play']['play_number']}/finish", json={})
+    after = game_figures(player)
+    assert after["colour_collector_plays_sold"] == 1.0
+    assert after["colour_collector_plays_in_progress"] == 0.0
+    assert after["colour_collector_prizes_paid_pence"] == 1000.0
+    assert after["colour_collector_payout_ratio"] == 2.0
+    text = player.get("/metrics").text
     assert 'colour_collector_request_seconds_count{method="POST",route="/api/plays"}' in text
     assert 'colour_collector_request_errors_total{status="404"}' in text
     given = player.get("/healthz", headers={"X-Request-ID": "abc-123"})

@@ -9,9 +9,14 @@ Two kinds, scraped differently:
   directory, before the server starts) so that any process answers for all of them
   (prometheus-client's multiprocess mode).
 - **The game's**, read from the database at each scrape (``GameCollector``), the same whichever
-  process answers: plays sold, plays in progress, prizes paid (count and pence), stakes and
-  prizes of the plays sold, payout so far, and the plays left in the prize pool on sale. Each scrape
-  runs one aggregate query over the plays.
+  process answers: plays sold, plays in progress, prizes paid (count and pence), stakes of the
+  plays sold, the payout of the finished plays, and the plays left in the prize pool on sale.
+  Each scrape runs one aggregate query over the plays.
+
+  No figure moves with the prize of a play not finished yet: a scrape between a purchase and its
+  FINISH would otherwise tell the play's prize before the player has seen it (the prize is fixed
+  at purchase). So the payout is that of the finished plays, and the prizes of the plays sold
+  are the console's, behind an operator's login.
 """
 
 from __future__ import annotations
@@ -116,16 +121,13 @@ class GameCollector(Collector):
             "Stakes of the plays sold, pence.",
             figures.stakes_pence,
         )
-        yield _gauge(
-            "colour_collector_prizes_pence",
-            "Prizes of the plays sold (fixed at purchase), pence.",
-            figures.prizes_pence,
-        )
-        if figures.plays:
+        finished = figures.plays - figures.in_progress
+        if finished:
             yield _gauge(
                 "colour_collector_payout_ratio",
-                "Payout so far: prizes over stakes of the plays sold (published: 0.735).",
-                figures.payout.observed,
+                "Payout of the finished plays: prizes credited over their stakes"
+                " (published: 0.735).",
+                figures.paid_pence / (finished * self.price_pence),
             )
         if left is not None:
             yield _gauge(
