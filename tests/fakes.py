@@ -42,7 +42,7 @@ from colour_collector.service.models import (
     TokenPurpose,
 )
 from colour_collector.service.play_models import PlayStatus, StoredPlay, TryPlay
-from colour_collector.service.pool_models import Checkpoint, PoolId, StoredPool
+from colour_collector.service.pool_models import Checkpoint, PoolId, SoldPlay, StoredPool
 from colour_collector.service.protection_models import (
     AuditCheck,
     DepositLimit,
@@ -399,6 +399,25 @@ class FakePlays:
         return sorted((p for p in self.state.plays.values() if p.id > play_id), key=lambda p: p.id)[
             :limit
         ]
+
+    def unfinished_prizes(self) -> Mapping[tuple[PoolId, int], int]:
+        found: dict[tuple[PoolId, int], int] = {}
+        for p in self.state.plays.values():
+            if (
+                p.status is PlayStatus.IN_PROGRESS
+                and p.pool_id is not None
+                and p.tier_index is not None
+            ):
+                found[p.pool_id, p.tier_index] = found.get((p.pool_id, p.tier_index), 0) + 1
+        return found
+
+    def sold_from(self, pool_id: PoolId, after: int, limit: int) -> Sequence[SoldPlay]:
+        sold = (
+            SoldPlay(p.pool_position, p.play_number, p.tier_index, p.prize_pence)
+            for p in self.state.plays.values()
+            if p.pool_id == pool_id and p.pool_position is not None and p.pool_position > after
+        )
+        return sorted(sold, key=lambda p: p.position)[:limit]
 
     def save(self, play: StoredPlay, *, was: StoredPlay) -> None:
         stored = self.state.plays.get(was.play_number)

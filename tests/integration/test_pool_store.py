@@ -125,6 +125,43 @@ def test_a_position_of_a_pool_is_sold_at_most_once(database: Database) -> None:
         uow.plays.add(a_play(account, "CC-0000-0004-4", pool.id, 0))
 
 
+def test_the_plays_of_a_pool_are_read_by_position_and_unfinished_prizes_counted(
+    database: Database,
+) -> None:
+    account = sign_up(database, "p@example.com")[0].id
+    with database() as uow:
+        first, second = uow.pools.add(a_pool("1" * 64)), uow.pools.add(a_pool("2" * 64))
+        plays = [  # (number, pool, position, tier, prize, finished)
+            ("CC-0000-0001-1", first.id, 2, 7, 20_000, False),
+            ("CC-0000-0002-2", first.id, 0, None, 0, False),
+            ("CC-0000-0003-3", first.id, 1, 7, 20_000, True),
+            ("CC-0000-0004-4", second.id, 0, 7, 20_000, False),
+            ("CC-0000-0005-5", first.id, 3, 9, 50_000, False),
+            ("CC-0000-0006-6", None, None, 7, 20_000, False),  # an independent draw
+        ]
+        for number, pool_id, position, tier, prize, finished in plays:
+            play = replace(
+                a_play(account, number, pool_id, position), tier_index=tier, prize_pence=prize
+            )
+            uow.plays.add(replace(play, status=PlayStatus.FINISHED) if finished else play)
+        uow.commit()
+    with database() as uow:
+        sold = uow.plays.sold_from(first.id, -1, 10)
+        assert [(s.position, s.play_number, s.tier_index, s.prize_pence) for s in sold] == [
+            (0, "CC-0000-0002-2", None, 0),
+            (1, "CC-0000-0003-3", 7, 20_000),
+            (2, "CC-0000-0001-1", 7, 20_000),
+            (3, "CC-0000-0005-5", 9, 50_000),
+        ]
+        assert [s.position for s in uow.plays.sold_from(first.id, 0, 2)] == [1, 2]
+        assert uow.plays.sold_from(first.id, 3, 10) == []
+        assert uow.plays.unfinished_prizes() == {
+            (first.id, 7): 1,
+            (first.id, 9): 1,
+            (second.id, 7): 1,
+        }
+
+
 def test_a_dealer_waits_for_the_one_before_and_sees_what_it_dealt(database: Database) -> None:
     with database() as uow:
         uow.pools.add(a_pool("1" * 64, size=1))

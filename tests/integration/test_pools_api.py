@@ -18,6 +18,7 @@ from plays_fixtures import (
     deposit,
     play_settings,
     play_to_end,
+    step_body,
 )
 from test_openapi import validator_for
 
@@ -74,13 +75,15 @@ def test_pools_sell_in_order_and_each_play_shows_its_pool_and_position(
     ]
     assert shown["parameters"] == first.parameters.text
     assert shown["published_structure"] is False
-    sold = []
+    sold, bought_from_second = [], []
     for n in range(10):
         client = buyer(app, new_client, n)
         bought = buy(client)
         assert bought.status_code == 201, bought.text
         play = bought.json()["play"]
         sold.append((play["pool_id"], play["pool_position"]))
+        if play["pool_id"] == 2:
+            bought_from_second.append((client, bought.json()))
         listed = client.get("/api/my-games").json()["items"][0]
         assert (listed["pool_id"], listed["pool_position"]) == sold[-1]
         if n == 5:
@@ -96,7 +99,45 @@ def test_pools_sell_in_order_and_each_play_shows_its_pool_and_position(
         (2, "sold_out", 0),
         (1, "sold_out", 0),
     ]
+    # The £1,000,000 was bought, but no one has seen it yet: it is won when its play finishes.
+    assert listed[0]["top_prizes"][0]["left"] == 1
+    for client, bought in bought_from_second:
+        number = bought["play"]["play_number"]
+        play_to_end(client, number, bought["board"])
+        assert client.post(f"/api/plays/{number}/finish", json={}).status_code == 200
+    listed = anyone.get("/api/pools").json()["items"]
     assert listed[0]["top_prizes"][0]["left"] == 0
+
+
+def test_a_top_prize_counts_as_won_when_its_play_finishes(
+    app: Any, database: Database, new_client: Any
+) -> None:
+    """The public count of top prizes left does not move when a top prize is bought, nor while
+    it is revealed: only once its play is finished (as a scratchcard's when it is claimed), so
+    it tells no buyer what they hold before the reveal."""
+    pools.load(database, small_pool(3, {"£2,000": 3}), KEY, published_only=False)
+    anyone, client = new_client(app), buyer(app, new_client, 0)
+
+    def left() -> int:
+        shown = anyone.get("/api/pools/current").json()["pool"]
+        listed = anyone.get("/api/pools").json()["items"][0]
+        one = anyone.get("/api/pools/1").json()
+        counts = {p["top_prizes"][0]["left"] for p in (shown, listed, one)}
+        assert len(counts) == 1, counts
+        return counts.pop()
+
+    assert left() == 3
+    bought = buy(client).json()
+    assert bought["play"]["pool_position"] == 0
+    assert left() == 3  # bought: not won yet
+    number, board = bought["play"]["play_number"], bought["board"]
+    while board["next"] is not None:
+        answer = client.post(f"/api/plays/{number}/steps", json=step_body(board["next"], "odd"))
+        assert answer.status_code == 200, answer.text
+        board = answer.json()["board"]
+        assert left() == 3  # revealed step by step: still not won
+    assert client.post(f"/api/plays/{number}/finish", json={}).status_code == 200
+    assert left() == 2
 
 
 def test_a_closed_pool_publishes_its_secret_and_each_sold_play_checks(

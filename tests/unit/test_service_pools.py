@@ -14,7 +14,13 @@ import pytest
 from test_service_plays import PRICE, T0, player, reveal_all
 
 from colour_collector.game import codec
-from colour_collector.game.pool_deal import PoolParameters, categories, outcome_of, play_at
+from colour_collector.game.pool_deal import (
+    PoolParameters,
+    categories,
+    outcome_of,
+    play_at,
+    remaining_at,
+)
 from colour_collector.game.pool_file import PoolFile
 from colour_collector.game.prize_table import load_tiers
 from colour_collector.game.versions import Versions
@@ -250,6 +256,54 @@ def test_a_sale_that_does_not_follow_the_secret_is_not_published() -> None:
     with pytest.raises(PoolRefusedError, match="does not follow its secret"):
         pools.close(db, 1, KEY, withdraw=True)
     assert db.state.pools[1].secret is None
+
+
+def test_a_sale_steered_through_the_remaining_counts_is_not_published() -> None:
+    """Someone able to write to the database sets the remaining counts so that the next
+    purchase is dealt the top prize, then puts back the counts the honest deal would leave. The
+    counts then agree with the secret; the sold play does not, and the close says which."""
+    db = FakeDatabase()
+    pool = small_pool(12, {"£5": 2, "£2,000": 1})
+    load(db, pool)
+    honest = categories(pool.secret, pool.parameters, 0, 12)
+    top = next(t.index for t in load_tiers() if t.name == "£2,000")
+    position = next(k for k in range(1, 12) if outcome_of(honest[k]) is None)  # a no win
+    for n in range(position):
+        buy_one(db, n)
+    stored = db.state.pools[1]
+    db.state.pools[1] = replace(
+        stored, remaining=tuple(int(i == top) for i in range(len(stored.remaining)))
+    )
+    steered = buy_one(db, position).play
+    assert (steered.pool_position, steered.tier_index) == (position, top)
+    db.state.pools[1] = replace(
+        db.state.pools[1], remaining=remaining_at(pool.secret, pool.parameters, position + 1)
+    )
+    with pytest.raises(PoolRefusedError) as refused:
+        pools.close(db, 1, KEY, withdraw=True)
+    assert str(refused.value) == (
+        f"pool 1's sale does not follow its secret: the play at position {position}"
+        f" ({steered.play_number}) was sold as prize tier £2,000 paying £2,000.00 where the"
+        " secret deals no win; nothing was published"
+    )
+    assert db.state.pools[1].secret is None
+
+
+def test_a_sold_position_without_its_play_or_a_play_beyond_the_sale_is_not_published() -> None:
+    db = FakeDatabase()
+    load(db, small_pool(10, {"£5": 2}))
+    first, second = buy_one(db, 0).play, buy_one(db, 1).play
+    gone = db.state.plays.pop(first.play_number)
+    with pytest.raises(PoolRefusedError, match="no play holds position 0; nothing was published"):
+        pools.close(db, 1, KEY, withdraw=True)
+    db.state.plays[gone.play_number] = gone
+    extra = replace(db.state.plays[second.play_number], play_number="CC-EXT-RAP-LAY", id=99)
+    db.state.plays[extra.play_number] = replace(extra, pool_position=2)
+    with pytest.raises(PoolRefusedError, match="CC-EXT-RAP-LAY holds position 2, but only 2"):
+        pools.close(db, 1, KEY, withdraw=True)
+    assert db.state.pools[1].secret is None
+    del db.state.plays[extra.play_number]
+    assert pools.close(db, 1, KEY, withdraw=True).secret is not None
 
 
 def test_a_closed_pool_without_checkpoints_tells_the_operator_not_the_public(

@@ -157,7 +157,9 @@ def close(
             found = uow.pools.get(pool_id)
         total = 0 if found is None else found.size
         try:
-            with progress_bar("checkpoints", total, unit="positions") as advance:
+            sold = 0 if found is None else found.dealt
+            # One bar (Rich shows one at a time): the checkpoints' pass, then the sold plays'.
+            with progress_bar("checking the sale", total + sold, unit="positions") as advance:
                 closed = pools.close(
                     database,
                     pool_id,
@@ -165,6 +167,7 @@ def close(
                     withdraw=withdraw,
                     secret=secret,
                     progress=advance,
+                    checking=lambda done: advance(total + done),
                 )
         except PoolNotFoundError as error:
             stop_command("pool close", str(error))

@@ -18,7 +18,10 @@ class TopPrizeInfo(Response):
     tier: str = Field(description="The prize tier as printed.")
     prize_pence: int
     total: int = Field(description="Plays of this tier in the pool.")
-    left: int = Field(description="Those not sold yet.")
+    left: int = Field(
+        description="Those not won yet: not sold, or sold to a play not finished yet (a prize"
+        " counts as won when its play is finished, so a purchase does not move this figure)."
+    )
 
 
 class PoolInfo(Response):

@@ -75,3 +75,17 @@ class StoredPool:
 
 Checkpoint = tuple[int, Remaining]
 """A position of a closed pool and what remained undealt before it."""
+
+
+@dataclass(frozen=True, slots=True)
+class SoldPlay:
+    """A play dealt from a pool, as the close checks it against the pool's secret."""
+
+    position: int
+    """Its position in the pool (from 0)."""
+    play_number: str
+    """Its Play Number."""
+    tier_index: int | None
+    """The prize tier it was sold with (None: no win)."""
+    prize_pence: int
+    """The prize it pays."""

@@ -16,8 +16,9 @@ import datetime as dt
 import hashlib
 import hmac
 import logging
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import partial
 
 from colour_collector.game import codec
 from colour_collector.game.pool_deal import (
@@ -25,6 +26,7 @@ from colour_collector.game.pool_deal import (
     PoolParameters,
     PoolVersionError,
     ProgressCallback,
+    categories,
     check_versions,
     checkpoints,
     commitment,
@@ -46,7 +48,8 @@ from colour_collector.service.errors import (
     PoolUnavailableError,
 )
 from colour_collector.service.models import AuditKind, Pence
-from colour_collector.service.pool_models import PoolId, PoolStatus, StoredPool
+from colour_collector.service.pool_models import PoolId, PoolStatus, SoldPlay, StoredPool
+from colour_collector.service.pool_sale_check import check_none_beyond, check_sold
 from colour_collector.service.ports import UnitOfWorkFactory
 
 log = logging.getLogger(__name__)
@@ -106,7 +109,9 @@ class TopPrize:
     total: int
     """Plays of this tier in the pool."""
     left: int
-    """Those not dealt yet."""
+    """Those not won yet: not dealt, or dealt to a play not finished yet. A prize counts as won
+    when its play is finished, as a scratchcard's when it is claimed: counted at purchase, the
+    figure would drop the moment a top prize was bought, telling its buyer before the reveal."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,12 +124,14 @@ class PoolView:
     """Where it is."""
     parameters: PoolParameters
     """Size, counts and versions."""
+    unfinished: Mapping[int, int] = field(default_factory=dict)
+    """Plays dealt from it and not finished yet that win a prize, by tier index."""
 
     @property
     def top_prizes(self) -> list[TopPrize]:
         """Each tier of £1,000 or more in the pool, most valuable first."""
         return [
-            TopPrize(tier, total, left)
+            TopPrize(tier, total, left + self.unfinished.get(tier.index, 0))
             for tier, total, left in zip(
                 load_tiers(), self.parameters.counts, self.pool.remaining, strict=False
             )
@@ -157,8 +164,11 @@ def _status(pool: StoredPool, on_sale: StoredPool | None) -> PoolStatus:
     return PoolStatus.QUEUED
 
 
-def _view(pool: StoredPool, on_sale: StoredPool | None) -> PoolView:
-    return PoolView(pool, _status(pool, on_sale), parameters_of(pool))
+def _view(
+    pool: StoredPool, on_sale: StoredPool | None, unfinished: Mapping[tuple[PoolId, int], int]
+) -> PoolView:
+    mine = {tier: count for (pool_id, tier), count in unfinished.items() if pool_id == pool.id}
+    return PoolView(pool, _status(pool, on_sale), parameters_of(pool), mine)
 
 
 def current(factory: UnitOfWorkFactory) -> Current:
@@ -166,9 +176,10 @@ def current(factory: UnitOfWorkFactory) -> Current:
     with factory() as uow:
         on_sale = uow.pools.on_sale()
         waiting = uow.pools.waiting()
+        unfinished = uow.plays.unfinished_prizes() if on_sale is not None else {}
     if on_sale is None:
         return Current(None, 0)
-    return Current(_view(on_sale, on_sale), waiting - 1)
+    return Current(_view(on_sale, on_sale, unfinished), waiting - 1)
 
 
 def view(factory: UnitOfWorkFactory, pool_id: PoolId) -> PoolView:
@@ -176,9 +187,10 @@ def view(factory: UnitOfWorkFactory, pool_id: PoolId) -> PoolView:
     with factory() as uow:
         pool = uow.pools.get(pool_id)
         on_sale = uow.pools.on_sale()
+        unfinished = uow.plays.unfinished_prizes()
     if pool is None:
         raise PoolNotFoundError(f"there is no pool {pool_id!r}")
-    return _view(pool, on_sale)
+    return _view(pool, on_sale, unfinished)
 
 
 def newest(factory: UnitOfWorkFactory, limit: int = MAX_LISTED) -> list[PoolView]:
@@ -186,7 +198,8 @@ def newest(factory: UnitOfWorkFactory, limit: int = MAX_LISTED) -> list[PoolView
     with factory() as uow:
         pools = uow.pools.newest(limit)
         on_sale = uow.pools.on_sale()
-    return [_view(pool, on_sale) for pool in pools]
+        unfinished = uow.plays.unfinished_prizes()
+    return [_view(pool, on_sale, unfinished) for pool in pools]
 
 
 # -- loading ---------------------------------------------------------------------------------------
@@ -300,14 +313,18 @@ def close(
     secret: bytes | None = None,
     now: dt.datetime | None = None,
     progress: ProgressCallback | None = None,
+    checking: ProgressCallback | None = None,
 ) -> StoredPool:
     """Close a pool and publish its secret; the pool as closed (as it was, if already closed).
 
     The secret is unsealed with ``key``, or given (from the pool file) when the key changed. A
     pool with plays still unsold is closed only when ``withdraw`` is true: it stops selling. Its
     checkpoints are worked out from the secret (every ``CHECKPOINT_EVERY`` positions, a pass over
-    the whole pool), and the sale is checked against them: what the stored pool says remains
-    undealt must be what the secret's deal leaves after as many plays.
+    the whole pool; ``progress``), and the sale is checked against them: what the stored pool
+    says remains undealt must be what the secret's deal leaves after as many plays. Then each
+    sold play is checked against the secret's deal (a pass over the positions sold;
+    ``checking``): the tier and prize it was sold with must be its position's
+    (``service.pool_sale_check``).
     """
     with factory() as uow:
         found = uow.pools.get(pool_id)
@@ -328,6 +345,13 @@ def close(
             " selling it and publish its secret, withdraw it (pool close --withdraw)"
         )
     marks = checkpoints(secret, parameters, CHECKPOINT_EVERY, progress)
+    checked = found.dealt  # the plays sold so far keep their positions and tiers: checked outside
+
+    def read(after: int, limit: int) -> Sequence[SoldPlay]:  # a transaction a batch
+        with factory() as uow:
+            return uow.plays.sold_from(pool_id, after, limit)
+
+    check_sold(pool_id, read, categories(secret, parameters, 0, checked, checking))
     at = now or utcnow()
     with factory() as uow:
         pool = uow.pools.get_for_update(pool_id)
@@ -342,6 +366,11 @@ def close(
                 f"pool {pool_id}'s sale does not follow its secret: after {pool.dealt:,} plays"
                 " the stored remaining counts differ from the deal's; nothing was published"
             )
+        locked = partial(uow.plays.sold_from, pool_id)
+        if pool.dealt > checked:  # sold while the check ran: a pool withdrawn while on sale
+            later = categories(secret, parameters, checked, pool.dealt)
+            check_sold(pool_id, locked, later, checked)
+        check_none_beyond(pool_id, locked, pool.dealt)
         closed = replace(pool, secret=secret.hex(), closed_at=at)
         uow.pools.save(closed)
         uow.pools.add_checkpoints(pool_id, marks)
@@ -403,7 +432,8 @@ def regenerate(factory: UnitOfWorkFactory, pool_id: PoolId, position: int) -> Re
             )
         mark = uow.pools.checkpoint(pool_id, position)
         on_sale = uow.pools.on_sale()
-    shown = _view(pool, on_sale)
+        unfinished = uow.plays.unfinished_prizes()
+    shown = _view(pool, on_sale, unfinished)
     if mark is None:
         # Told to the operator, who can mend it; whoever asked is told only to come back later.
         log.error("pool %s has no checkpoints: close it again (pool close)", pool_id)

@@ -35,7 +35,7 @@ from colour_collector.service.models import (
     TokenPurpose,
 )
 from colour_collector.service.play_models import StoredPlay, TryPlay
-from colour_collector.service.pool_models import Checkpoint, PoolId, StoredPool
+from colour_collector.service.pool_models import Checkpoint, PoolId, SoldPlay, StoredPool
 from colour_collector.service.protection_models import (
     AuditCheck,
     DepositLimit,
@@ -281,6 +281,16 @@ class Plays(Protocol):
     def after(self, play_id: int, limit: int) -> Sequence[StoredPlay]:
         """Every account's plays with an id above ``play_id``, by id, at most ``limit`` (to
         read them all a batch at a time)."""
+        ...
+
+    def unfinished_prizes(self) -> Mapping[tuple[PoolId, int], int]:
+        """Plays dealt from a pool, not finished yet, that win a prize: how many, by pool and
+        tier index."""
+        ...
+
+    def sold_from(self, pool_id: PoolId, after: int, limit: int) -> Sequence[SoldPlay]:
+        """The plays dealt from the pool at positions above ``after``, by position, at most
+        ``limit`` (to read them all a batch at a time)."""
         ...
 
     def save(self, play: StoredPlay, *, was: StoredPlay) -> None:

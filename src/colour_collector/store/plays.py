@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import fields, replace
 from typing import Any
 
@@ -14,6 +14,7 @@ from sqlalchemy.exc import IntegrityError
 from colour_collector.service.errors import DuplicatePlayError, PlayChangedError
 from colour_collector.service.models import AccountId
 from colour_collector.service.play_models import PlayStatus, StoredPlay, TryPlay
+from colour_collector.service.pool_models import PoolId, SoldPlay
 from colour_collector.store.tables import plays, sessions, try_plays
 
 # Statements are built once, values bound when they run (see ``store.accounts``).
@@ -160,6 +161,32 @@ class SqlPlays:
             select(plays).where(plays.c.id > play_id).order_by(plays.c.id).limit(limit)
         )
         return [_play(row) for row in rows]
+
+    def unfinished_prizes(self) -> Mapping[tuple[PoolId, int], int]:
+        rows = self.connection.execute(
+            select(plays.c.pool_id, plays.c.tier_index, func.count().label("plays"))
+            .where(
+                plays.c.status == PlayStatus.IN_PROGRESS.value,
+                plays.c.pool_id.is_not(None),
+                plays.c.tier_index.is_not(None),
+            )
+            .group_by(plays.c.pool_id, plays.c.tier_index)
+        )
+        return {(row.pool_id, row.tier_index): int(row.plays) for row in rows}
+
+    def sold_from(self, pool_id: PoolId, after: int, limit: int) -> Sequence[SoldPlay]:
+        rows = self.connection.execute(
+            select(
+                plays.c.pool_position,
+                plays.c.play_number,
+                plays.c.tier_index,
+                plays.c.prize_pence,
+            )
+            .where(plays.c.pool_id == pool_id, plays.c.pool_position > after)
+            .order_by(plays.c.pool_position)
+            .limit(limit)
+        )
+        return [SoldPlay(*row) for row in rows]
 
     def save(self, play: StoredPlay, *, was: StoredPlay) -> None:
         _save(self.connection, plays, play, was, _PROGRESS)
