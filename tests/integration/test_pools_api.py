@@ -22,12 +22,17 @@ from plays_fixtures import (
 )
 from test_openapi import validator_for
 
+from colour_collector.server.app import create_app
 from colour_collector.server.settings import Settings
-from colour_collector.service import pools
+from colour_collector.service import operators, pools
+from colour_collector.service.accounts import Passwords
+from colour_collector.service.protection_models import OperatorRole
 from colour_collector.store import Database
 from pool_support import small_pool
+from support import SmtpServer, production_mail
 
 KEY = pools.seal_key(SECRET)
+PASSWORDS = Passwords(time_cost=1, memory_kib=8, parallelism=1)
 
 
 @pytest.fixture
@@ -107,6 +112,73 @@ def test_pools_sell_in_order_and_each_play_shows_its_pool_and_position(
         assert client.post(f"/api/plays/{number}/finish", json={}).status_code == 200
     listed = anyone.get("/api/pools").json()["items"]
     assert listed[0]["top_prizes"][0]["left"] == 0
+
+
+def console_game(app: Any, new_client: Any, database: Database, https: bool = False) -> Any:
+    """The console's front page, read by a new manager."""
+    operators.add(database, PASSWORDS, name="manager", password=SECRET, role=OperatorRole.MANAGER)
+    client = new_client(app, https=https)
+    answer = client.post("/api/operator/login", json={"name": "manager", "password": SECRET})
+    assert answer.status_code == 200, answer.text
+    game = client.get("/api/operator/game")
+    assert game.status_code == 200, game.text
+    return game.json()
+
+
+def test_the_console_says_why_no_play_is_sold_from_a_pool(
+    app: Any, database: Database, new_client: Any
+) -> None:
+    pools.load(
+        database, small_pool(6, {"£5": 2}), pools.seal_key("an old key"), published_only=False
+    )
+    problem = console_game(app, new_client, database)["pool_problem"]
+    assert problem.startswith("no play can be sold: pool 1's secret cannot be unsealed")
+    assert_problem(buy(buyer(app, new_client, 0)), 503, "pool_unavailable")
+
+
+def test_a_server_drawing_independently_shows_no_pool_on_sale(
+    database_url: str, tmp_path: Path, new_client: Any
+) -> None:
+    """Pools loaded into the database of a server that draws every play independently: the
+    start screen shows none on sale (its purchases are not dealt from it), the console says so."""
+    app = create_app(play_settings(database_url, tmp_path))
+    database = app.state.database
+    try:
+        pools.load(database, small_pool(6, {"£5": 2}), KEY, published_only=False)
+        anyone = new_client(app)
+        assert anyone.get("/api/pools/current").json() == {"pool": None, "queued": 0}
+        bought = buy(buyer(app, new_client, 0))
+        assert bought.json()["play"]["pool_id"] is None
+        game = console_game(app, new_client, database)
+        assert game["draw_mode"] == "independent" and game["pool"] is None
+        assert "draws every play independently" in game["pool_problem"]
+    finally:
+        database.dispose()
+
+
+def test_a_production_server_tells_the_console_it_sells_no_test_pool(
+    database_url: str, tmp_path: Path, new_client: Any
+) -> None:
+    with SmtpServer() as smtp:
+        app = create_app(
+            Settings(
+                environment="production",
+                secret_key=SECRET,
+                database_url=database_url,
+                data_dir=tmp_path / "data",
+                web_dir=tmp_path / "no-web",
+                draw_mode="pool",
+                **production_mail(smtp.port),
+            )
+        )
+    database = app.state.database
+    try:
+        pools.load(database, small_pool(6, {"£5": 2}), KEY, published_only=False)
+        problem = console_game(app, new_client, database, https=True)["pool_problem"]
+        assert "does not have the published prize structure" in problem
+        assert "pool close 1 --withdraw" in problem
+    finally:
+        database.dispose()
 
 
 def test_a_top_prize_counts_as_won_when_its_play_finishes(

@@ -42,7 +42,7 @@ from fakes import FakeDatabase
 from pool_support import expected_outcomes, small_pool
 
 KEY = pools.seal_key("the server's secret key, for these tests")
-POLICY = PlayPolicy(PRICE, dt.timedelta(hours=24), PoolSource(KEY))
+POLICY = PlayPolicy(PRICE, dt.timedelta(hours=24), PoolSource(KEY, published_only=False))
 
 
 def load(db: FakeDatabase, pool: PoolFile, *, published_only: bool = False) -> pools.Loaded:
@@ -182,6 +182,49 @@ def test_a_pool_that_cannot_be_unsealed_sells_nothing(caplog: pytest.LogCaptureF
     assert db.state.pools[1].dealt == 0
     with db() as uow:
         assert uow.wallets.balance(db.state.accounts[1].account.id) == PRICE
+
+
+def test_a_production_server_sells_no_pool_of_another_structure(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Only ``pool load`` run with the production settings refused such a pool; the server now
+    refuses to sell from one, however it was loaded, and the console says why."""
+    db = FakeDatabase()
+    load(db, small_pool())  # loaded as a test server would
+    token = player(db, pence=PRICE)
+    production = PlayPolicy(PRICE, dt.timedelta(hours=24), PoolSource(KEY, published_only=True))
+    with (
+        caplog.at_level(logging.ERROR, logger="colour_collector.service.outcomes"),
+        pytest.raises(PoolUnavailableError, match="try again later"),
+    ):
+        buying.purchase(
+            db, token, production, confirm=True, idempotency_key=None, rng=random.Random(1), now=T0
+        )
+    assert "does not have the published prize structure" in caplog.text
+    assert "pool close 1 --withdraw" in caplog.text
+    assert db.state.pools[1].dealt == 0 and not db.state.plays
+    with db() as uow:
+        assert uow.wallets.balance(db.state.accounts[1].account.id) == PRICE
+    problem = pools.sale_problem(db, KEY, published_only=True, selling=True)
+    assert problem is not None and "published prize structure" in problem
+    assert pools.sale_problem(db, KEY, published_only=False, selling=True) is None
+    assert buy_one(db, 1).play.pool_position == 0  # a test server sells it
+
+
+def test_the_console_is_told_why_nothing_is_sold_from_the_pools() -> None:
+    db = FakeDatabase()
+    assert pools.sale_problem(db, KEY, published_only=False, selling=True) is None  # none loaded
+    pools.load(db, small_pool(), pools.seal_key("another key"), published_only=False, now=T0)
+    load(db, small_pool(10, {"£5": 2}))
+    assert pools.sale_problem(db, KEY, published_only=False, selling=False) == (
+        "2 prize pools loaded and not sold out, but this server draws every play independently"
+        " (COLOUR_COLLECTOR_DRAW_MODE is not pool): nothing is sold from them"
+    )
+    problem = pools.sale_problem(db, KEY, published_only=False, selling=True)
+    assert problem is not None
+    assert problem.startswith("no play can be sold: pool 1's secret cannot be unsealed")
+    pools.close(db, 1, pools.seal_key("another key"), withdraw=True, now=T0)
+    assert pools.sale_problem(db, KEY, published_only=False, selling=True) is None
 
 
 def test_top_prizes_left_are_shown_most_valuable_first() -> None:

@@ -199,14 +199,20 @@ class GameStateResponse(Response):
     pool: PoolResponse | None = Field(
         description="The prize pool on sale; null with independent draws or none on sale."
     )
+    pool_problem: str | None = Field(
+        description="Why no play can be sold from the pools loaded, and the fix: pools loaded on"
+        " a server drawing independently, a pool sealed with another key or built with another"
+        " version of the game, or on a production server not of the published structure."
+    )
     last_audit_check: AuditCheckResponse | None
 
     @classmethod
-    def of(cls, state: GameState, draw_mode: str) -> GameStateResponse:
+    def of(cls, state: GameState, draw_mode: str, pool_problem: str | None) -> GameStateResponse:
         """Shape a service record."""
         return cls(
             sales=SalesResponse.of(state.sales),
             draw_mode=draw_mode,
+            pool_problem=pool_problem,
             figures=FiguresResponse.of(state.figures),
             pool=None if state.pool is None else PoolResponse.of(state.pool),
             last_audit_check=(

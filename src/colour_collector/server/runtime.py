@@ -17,7 +17,7 @@ from colour_collector.game.versions import current_versions
 from colour_collector.generator_cache import warm
 from colour_collector.mail import OutboxMailer, SmtpMailer
 from colour_collector.server.metrics import registry_for
-from colour_collector.server.settings import DrawMode, PaymentProviderKind, Settings
+from colour_collector.server.settings import DrawMode, Environment, PaymentProviderKind, Settings
 from colour_collector.service.accounts import AccountPolicy, Passwords
 from colour_collector.service.audit_checkpoints import read_key
 from colour_collector.service.operators import OperatorPolicy
@@ -132,7 +132,10 @@ def build_runtime(settings: Settings, database: Database) -> Runtime:
     purchase: OutcomeSource = independent
     if settings.draw_mode is DrawMode.POOL:
         current_versions()
-        purchase = PoolSource(seal_key(settings.secret_key.get_secret_value()))
+        purchase = PoolSource(
+            seal_key(settings.secret_key.get_secret_value()),
+            published_only=settings.environment is Environment.PRODUCTION,
+        )
     try_outcomes: OutcomeSource = independent
     if settings.outcome_script is not None:
         # Test environments only (the settings refuse it elsewhere).

@@ -28,21 +28,15 @@ from typing import Protocol
 
 from colour_collector.game.draw import IndependentDraw
 from colour_collector.game.pool import PrizePool
-from colour_collector.game.pool_deal import (
-    PoolVersionError,
-    check_versions,
-    deal_one,
-    outcome_of,
-    play_rng,
-)
+from colour_collector.game.pool_deal import deal_one, outcome_of, play_rng
 from colour_collector.game.prize_table import Tier, tier_by_name
 from colour_collector.service.errors import (
     PoolExhaustedServiceError,
-    PoolSecretError,
+    PoolRefusedError,
     PoolUnavailableError,
 )
 from colour_collector.service.pool_models import PoolId
-from colour_collector.service.pools import parameters_of, unseal
+from colour_collector.service.pools import secret_for_sale
 from colour_collector.service.ports import UnitOfWork
 
 log = logging.getLogger(__name__)
@@ -84,9 +78,11 @@ class IndependentSource:
 class PoolSource:
     """Deals the next position of the prize pool on sale."""
 
-    def __init__(self, key: bytes) -> None:
-        """``key``: the key the pools' secrets are sealed with (``pools.seal_key``)."""
+    def __init__(self, key: bytes, *, published_only: bool) -> None:
+        """``key``: the key the pools' secrets are sealed with (``pools.seal_key``);
+        ``published_only``: sell only pools of the published prize structure (production)."""
         self._key = key
+        self._published_only = published_only
 
     def draw(self, uow: UnitOfWork, rng: random.Random, now: dt.datetime) -> Deal:
         """Lock the pool on sale, deal its next position, store what remains."""
@@ -95,12 +91,11 @@ class PoolSource:
             raise PoolExhaustedServiceError(
                 "the prize pools are sold out: no plays are on sale until the next pool is loaded"
             )
-        parameters = parameters_of(pool)
         try:
-            check_versions(parameters)
-            secret = unseal(pool, parameters, self._key)
-        except (PoolVersionError, PoolSecretError) as error:
-            # The reason is for the operator (it names the fix); the player is told only to wait.
+            secret = secret_for_sale(pool, self._key, published_only=self._published_only)
+        except PoolRefusedError as error:
+            # The reason is for the operator (it names the fix; the console shows it too); the
+            # player is told only to wait.
             log.error("no plays can be sold from pool %s: %s", pool.id, error)
             raise PoolUnavailableError(
                 "the prize pool cannot be used just now; try again later"

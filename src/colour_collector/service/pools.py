@@ -97,6 +97,52 @@ def unseal(pool: StoredPool, parameters: PoolParameters, key: bytes) -> bytes:
     return secret
 
 
+# -- whether the pool on sale can be sold from ----------------------------------------------------
+
+
+def secret_for_sale(pool: StoredPool, key: bytes, *, published_only: bool) -> bytes:
+    """The secret of ``pool``, to deal from it; ``PoolRefusedError`` saying why (for the
+    operator: the fix) when this server cannot sell it: built with another version of the game,
+    sealed with another key, or (``published_only``, a production server) of another prize
+    structure than the published one."""
+    parameters = parameters_of(pool)
+    try:
+        check_versions(parameters)
+        secret = unseal(pool, parameters, key)
+    except (PoolVersionError, PoolSecretError) as error:
+        raise PoolRefusedError(str(error)) from None
+    if published_only and not parameters.is_published:
+        raise PoolRefusedError(
+            f"pool {pool.id} of {parameters.size:,} plays does not have the published prize"
+            " structure, and a production server sells no other: withdraw it"
+            f" (pool close {pool.id} --withdraw)"
+        )
+    return secret
+
+
+def sale_problem(
+    factory: UnitOfWorkFactory, key: bytes, *, published_only: bool, selling: bool
+) -> str | None:
+    """Why no play can be sold from the pools loaded, for the console (None when they can, or
+    when none is waiting). ``selling``: whether this server deals from pools at all."""
+    with factory() as uow:
+        on_sale = uow.pools.on_sale()
+        waiting = uow.pools.waiting()
+    if on_sale is None:
+        return None
+    if not selling:
+        return (
+            f"{waiting} prize pool{'s' if waiting != 1 else ''} loaded and not sold out, but this"
+            " server draws every play independently (COLOUR_COLLECTOR_DRAW_MODE is not pool):"
+            " nothing is sold from them"
+        )
+    try:
+        secret_for_sale(on_sale, key, published_only=published_only)
+    except PoolRefusedError as error:
+        return f"no play can be sold: {error}"
+    return None
+
+
 # -- what anyone may see ---------------------------------------------------------------------------
 
 

@@ -4,6 +4,8 @@ switch, player look-up, verifying the audit chain. Every route needs a console s
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from fastapi import APIRouter, status
 from starlette.responses import Response
 
@@ -26,7 +28,15 @@ from colour_collector.server.operator_schemas import (
 from colour_collector.server.play_schemas import EmptyRequest
 from colour_collector.server.responses import answer
 from colour_collector.server.schemas import BAD_PARAMETERS, BODY_PROBLEMS, problem_responses
-from colour_collector.service import audit_checks, monitoring, operators, player_lookup, sales
+from colour_collector.server.settings import DrawMode, Environment
+from colour_collector.service import (
+    audit_checks,
+    monitoring,
+    operators,
+    player_lookup,
+    pools,
+    sales,
+)
 
 router = APIRouter(prefix="/api/operator", tags=["operator"], responses=BAD_PARAMETERS)
 
@@ -101,7 +111,16 @@ def game(runtime: RuntimeDep, token: OperatorToken = None) -> Response:
     structure with 99% control bands and alerts, the plays left in the prize pool on sale, the audit
     chain's last verification. Any role."""
     found = monitoring.game_state(runtime.database, token, runtime.pool, runtime.plays.price_pence)
-    return answer(GameStateResponse.of(found, runtime.settings.draw_mode.value))
+    settings = runtime.settings
+    if settings.draw_mode is not DrawMode.POOL:
+        found = replace(found, pool=None)  # nothing is sold from the pools loaded
+    problem = pools.sale_problem(
+        runtime.database,
+        pools.seal_key(settings.secret_key.get_secret_value()),
+        published_only=settings.environment is Environment.PRODUCTION,
+        selling=settings.draw_mode is DrawMode.POOL,
+    )
+    return answer(GameStateResponse.of(found, settings.draw_mode.value, problem))
 
 
 @router.post(

@@ -17,6 +17,7 @@ from colour_collector.server.pool_schemas import (
 from colour_collector.server.presenter import board
 from colour_collector.server.responses import answer
 from colour_collector.server.schemas import BAD_PARAMETERS, problem_responses
+from colour_collector.server.settings import DrawMode
 from colour_collector.service import pools
 from colour_collector.service.models import LARGEST_ID
 
@@ -32,7 +33,10 @@ _NOT_FOUND = {
 
 @router.get("/current", response_model=CurrentPoolResponse)
 def current(runtime: RuntimeDep) -> Response:
-    """The pool on sale: its commitment, plays left and top prizes left (null when none)."""
+    """The pool on sale: its commitment, plays left and top prizes left (null when none, and on
+    a server that draws every play independently, whatever pools are loaded)."""
+    if runtime.settings.draw_mode is not DrawMode.POOL:
+        return answer(CurrentPoolResponse(pool=None, queued=0))
     return answer(CurrentPoolResponse.of(pools.current(runtime.database)))
 
 

@@ -137,6 +137,9 @@ function drawFigures() {
 }
 
 function drawPool() {
+  const problem = q("pool-problem");
+  problem.textContent = state.pool_problem || "";
+  problem.hidden = !state.pool_problem;
   const table = q("pool-table");
   if (!state.pool) {
     q("pool-summary").textContent = `Plays are drawn independently (draw mode ${state.draw_mode}): there is no finite pool to run out.`;
