@@ -20,6 +20,7 @@ from plays_fixtures import (
     play_to_end,
     step_body,
 )
+from test_console_api import game_figures
 from test_openapi import validator_for
 
 from colour_collector.server.app import create_app
@@ -179,6 +180,20 @@ def test_a_production_server_tells_the_console_it_sells_no_test_pool(
         assert "pool close 1 --withdraw" in problem
     finally:
         database.dispose()
+
+
+def test_the_plays_left_metric_reads_0_when_no_pool_is_on_sale(
+    app: Any, database: Database, new_client: Any
+) -> None:
+    """A scrape after the last pool sells out says 0 (an alert on 'few plays left' holds), not
+    nothing."""
+    anyone = new_client(app)
+    assert game_figures(anyone)["colour_collector_pool_remaining"] == 0
+    pools.load(database, small_pool(2, {"£5": 1}), KEY, published_only=False)
+    assert game_figures(anyone)["colour_collector_pool_remaining"] == 2
+    for n in range(2):
+        assert buy(buyer(app, new_client, n)).status_code == 201
+    assert game_figures(anyone)["colour_collector_pool_remaining"] == 0
 
 
 def test_a_top_prize_counts_as_won_when_its_play_finishes(

@@ -98,10 +98,14 @@ class RequestMetrics:
 class GameCollector(Collector):
     """The game's figures, read from the database when scraped."""
 
-    def __init__(self, database: UnitOfWorkFactory, pool: PrizePool, price_pence: int) -> None:
+    def __init__(
+        self, database: UnitOfWorkFactory, pool: PrizePool, price_pence: int, *, pools: bool
+    ) -> None:
         self.database = database
         self.pool = pool
         self.price_pence = price_pence
+        self.pools = pools
+        """Whether plays are dealt from prize pools (``DRAW_MODE=pool``)."""
 
     def collect(self) -> Iterator[Metric]:
         figures = monitoring.figures_now(self.database, self.pool, self.price_pence)
@@ -129,11 +133,11 @@ class GameCollector(Collector):
                 " (published: 0.735).",
                 figures.paid_pence / (finished * self.price_pence),
             )
-        if left is not None:
+        if self.pools:  # 0 once the last pool is sold out or withdrawn: an alert on it holds
             yield _gauge(
                 "colour_collector_pool_remaining",
-                "Plays left in the prize pool on sale.",
-                left.remaining,
+                "Plays left in the prize pool on sale (0: none on sale).",
+                0 if left is None else left.remaining,
             )
 
 
@@ -147,7 +151,7 @@ class _ProcessMetrics(Collector):
 
 
 def registry_for(
-    database: UnitOfWorkFactory, pool: PrizePool, price_pence: int
+    database: UnitOfWorkFactory, pool: PrizePool, price_pence: int, *, pools: bool
 ) -> CollectorRegistry:
     """What ``/metrics`` shows for an app: the request metrics (this process's, or every
     process's in multiprocess mode) and the game's figures."""
@@ -156,7 +160,7 @@ def registry_for(
         MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # untyped upstream
     else:
         registry.register(_ProcessMetrics())
-    registry.register(GameCollector(database, pool, price_pence))
+    registry.register(GameCollector(database, pool, price_pence, pools=pools))
     return registry
 
 

@@ -157,5 +157,7 @@ def build_runtime(settings: Settings, database: Database) -> Runtime:
         operators=operator_policy(settings, accounts.passwords),
         payment_provider=provider,
         pool=pool,
-        metrics=registry_for(database, pool, load_config().price),
+        metrics=registry_for(
+            database, pool, load_config().price, pools=settings.draw_mode is DrawMode.POOL
+        ),
     )
