@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from plays_fixtures import SECRET, assert_problem, buy, deposit, play_settings
+from sqlalchemy import make_url
 from typer.testing import CliRunner
 
 from colour_collector.cli.app import app as cli
@@ -62,8 +63,18 @@ def test_pools_are_built_certified_sold_rolled_closed_and_checked(
     loaded = run("pool", "load", str(first), "--database-url", database_url)
     assert loaded.exit_code == 0, loaded.output
     assert "Loaded pool 1: 6 plays" in loaded.output and "on sale now" in loaded.output
-    loaded = run("pool", "load", str(second), "--database-url", database_url)
+    # It names the database it wrote to (without its password), and, since this shell's draw
+    # mode is not ``pool``, that only a server dealing from pools sells it.
+    url = make_url(database_url)
+    assert f"Database:    {url.render_as_string(hide_password=True)}\n" in loaded.output
+    assert url.password is None or str(url.password) not in loaded.output
+    assert "Sold only by a server with COLOUR_COLLECTOR_DRAW_MODE=pool" in loaded.output
+    loaded = run(
+        "pool", "load", str(second), "--database-url", database_url,
+        env={"COLOUR_COLLECTOR_DRAW_MODE": "pool"},
+    )  # fmt: skip
     assert "Loaded pool 2" in loaded.output and "on sale after 1 pool(s)" in loaded.output
+    assert "Sold only by" not in loaded.output
     again = run("pool", "load", str(first), "--database-url", database_url)
     assert "Pool 1 was loaded before" in again.output and "on sale now" in again.output
     listed = json.loads(run("pool", "list", "--json", "--database-url", database_url).output)
@@ -91,6 +102,7 @@ def test_pools_are_built_certified_sold_rolled_closed_and_checked(
             closed = run("pool", "close", str(pool_id), "--database-url", database_url)
             assert closed.exit_code == 0, closed.output
             assert "plays sold" in closed.output and "Secret:" in closed.output
+            assert "Database:    " in closed.output
         again = run("pool", "close", "1", "--database-url", database_url)
         assert again.exit_code == 0, again.output
         assert "Pool 1 was closed before" in again.output and "6 of 6 plays sold" in again.output

@@ -54,7 +54,7 @@ def load(
     """
     from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
 
-    from colour_collector.server.settings import Environment  # noqa: PLC0415
+    from colour_collector.server.settings import DrawMode, Environment  # noqa: PLC0415
     from colour_collector.service import pools  # noqa: PLC0415
     from colour_collector.service.errors import PoolRefusedError  # noqa: PLC0415
 
@@ -63,6 +63,7 @@ def load(
     warm_generator()  # loading checks the pool's generator by a play of every outcome
     # Not ``create``: a mistyped path must not make a database the server never reads.
     with open_database("pool load", database_url, settings=settings) as database:
+        shown = database.engine.url.render_as_string(hide_password=True)
         try:
             loaded = pools.load(
                 database,
@@ -87,6 +88,12 @@ def load(
         where = f"on sale after {loaded.ahead} pool(s)"
     typer.echo(f"Loaded pool {stored.id}: {describe(pool.parameters)}; {where}.")
     typer.echo(f"Commitment:  {stored.commitment}")
+    typer.echo(f"Database:    {shown}")
+    if settings.draw_mode is not DrawMode.POOL:
+        typer.echo(
+            "Sold only by a server with COLOUR_COLLECTOR_DRAW_MODE=pool (this shell's is"
+            f" {settings.draw_mode.value}): the console says whether the server sells it."
+        )
 
 
 @pool_app.command("list")
@@ -153,6 +160,7 @@ def close(
     secret = None if pool_file is None else read_pool_file(str(pool_file), "close").secret
     settings = server_settings("pool close")
     with open_database("pool close", database_url, settings=settings) as database:
+        shown = database.engine.url.render_as_string(hide_password=True)
         with database() as uow:
             found = uow.pools.get(pool_id)
         total = 0 if found is None else found.size
@@ -182,6 +190,7 @@ def close(
         typer.echo(f"Closed pool {closed.id} ({closed.dealt:,} of {closed.size:,} plays sold).")
     typer.echo(f"Commitment:  {closed.commitment}")
     typer.echo(f"Secret:      {closed.secret}")
+    typer.echo(f"Database:    {shown}")
 
 
 # -- check -----------------------------------------------------------------------------------------
