@@ -40,6 +40,7 @@ def played(player: Any, tmp_path: Path, database_url: str) -> Iterator[dict[str,
     deposit(player, 700)
     key_file, checkpoints = tmp_path / "key", tmp_path / "checkpoints"
     key_file.write_bytes(KEY)
+    checkpoints.mkdir()
     taken = run("checkpoint", "--checkpoints", str(checkpoints), "--key-file", str(key_file),
                 "--database-url", database_url)  # fmt: skip
     assert taken.exit_code == 0, taken.output
@@ -183,6 +184,7 @@ def test_the_server_writes_signed_checkpoints_by_itself(
 
     key_file, directory = tmp_path / "key", tmp_path / "anchors"
     key_file.write_bytes(KEY)
+    directory.mkdir()
     application = create_app(
         make_settings(
             database_url,
@@ -238,3 +240,19 @@ def test_checkpoints_naming_a_file_is_refused_as_not_a_directory(
         assert "File exists" not in done.output and "Traceback" not in done.output
     assert key_file.read_bytes() == KEY
     assert list(tmp_path.rglob("checkpoint-*")) == []
+
+
+def test_a_missing_checkpoint_directory_is_refused_not_made(
+    database_url: str, tmp_path: Path
+) -> None:
+    """The directory is meant to be another machine's mount: if it is not there (not mounted),
+    writing a checkpoint into a new local folder would look fine and protect nothing."""
+    key_file, missing = tmp_path / "ck.key", tmp_path / "mnt" / "anchors"
+    key_file.write_bytes(KEY)
+    done = run("checkpoint", "--checkpoints", str(missing), "--key-file", str(key_file),
+               "--database-url", database_url)  # fmt: skip
+    assert done.exit_code == 2, done.output
+    assert f"no checkpoint directory {str(missing)!r} (it is not made" in done.output
+    assert "Traceback" not in done.output
+    assert not (tmp_path / "mnt").exists()
+

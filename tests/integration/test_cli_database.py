@@ -32,6 +32,7 @@ UNREACHABLE = "postgresql://u@127.0.0.1:1/x"
 
 def _run(tmp_path: Path, args: tuple[str, ...], url: str) -> tuple[int, str]:
     (tmp_path / "key").write_bytes(b"k" * 48)
+    (tmp_path / "checkpoints").mkdir(exist_ok=True)
     parent = typer.Typer()
     parent.add_typer(app, name="colour-collector")
     command = [a.replace("{tmp}", str(tmp_path)) for a in args]

@@ -208,6 +208,24 @@ def test_a_bad_checkpoint_key_file_stops_serve_before_it_listens(tmp_path: Path)
         assert "checkpoint key file" in done.stderr and "Traceback" not in done.stderr
 
 
+def test_a_missing_checkpoint_directory_stops_serve_before_it_listens(tmp_path: Path) -> None:
+    key_file, missing = tmp_path / "key", tmp_path / "mnt" / "anchors"
+    key_file.write_bytes(b"k" * 48)
+    done = run_command(
+        [*COMMAND, "serve", "--port", str(free_port())],
+        tmp_path,
+        clean_env(
+            COLOUR_COLLECTOR_AUDIT_CHECKPOINT_DIR=str(missing),
+            COLOUR_COLLECTOR_AUDIT_CHECKPOINT_KEY_FILE=str(key_file),
+        ),
+    )
+    assert done.returncode == 2, done
+    assert "COLOUR_COLLECTOR_AUDIT_CHECKPOINT_DIR" in done.stderr, done.stderr
+    assert "is not a directory: create or mount it first" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "mnt").exists()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("trusted", [None, "127.0.0.1"])
 def test_forwarded_addresses_count_only_from_trusted_proxies(

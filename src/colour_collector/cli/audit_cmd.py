@@ -41,7 +41,10 @@ def _unusable_checkpoints(checkpoints: Path) -> str:
     """Why ``--checkpoints`` cannot be used: it names something else than a folder, or nothing."""
     if checkpoints.exists():
         return f"--checkpoints {str(checkpoints)!r} is not a directory"
-    return f"no checkpoint directory {str(checkpoints)!r}"
+    return (
+        f"no checkpoint directory {str(checkpoints)!r} (it is not made: create or mount it"
+        " first, so that an unmounted mount is not taken for a local folder)"
+    )
 
 
 @audit_app.command("verify")
@@ -110,7 +113,7 @@ def checkpoint(
     from colour_collector.store.checkpoint_files import CheckpointDirectory  # noqa: PLC0415
 
     key = _key("checkpoint", key_file)
-    if checkpoints.exists() and not checkpoints.is_dir():  # a missing one is made
+    if not checkpoints.is_dir():
         stop_command("audit checkpoint", _unusable_checkpoints(checkpoints))
     with open_database("audit checkpoint", database_url) as database:
         try:

@@ -67,8 +67,8 @@ def serve(
 
     from colour_collector.server.app import create_app, frozen, migrate  # noqa: PLC0415
     from colour_collector.server.request_log import log_config  # noqa: PLC0415
+    from colour_collector.server.runtime import check_checkpoint_files  # noqa: PLC0415
     from colour_collector.server.settings import Environment  # noqa: PLC0415
-    from colour_collector.service.audit_checkpoints import read_key  # noqa: PLC0415
     from colour_collector.service.errors import InvalidInputError  # noqa: PLC0415
 
     if data_dir is not None:  # worker processes read the settings from the environment
@@ -94,8 +94,7 @@ def serve(
         )
     target: FastAPI | str = WORKER_APP  # several workers each make their own app
     try:
-        if settings.audit_checkpoint_key_file is not None:
-            read_key(settings.audit_checkpoint_key_file)  # before any worker starts
+        check_checkpoint_files(settings)  # before any worker starts
         if workers == 1:
             target = frozen(create_app(settings))
         else:

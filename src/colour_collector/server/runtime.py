@@ -20,6 +20,7 @@ from colour_collector.server.metrics import registry_for
 from colour_collector.server.settings import DrawMode, Environment, PaymentProviderKind, Settings
 from colour_collector.service.accounts import AccountPolicy, Passwords
 from colour_collector.service.audit_checkpoints import read_key
+from colour_collector.service.errors import InvalidInputError
 from colour_collector.service.operators import OperatorPolicy
 from colour_collector.service.outcomes import (
     IndependentSource,
@@ -118,14 +119,27 @@ def operator_policy(settings: Settings, passwords: Passwords) -> OperatorPolicy:
     )
 
 
+def check_checkpoint_files(settings: Settings) -> None:
+    """Refuse (``InvalidInputError``) to start with a checkpoint key file that cannot be read or
+    is too short, or a checkpoint directory that is not there."""
+    if settings.audit_checkpoint_key_file is not None:
+        read_key(settings.audit_checkpoint_key_file)
+    folder = settings.audit_checkpoint_dir
+    if folder is not None and not folder.is_dir():
+        raise InvalidInputError(
+            f"COLOUR_COLLECTOR_AUDIT_CHECKPOINT_DIR {str(folder)!r} is not a directory: create or"
+            " mount it first (the server does not make it, so that an unmounted mount is not"
+            " taken for a local folder)"
+        )
+
+
 def build_runtime(settings: Settings, database: Database) -> Runtime:
     """The runtime for these settings.
 
     It also gets the generator's per-process tables ready (from the cache on disk, or worked out)
     and its versions, so the first purchase is not slow.
     """
-    if settings.audit_checkpoint_key_file is not None:  # refuse to start on a bad key file
-        read_key(settings.audit_checkpoint_key_file)
+    check_checkpoint_files(settings)
     pool = load_pool()
     warm()
     independent = IndependentSource(pool)

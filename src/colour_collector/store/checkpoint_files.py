@@ -15,13 +15,13 @@ from colour_collector.service.errors import AuditChainBrokenError
 
 
 class CheckpointDirectory:
-    """Checkpoints as JSON files in ``directory``."""
+    """Checkpoints as JSON files in ``directory``, which must exist: it is not made, so that a
+    mount of another machine that is not mounted is not quietly replaced by a local folder."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
 
     def add(self, checkpoint: Checkpoint) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
         stamp = checkpoint.taken_at.strftime("%Y%m%dT%H%M%S%fZ")
         path = self.directory / f"checkpoint-{checkpoint.seq:012d}-{stamp}.json"
         body = {
