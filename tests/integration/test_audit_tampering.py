@@ -255,4 +255,3 @@ def test_a_missing_checkpoint_directory_is_refused_not_made(
     assert f"no checkpoint directory {str(missing)!r} (it is not made" in done.output
     assert "Traceback" not in done.output
     assert not (tmp_path / "mnt").exists()
-
