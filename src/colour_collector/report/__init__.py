@@ -41,7 +41,8 @@ def write_report(
         write_csv(data, work)
         write_xlsx(data, work / "par.xlsx")
         (work / "index.html").write_text(page(data), encoding="utf-8")
-        work.chmod(0o755)
+        # Owner only, as the pool file (mkdtemp makes it so): until the pool closes, the plots of
+        # the order (running payout, winners by segment) show where its prizes lie.
         work.rename(out)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)

@@ -14,6 +14,7 @@ body { font: 15px/1.45 system-ui, sans-serif; color: #1b1b1b; margin: 0; backgro
 header { background: #14213d; color: #fff; padding: 1.2rem 2rem; }
 header h1 { margin: 0 0 .3rem; font-size: 1.6rem; }
 header p { margin: .15rem 0; color: #e8e8e8; }
+header p.confidential { color: #ffd166; }
 main { padding: 1rem 2rem 3rem; max-width: 1200px; }
 h2 { margin-top: 2rem; border-bottom: 2px solid #b8860b; padding-bottom: .2rem; }
 code { font: 13px ui-monospace, monospace; overflow-wrap: anywhere; }
@@ -154,6 +155,9 @@ def page(data: Figures) -> str:
 <body>
 <header>
 <h1>Colour Collector: pool certification report</h1>
+<p class="confidential"><strong>Confidential until the pool closes</strong>: its plots of the
+order show where the pool's prizes lie. Keep it as the pool file is kept; publish it after the
+close.</p>
 <p>Commitment <code>{_e(data.pool.commitment)}</code></p>
 <p>{data.size:,} plays, {_e(structure)}; payout {two_dp(payout * 100)}%, odds 1 in
 {two_dp(data.overall_odds)}. Order statistics over {_e(covered)}.</p>
