@@ -16,8 +16,9 @@ from typer.testing import CliRunner
 
 from colour_collector.cli.app import app as cli
 from colour_collector.server.app import create_app
-from colour_collector.service import audit
+from colour_collector.service import audit, pools
 from pg_cluster import PgCluster
+from pool_support import small_pool
 from support import RESET_LINK, outbox_token
 
 pytestmark = pytest.mark.postgres
@@ -33,6 +34,9 @@ FORBIDDEN = [
     "ALTER TABLE audit_log DISABLE TRIGGER USER",
     "DROP TRIGGER audit_log_no_update ON audit_log",
     "DELETE FROM plays",
+    "UPDATE pools SET commitment = 'another', parameters = '{}', size = 1",
+    "INSERT INTO operators (name, password_hash, role, created_at)"
+    " VALUES ('mallory', 'x', 'manager', now())",
 ]
 
 
@@ -63,13 +67,21 @@ def test_the_servers_role_plays_but_cannot_erase_or_rewrite(
     with connect(pg_cluster, owner, name) as as_owner:
         as_owner.execute(printed.output)
 
-    settings = play_settings(url(pg_cluster, server_role, name), tmp_path, ["£10 (£10 Prize Game)"])
+    settings = play_settings(url(pg_cluster, server_role, name), tmp_path, draw_mode="pool")
     application = create_app(settings)  # its migrations find the schema at head: nothing to do
+    key = pools.seal_key(settings.secret_key.get_secret_value())
     try:
+        # The pool commands run with the server's settings: its role loads and closes a pool,
+        # and deals from it (only the columns that change as a pool sells and closes).
+        pools.load(application.state.database, small_pool(4, {"£5": 1}), key, published_only=False)
         with new_client(application) as player:
             player.sign_up("roles@example.com")
             deposit(player, 1000)
             whole_play(player)
+            sold = player.get("/api/my-games").json()["items"][0]
+            assert (sold["pool_id"], sold["pool_position"]) == (1, 0)
+            closed = pools.close(application.state.database, 1, key, withdraw=True)
+            assert closed.secret is not None
             asked = player.post("/api/password/forgot", json={"email": "roles@example.com"})
             assert asked.status_code == 202, asked.text
             outbox = application.state.runtime.settings.mail_outbox

@@ -15,7 +15,7 @@ from colour_collector.service.pool_models import Checkpoint, PoolId, StoredPool
 from colour_collector.store.tables import pool_checkpoints, pools
 
 _FIELDS = tuple(f.name for f in fields(StoredPool))
-_CHANGING = (
+CHANGING = (
     "remaining",
     "dealt",
     "started_at",
@@ -38,7 +38,7 @@ _ON_SALE_FOR_UPDATE = _ON_SALE.with_for_update()
 _SAVE = (
     update(pools)
     .where(pools.c.id == bindparam("pool_id"))
-    .values({name: bindparam(f"new_{name}") for name in _CHANGING})
+    .values({name: bindparam(f"new_{name}") for name in CHANGING})
 )
 _CHECKPOINT = (
     select(pool_checkpoints.c.position, pool_checkpoints.c.remaining)
@@ -113,7 +113,7 @@ class SqlPools:
         return [_pool(row) for row in rows]
 
     def save(self, pool: StoredPool) -> None:
-        values = {f"new_{name}": getattr(pool, name) for name in _CHANGING}
+        values = {f"new_{name}": getattr(pool, name) for name in CHANGING}
         values["new_remaining"] = json.dumps(list(pool.remaining))
         self.connection.execute(_SAVE, {**values, "pool_id": pool.id})
 

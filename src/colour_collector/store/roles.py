@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from colour_collector.store.pools import CHANGING
 from colour_collector.store.tables import metadata
 
 PRIVILEGES: dict[str, str] = {
@@ -25,7 +26,7 @@ PRIVILEGES: dict[str, str] = {
     "audit_head": "SELECT, UPDATE (id)",
     "plays": "SELECT, INSERT, UPDATE",
     "try_plays": "SELECT, INSERT, UPDATE, DELETE",
-    "pools": "SELECT, INSERT, UPDATE",
+    "pools": f"SELECT, INSERT, UPDATE ({', '.join(CHANGING)})",
     "pool_checkpoints": "SELECT, INSERT",
     "player_protection": "SELECT, INSERT, UPDATE",
     "deposit_limits": "SELECT, INSERT, UPDATE, DELETE",
@@ -33,13 +34,16 @@ PRIVILEGES: dict[str, str] = {
     "reality_checks": "SELECT, INSERT, UPDATE",
     "game_sales": "SELECT, UPDATE",
     "payments": "SELECT, INSERT",
-    "operators": "SELECT, INSERT",
+    "operators": "SELECT",
     "operator_sessions": "SELECT, INSERT, DELETE",
     "audit_checks": "SELECT, INSERT",
 }
 """What the server's role may do to each table. ``UPDATE (id)`` on the head only lets it lock the
 row (``SELECT ... FOR UPDATE`` needs an UPDATE privilege on one column); its ``seq`` and
-``hash`` are moved by the trigger, which runs with its owner's rights."""
+``hash`` are moved by the trigger, which runs with its owner's rights. A pool's commitment,
+parameters and size cannot be updated, only what changes as it sells and closes
+(``store.pools.CHANGING``). Operators are only read: the tables' owner adds them
+(``colour-collector operator add``)."""
 
 _ROLE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
