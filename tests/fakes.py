@@ -684,6 +684,16 @@ class FakeOperators:
     def remove_session(self, token_hash: str) -> OperatorSession | None:
         return self.state.operator_sessions.pop(token_hash, None)
 
+    def disable(self, operator_id: int, at: dt.datetime) -> int:
+        stored = self.state.operators[operator_id]
+        self.state.operators[operator_id] = replace(
+            stored, operator=replace(stored.operator, disabled_at=at)
+        )
+        mine = [h for h, s in self.state.operator_sessions.items() if s.operator_id == operator_id]
+        for token_hash in mine:
+            del self.state.operator_sessions[token_hash]
+        return len(mine)
+
 
 class FakeSalesFigures:
     def __init__(self, state: State) -> None:

@@ -1,4 +1,5 @@
-"""``colour-collector operator add|list`` on both databases: the only way to make an operator."""
+"""``colour-collector operator add|list|disable`` on both databases: the only way to make an
+operator, and to take one's console access away."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import colour_collector.cli.operator_cmd  # noqa: F401  (registers ``operator`` 
 from colour_collector.cli.base import app
 from colour_collector.service import operators
 from colour_collector.service.accounts import Passwords
+from colour_collector.service.errors import OperatorForbiddenError, OperatorNotAuthenticatedError
 from colour_collector.store import Database
 
 CHEAP = {
@@ -58,6 +60,39 @@ def test_operator_add_makes_an_account_that_logs_in(database_url: str) -> None:
         database.dispose()
     listed = _invoke("operator", "list", "--database-url", database_url)
     assert listed.exit_code == 0 and "alice\tmanager" in listed.output
+
+
+def test_operator_disable_ends_the_account_s_console_access(database_url: str) -> None:
+    made = _invoke(
+        "operator", "add", "bob", "--role", "manager", "--password-stdin",
+        "--database-url", database_url, stdin="a long operator password\n",
+    )  # fmt: skip
+    assert made.exit_code == 0, made.output
+    database = Database(database_url)
+    policy = operators.OperatorPolicy(passwords=Passwords(time_cost=1, memory_kib=8, parallelism=1))
+    try:
+        session = operators.login(
+            database, policy, name="bob", password="a long operator password", client="t"
+        )
+        done = _invoke("operator", "disable", "bob", "--database-url", database_url)
+        assert done.exit_code == 0, done.output
+        assert "Operator 'bob' is disabled (since " in done.output
+        with pytest.raises(OperatorNotAuthenticatedError):
+            operators.current(database, session.token)
+        with pytest.raises(OperatorForbiddenError):
+            operators.login(
+                database, policy, name="bob", password="a long operator password", client="t"
+            )
+    finally:
+        database.dispose()
+    listed = _invoke("operator", "list", "--database-url", database_url)
+    assert "bob\tmanager\tcreated " in listed.output and "\tdisabled " in listed.output
+    missing = _invoke("operator", "disable", "carol", "--database-url", database_url)
+    assert missing.exit_code == 1, missing.output
+    assert "there is no operator named 'carol'" in missing.output
+    bad = _invoke("operator", "disable", "b a d", "--database-url", database_url)
+    assert bad.exit_code == 2 and "operator name" in bad.output
+    assert "Traceback" not in missing.output + bad.output
 
 
 @pytest.mark.parametrize(

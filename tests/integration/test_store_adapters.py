@@ -26,6 +26,7 @@ from colour_collector.service.models import (
     TokenPurpose,
 )
 from colour_collector.service.play_models import PlayStatus, StoredPlay, TryPlay
+from colour_collector.service.protection_models import OperatorRole, OperatorSession
 from colour_collector.store import Database
 from colour_collector.store.migrate import alembic_config
 from colour_collector.store.tables import metadata
@@ -239,6 +240,42 @@ def test_links_mailed_before_resets_existed_are_confirmation_links(
             assert list(kept) == ["o" * 64]
     finally:
         database.dispose()
+
+
+def test_operators_disabled_stay_out_across_a_downgrade(empty_database_url: str) -> None:
+    """Migration 0080 adds ``operators.disabled_at``; going back below it removes the sessions
+    of the disabled operators (their accounts could log in again, but have no session left)."""
+    config = alembic_config(empty_database_url)
+    command.upgrade(config, "head")
+    database = Database(empty_database_url)
+    session = OperatorSession("s" * 64, 0, WHEN, WHEN + dt.timedelta(days=1))
+    try:
+        with database() as uow:
+            kept = uow.operators.add(
+                name="kept", password_hash="x", role=OperatorRole.VIEWER, created_at=WHEN
+            )
+            gone = uow.operators.add(
+                name="gone", password_hash="x", role=OperatorRole.MANAGER, created_at=WHEN
+            )
+            uow.operators.add_session(replace(session, operator_id=kept.id))
+            uow.operators.add_session(replace(session, token_hash="t" * 64, operator_id=gone.id))
+            assert uow.operators.disable(gone.id, WHEN) == 1
+            uow.operators.add_session(replace(session, token_hash="u" * 64, operator_id=gone.id))
+            uow.commit()
+        with database() as uow:
+            assert uow.operators.get(gone.id) == replace(gone, disabled_at=WHEN)
+            assert uow.operators.get(kept.id) == kept
+    finally:
+        database.dispose()
+    command.downgrade(config, "0070")
+    database = Database(empty_database_url)
+    try:
+        with database.engine.connect() as connection:
+            left = connection.execute(text("SELECT token_hash FROM operator_sessions")).scalars()
+            assert list(left) == ["s" * 64]
+    finally:
+        database.dispose()
+    command.upgrade(config, "head")
 
 
 def test_an_email_is_registered_once(database: Database, account_id: int) -> None:

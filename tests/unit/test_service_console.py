@@ -76,6 +76,31 @@ def test_operators_are_made_once_log_in_and_are_audited() -> None:
     assert json.loads(db.state.audit[1].payload)["operator"] == "alice"
 
 
+def test_a_disabled_operator_is_logged_out_and_cannot_log_in_again() -> None:
+    db = FakeDatabase()
+    token = operator(db, "bob", OperatorRole.MANAGER)
+    other = operators.login(db, RULES, name="bob", password=SECRET, client="d", now=T0).token
+    stays = operator(db, "alice", OperatorRole.VIEWER)
+    later = T0 + dt.timedelta(minutes=5)
+    done = operators.disable(db, " Bob ", now=later)
+    assert (done.name, done.disabled_at) == ("bob", later)
+    for ended in (token, other):  # every session of theirs ends at once
+        with pytest.raises(OperatorNotAuthenticatedError):
+            operators.current(db, ended, now=later)
+    assert operators.current(db, stays, now=later).name == "alice"
+    with pytest.raises(OperatorForbiddenError, match="'bob' is disabled"):
+        operators.login(db, RULES, name="bob", password=SECRET, client="c", now=later)
+    with pytest.raises(InvalidCredentialsError):  # a wrong password is told as before
+        operators.login(db, RULES, name="bob", password="not the password", client="c", now=later)
+    assert operators.disable(db, "bob", now=later + dt.timedelta(hours=1)) == done  # once
+    disabled = [json.loads(e.payload) for e in db.state.audit if e.kind == "operator_disabled"]
+    assert disabled == [{"operator": "bob", "operator_id": done.id, "sessions_ended": 2}]
+    with pytest.raises(NotFoundError, match="no operator named 'carol'"):
+        operators.disable(db, "carol")
+    with pytest.raises(InvalidInputError):
+        operators.disable(db, "no such name!")
+
+
 def test_console_logins_are_throttled_by_name() -> None:
     db = FakeDatabase()
     operators.add(db, PASSWORDS, name="alice", password=SECRET, role=OperatorRole.VIEWER, now=T0)

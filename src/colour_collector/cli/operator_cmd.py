@@ -1,15 +1,16 @@
-"""``colour-collector operator add|list``: operator accounts for the console.
+"""``colour-collector operator add|list|disable``: operator accounts for the console.
 
 Operators are created here only, by someone who can reach the database, never over HTTP::
 
     colour-collector operator add alice --role manager          # asks for the password twice
     printf '%s\\n' "$PASSWORD" | colour-collector operator add bob --role support --password-stdin
     colour-collector operator list
+    colour-collector operator disable bob      # bob can no longer log in; his sessions end
 
 The database is the server's (``COLOUR_COLLECTOR_DATABASE_URL`` or the SQLite file in the data
 directory): ``add`` creates and migrates it first if needed, ``list`` only reads one that is
 there. The password is hashed with the server's settings.
-Creating an operator is audited.
+Creating and disabling an operator are audited.
 """
 
 from __future__ import annotations
@@ -98,6 +99,33 @@ def list_operators(database_url: DatabaseUrl = None) -> None:
         typer.echo("No operators yet: colour-collector operator add NAME --role manager")
         return
     for operator in found:
+        disabled = operator.disabled_at
         typer.echo(
             f"{operator.name}\t{operator.role.value}\tcreated {operator.created_at:%Y-%m-%d}"
+            + ("" if disabled is None else f"\tdisabled {disabled:%Y-%m-%d %H:%M}")
         )
+
+
+@operator_app.command("disable")
+def disable(
+    name: Annotated[str, typer.Argument(help="The operator's login name.")],
+    database_url: DatabaseUrl = None,
+) -> None:
+    """Disable an operator account: it can no longer log in to the console, and its console
+    sessions end now. The account stays, as the audit log names it."""
+    from colour_collector.service import operators  # noqa: PLC0415
+    from colour_collector.service.errors import NotFoundError, ServiceError  # noqa: PLC0415
+
+    try:
+        cleaned = operators.check_name(name)
+    except ServiceError as error:
+        stop_command("operator disable", str(error))
+    with open_database("operator disable", database_url) as database:
+        try:
+            done = operators.disable(database, cleaned)
+        except NotFoundError as error:
+            stop_command("operator disable", str(error), FAILED)
+    since = "" if done.disabled_at is None else f" (since {done.disabled_at:%Y-%m-%d %H:%M} UTC)"
+    typer.echo(
+        f"Operator {done.name!r} is disabled{since}: it can no longer log in to the console."
+    )

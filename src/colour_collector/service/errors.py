@@ -267,6 +267,10 @@ class OperatorNameTakenError(ServiceError):
     """An operator with this name exists."""
 
 
+class OperatorNotFoundError(NotFoundError):
+    """No operator has this name."""
+
+
 class PoolUnavailableError(ServiceError):
     """The pool on sale cannot be dealt from by this server: it was built with another version of
     the game, or its secret cannot be unsealed with this server's key."""

@@ -83,6 +83,8 @@ class AuditKind(StrEnum):
     """An operator logged in to the console."""
     OPERATOR_LOGOUT = "operator_logout"
     """An operator logged out of the console."""
+    OPERATOR_DISABLED = "operator_disabled"
+    """An operator account was disabled (command line): it can no longer log in."""
     SALES_STOPPED = "sales_stopped"
     """An operator stopped sales of the game."""
     SALES_STARTED = "sales_started"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from colour_collector.service import audit
 from colour_collector.service.accounts import Passwords, hash_token
@@ -23,6 +23,7 @@ from colour_collector.service.errors import (
     OperatorCredentialsError,
     OperatorForbiddenError,
     OperatorNotAuthenticatedError,
+    OperatorNotFoundError,
     TooManyAttemptsError,
 )
 from colour_collector.service.models import AuditKind
@@ -110,6 +111,30 @@ def add(
     return made
 
 
+def disable(factory: UnitOfWorkFactory, name: str, *, now: dt.datetime | None = None) -> Operator:
+    """Disable an operator account (the command line's ``operator disable``): it can no longer
+    log in, and its console sessions end now. The account stays, named in the audit log.
+    Audited; disabling it again changes nothing."""
+    cleaned = check_name(name)
+    at = now or utcnow()
+    with factory() as uow:
+        stored = uow.operators.by_name(cleaned)
+        if stored is None:
+            raise OperatorNotFoundError(f"there is no operator named {cleaned!r}")
+        if stored.operator.disabled_at is not None:
+            return stored.operator
+        ended = uow.operators.disable(stored.operator.id, at)
+        audit.append(
+            uow,
+            AuditKind.OPERATOR_DISABLED,
+            None,
+            {"operator": cleaned, "operator_id": stored.operator.id, "sessions_ended": ended},
+            now=at,
+        )
+        uow.commit()
+    return replace(stored.operator, disabled_at=at)
+
+
 def login(
     factory: UnitOfWorkFactory,
     policy: OperatorPolicy,
@@ -137,6 +162,8 @@ def login(
     matches = policy.passwords.verify(None if stored is None else stored.password_hash, password)
     if stored is None or not matches:
         raise OperatorCredentialsError("wrong operator name or password")
+    if stored.operator.disabled_at is not None:  # said only to whoever knows the password
+        raise OperatorForbiddenError(f"operator {stored.operator.name!r} is disabled")
     token = secrets.token_urlsafe(32)
     expires = at + policy.session_lifetime
     with factory() as uow:
@@ -188,7 +215,7 @@ def operator_in(
         raise OperatorNotAuthenticatedError("log in to the operator console first")
     session = uow.operators.session(hash_token(token), at)
     found = None if session is None else uow.operators.get(session.operator_id)
-    if found is None:
+    if found is None or found.disabled_at is not None:
         raise OperatorNotAuthenticatedError("console session expired or unknown; log in again")
     if not found.role.allows(needed):
         raise OperatorForbiddenError(

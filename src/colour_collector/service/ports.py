@@ -527,6 +527,11 @@ class Operators(Protocol):
         """End a console session; the session ended, if there was one."""
         ...
 
+    def disable(self, operator_id: int, at: dt.datetime) -> int:
+        """Mark the operator disabled at ``at`` and end every console session of theirs; how
+        many sessions ended."""
+        ...
+
 
 class SalesFigures(Protocol):
     """What the game has sold and paid, for the operator's live monitoring."""

@@ -183,6 +183,8 @@ class Operator:
     """What the operator may do."""
     created_at: dt.datetime
     """When the account was created."""
+    disabled_at: dt.datetime | None = None
+    """When it was disabled (``operator disable``): it can no longer log in. None: active."""
 
 
 @dataclass(frozen=True, slots=True)

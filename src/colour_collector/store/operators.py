@@ -6,7 +6,7 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, delete, insert, select
+from sqlalchemy import Connection, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from colour_collector.service.errors import OperatorNameTakenError
@@ -20,7 +20,7 @@ from colour_collector.store.tables import operator_sessions, operators
 
 
 def _operator(row: Any) -> Operator:
-    return Operator(row.id, row.name, OperatorRole(row.role), row.created_at)
+    return Operator(row.id, row.name, OperatorRole(row.role), row.created_at, row.disabled_at)
 
 
 def _session(row: Any) -> OperatorSession:
@@ -92,3 +92,12 @@ class SqlOperators:
             .returning(*operator_sessions.c)
         ).first()
         return None if row is None else _session(row)
+
+    def disable(self, operator_id: int, at: dt.datetime) -> int:
+        self.connection.execute(
+            update(operators).where(operators.c.id == operator_id).values(disabled_at=at)
+        )
+        ended = self.connection.execute(
+            delete(operator_sessions).where(operator_sessions.c.operator_id == operator_id)
+        )
+        return int(ended.rowcount)

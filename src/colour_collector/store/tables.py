@@ -309,6 +309,7 @@ operators = Table(
     Column("password_hash", String(255), nullable=False),
     Column("role", String(16), nullable=False),
     Column("created_at", UtcDateTime, nullable=False),
+    Column("disabled_at", UtcDateTime, nullable=True),
 )
 """Operator accounts (made by ``colour-collector operator add``)."""
 
