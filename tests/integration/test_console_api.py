@@ -187,6 +187,31 @@ def test_the_tables_open_with_a_support_console_session(
     assert player.get("/api/me").status_code == 200
 
 
+def test_every_page_of_the_tables_is_audited(
+    app: Any, new_client: Any, player: Any, database: Database
+) -> None:
+    """The tables show personal data, as the player look-up does: each page that shows rows is
+    an audit entry naming the operator, so they are no way round the audited look-up."""
+    viewer = console(app, new_client, database, "vic", OperatorRole.VIEWER)
+    assert viewer.get("/operator/tables/ledger/list", follow_redirects=False).status_code == 403
+    helper = console(app, new_client, database, "sam", OperatorRole.SUPPORT)
+    before = len(audit_entries(database))
+    assert helper.get("/operator/tables/accounts/details/1").status_code == 200
+    assert helper.get("/operator/tables/ledger/list?search=deposit").status_code == 200
+    assert helper.get("/operator/tables/audit/list").status_code == 200
+    seen = [payload for kind, payload in audit_entries(database)[before:] if kind == "table_viewed"]
+    assert seen == [
+        {"operator": "sam", "page": "/operator/tables/accounts/details/1"},
+        {"operator": "sam", "page": "/operator/tables/ledger/list?search=deposit"},
+        {"operator": "sam", "page": "/operator/tables/audit/list"},
+    ]
+    assert not [
+        p
+        for kind, p in audit_entries(database)
+        if p.get("operator") == "vic" and kind == "table_viewed"
+    ]
+
+
 def game_figures(client: Any) -> dict[str, float]:
     """The game's figures in ``/metrics`` (not the per-process request metrics)."""
     answer = client.get("/metrics")

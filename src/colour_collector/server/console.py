@@ -6,11 +6,13 @@ of ``store.tables`` is mapped to a small class here for sqladmin alone (the rest
 Core). Access is tied to the operator's console session (the ``cc_operator`` cookie of
 ``POST /api/operator/login``) and needs the support role: the tables hold personal data. sqladmin's
 own login form is not used; without a session the tables send the browser to the console's
-login.
+login. Every page that shows rows (a list, a search, one row) is an audit entry naming the
+operator, as the player look-up is.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -32,6 +34,8 @@ from colour_collector.store.tables import accounts, audit_log, ledger, plays
 
 TABLES_PATH = "/operator/tables"
 """Where sqladmin is mounted."""
+_TABLE_PAGE = re.compile(rf"^{TABLES_PATH}/[a-z-]+/(list|details/[^/]+)$")
+"""The pages that show rows: a table's list (and its searches) and one row."""
 CONSOLE_LOGIN = "/operator/#/login"
 """Where a browser without a console session is sent."""
 TEMPLATES = Path(__file__).with_name("console_templates")
@@ -157,10 +161,16 @@ class OperatorSessions(AuthenticationBackend):
 
     async def authenticate(self, request: Request) -> Response | bool:
         token = request.cookies.get(OPERATOR_COOKIE)
+        page = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         try:
-            await anyio.to_thread.run_sync(
-                lambda: operators.current(self.database, token, OperatorRole.SUPPORT)
-            )
+            if _TABLE_PAGE.match(request.url.path):  # personal data shown: audited
+                await anyio.to_thread.run_sync(
+                    lambda: operators.view_tables(self.database, token, page)
+                )
+            else:
+                await anyio.to_thread.run_sync(
+                    lambda: operators.current(self.database, token, OperatorRole.SUPPORT)
+                )
         except OperatorNotAuthenticatedError:
             return RedirectResponse(CONSOLE_LOGIN, status_code=302)
         except OperatorForbiddenError:

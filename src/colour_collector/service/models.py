@@ -91,6 +91,8 @@ class AuditKind(StrEnum):
     """An operator started (or restarted) sales of the game."""
     PLAYER_LOOKUP = "player_lookup"
     """An operator looked at a player's account."""
+    TABLE_VIEWED = "table_viewed"
+    """An operator opened a page of the console's tables (a list, a search or a row)."""
     AUDIT_VERIFIED = "audit_verified"
     """An operator had the audit chain verified."""
     POOL_LOADED = "pool_loaded"

@@ -225,6 +225,30 @@ def operator_in(
     return found
 
 
+MAX_PAGE_LENGTH = 300
+"""The longest page address an audit entry of the tables keeps."""
+
+
+def view_tables(
+    factory: UnitOfWorkFactory, token: str | None, page: str, *, now: dt.datetime | None = None
+) -> Operator:
+    """Let an operator (support or above) open ``page`` of the console's tables, and audit it:
+    the tables show personal data, as the audited player look-up does, so each page they open
+    (its address, with a search) is an audit entry naming them."""
+    at = now or utcnow()
+    with factory() as uow:
+        found = operator_in(uow, token, OperatorRole.SUPPORT, at)
+        audit.append(
+            uow,
+            AuditKind.TABLE_VIEWED,
+            None,
+            {"operator": found.name, "page": page[:MAX_PAGE_LENGTH]},
+            now=at,
+        )
+        uow.commit()
+    return found
+
+
 def current(
     factory: UnitOfWorkFactory,
     token: str | None,
