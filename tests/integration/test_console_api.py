@@ -150,6 +150,12 @@ def test_player_look_up_and_audit_verification(
     assert_problem(
         manager.post("/api/operator/players/lookup", json={"query": "#99999"}), 404, "not_found"
     )
+    assert_problem(
+        manager.post("/api/operator/players/lookup", json={"query": "CC-000-000-001"}),
+        422,
+        "invalid_request",
+        "query",
+    )
     checked = manager.post("/api/operator/audit/verify", json={})
     assert checked.status_code == 200, checked.text
     assert checked.json()["intact"] and checked.json()["entries"] >= 6
@@ -223,6 +229,20 @@ def game_figures(client: Any) -> dict[str, float]:
         if line.startswith("colour_collector_") and not line.startswith("colour_collector_request")
     ]
     return {name: float(value) for name, value in lines}
+
+
+def test_a_player_is_found_by_a_play_number(
+    app: Any, new_client: Any, player: Any, database: Database
+) -> None:
+    player.post("/api/wallet/test-deposit", json={"amount_pence": 1000})
+    number = buy(player).json()["play"]["play_number"]
+    helper = console(app, new_client, database, "sam", OperatorRole.SUPPORT)
+    found = helper.post("/api/operator/players/lookup", json={"query": number.lower()})
+    assert found.status_code == 200, found.text
+    assert found.json()["email"] == "player@example.com"
+    shown = found.json()["plays"][0]
+    assert shown["play_number"] == number
+    assert (shown["pool_id"], shown["pool_position"]) == (None, None)  # drawn, not dealt
 
 
 def test_metrics_and_request_ids(app: Any, player: Any) -> None:

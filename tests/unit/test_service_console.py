@@ -10,7 +10,7 @@ import random
 from fractions import Fraction
 
 import pytest
-from test_service_plays import PRICE, player, policy
+from test_service_plays import PRICE, buy, player, policy
 
 from colour_collector.game.control_bands import count_band, payout_band
 from colour_collector.game.pool import load_pool
@@ -37,6 +37,7 @@ from colour_collector.service.errors import (
     SalesStoppedError,
     TooManyAttemptsError,
 )
+from colour_collector.service.play_numbers import new_play_number
 from colour_collector.service.protection_models import OperatorRole, OutcomeFigures
 from fakes import FakeDatabase
 
@@ -181,6 +182,28 @@ def test_player_look_up_needs_support_and_is_audited() -> None:
         player_lookup.look_up(db, helper, "999", now=T0)
     looked = [e for e in db.state.audit if e.kind == "player_lookup"]
     assert len(looked) == 2 and looked[0].account_id == by_email.account.id
+
+
+def test_a_player_is_found_by_the_play_number_of_one_of_their_plays() -> None:
+    """A player calls about a play: the Play Number finds them (as typed by hand: lower case,
+    spaces, O for 0), and the audit entry names the play."""
+    db = FakeDatabase()
+    helper = operator(db, "sam", OperatorRole.SUPPORT)
+    token = player(db, email="caller@example.com")
+    bought = buy(db, token, policy()).play
+    typed = bought.play_number.lower().replace("-", " ").replace("0", "o")
+    found = player_lookup.look_up(db, helper, typed, now=T0)
+    assert found.account.email == "caller@example.com"
+    assert [p.play_number for p in found.plays] == [bought.play_number]
+    entry = [e for e in db.state.audit if e.kind == "player_lookup"][-1]
+    assert json.loads(entry.payload) == {"operator": "sam", "play_number": bought.play_number}
+    other = new_play_number()
+    with pytest.raises(NotFoundError, match=f"no play has the Play Number {other}"):
+        player_lookup.look_up(db, helper, other, now=T0)
+    wrong = bought.play_number[:-1] + ("A" if bought.play_number[-1] != "A" else "B")
+    with pytest.raises(InvalidInputError, match="check character is wrong") as bad:
+        player_lookup.look_up(db, helper, wrong, now=T0)
+    assert bad.value.field == "query"
 
 
 def test_audit_verification_is_kept_and_audited() -> None:

@@ -42,7 +42,8 @@ class LookupRequest(Request):
     """``POST /api/operator/players/lookup``."""
 
     query: Annotated[str, StringConstraints(min_length=1, max_length=254)] = Field(
-        description="An e-mail address or an account number (12 or #12)."
+        description="An e-mail address, an account number (12 or #12), or the Play Number of"
+        " one of the player's plays (CC-XXX-XXX-XXX)."
     )
 
 
@@ -232,6 +233,8 @@ class PlayerPlayResponse(Response):
     prize_pence: int
     purchased_at: dt.datetime
     finished_at: dt.datetime | None
+    pool_id: int | None = Field(description="The prize pool it was dealt from (null: drawn).")
+    pool_position: int | None = Field(description="Its position in that pool, from 0.")
 
 
 class PlayerFileResponse(Response):
@@ -272,6 +275,8 @@ class PlayerFileResponse(Response):
                     prize_pence=p.prize_pence,
                     purchased_at=p.purchased_at,
                     finished_at=p.finished_at,
+                    pool_id=p.pool_id,
+                    pool_position=p.pool_position,
                 )
                 for p in found.plays
             ],

@@ -15,6 +15,7 @@ from colour_collector.service.errors import InvalidInputError, NotFoundError
 from colour_collector.service.models import LARGEST_ID, Account, AuditKind, Movement, Pence
 from colour_collector.service.operators import operator_in
 from colour_collector.service.play_models import StoredPlay
+from colour_collector.service.play_numbers import PlayNumberError, parse_play_number
 from colour_collector.service.ports import UnitOfWorkFactory
 from colour_collector.service.protection import LimitStanding
 from colour_collector.service.protection_models import (
@@ -59,17 +60,27 @@ def look_up(
     *,
     now: dt.datetime | None = None,
 ) -> PlayerFile:
-    """Find a player by e-mail address or account number (``#12`` or ``12``, digits 0-9)."""
+    """Find a player by e-mail address, account number (``#12`` or ``12``, digits 0-9) or the
+    Play Number of one of their plays (``CC-...``: a player calling about a play)."""
     text = query.strip()
     if not text:
-        raise InvalidInputError("give an e-mail address or an account number", field="query")
+        raise InvalidInputError(
+            "give an e-mail address, an account number or a Play Number", field="query"
+        )
     at = now or utcnow()
+    about: dict[str, str] = {}
     with factory() as uow:
         operator = operator_in(uow, token, OperatorRole.SUPPORT, at)
         number = _account_number(text)
         if number is not None:
             account = uow.accounts.get(number)
             missing = f"no player has the account number {number}"
+        elif text[:2].upper() == "CC":
+            play_number = _play_number(text)
+            play = uow.plays.get(play_number)
+            account = None if play is None else uow.accounts.get(play.account_id)
+            missing = f"no play has the Play Number {play_number}"
+            about["play_number"] = play_number
         else:
             email = _email(text)
             stored = uow.accounts.by_email(email)
@@ -87,7 +98,13 @@ def look_up(
             play_count=uow.plays.count(account.id),
             movements=tuple(uow.wallets.recent(account.id, SHOWN)),
         )
-        audit.append(uow, AuditKind.PLAYER_LOOKUP, account.id, {"operator": operator.name}, now=at)
+        audit.append(
+            uow,
+            AuditKind.PLAYER_LOOKUP,
+            account.id,
+            {"operator": operator.name, **about},
+            now=at,
+        )
         uow.commit()
     return found
 
@@ -110,6 +127,14 @@ def _account_number(text: str) -> int | None:
             field="query",
         )
     return int(significant)
+
+
+def _play_number(text: str) -> str:
+    """``text`` as a Play Number, or :class:`InvalidInputError` on ``query`` saying why not."""
+    try:
+        return parse_play_number(text)
+    except PlayNumberError as error:
+        raise InvalidInputError(str(error), field="query") from None
 
 
 def _email(text: str) -> str:

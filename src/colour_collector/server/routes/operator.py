@@ -146,7 +146,8 @@ def look_up_player(
     body: LookupRequest, runtime: RuntimeDep, token: OperatorToken = None
 ) -> Response:
     """A player's account, balance, limits, exclusions, latest plays and movements, by e-mail
-    or account number (support and managers). Audited."""
+    or account number or the Play Number of one of their plays (support and managers).
+    Audited."""
     return answer(PlayerFileResponse.of(player_lookup.look_up(runtime.database, token, body.query)))
 
 

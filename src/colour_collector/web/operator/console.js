@@ -193,9 +193,10 @@ function drawPlayer(file) {
     ["Plays", `${file.play_count} in all`],
   ];
   const plays = el("table", {}, el("caption", { text: "Latest plays" }),
-    el("thead", {}, el("tr", {}, ...["Play Number", "Status", "Prize", "Bought"].map((h) => el("th", { scope: "col", text: h })))),
+    el("thead", {}, el("tr", {}, ...["Play Number", "Status", "Prize", "Bought", "Pool"].map((h) => el("th", { scope: "col", text: h })))),
     el("tbody", {}, ...file.plays.map((p) => el("tr", {}, el("th", { scope: "row", text: p.play_number }),
-      el("td", { text: p.status }), el("td", { text: prize(p.prize_pence) }), el("td", { text: when(p.purchased_at) })))));
+      el("td", { text: p.status }), el("td", { text: prize(p.prize_pence) }), el("td", { text: when(p.purchased_at) }),
+      el("td", { text: p.pool_id === null ? "drawn" : `pool ${p.pool_id}, position ${p.pool_position.toLocaleString("en-GB")}` })))));
   const movements = el("table", {}, el("caption", { text: "Latest movements" }),
     el("thead", {}, el("tr", {}, ...["When", "Kind", "Amount"].map((h) => el("th", { scope: "col", text: h })))),
     el("tbody", {}, ...file.movements.map((m) => el("tr", {}, el("td", { text: when(m.created_at) }),
