@@ -97,8 +97,9 @@ def _naturalness(data: Figures) -> str:
         for outcome, c in data.naturalness
     )
     caption = (
-        f"The pool's first {data.naturalness_plays:,} plays of each outcome against natural plays"
-        " of the same outcome"
+        f"The pool's first plays (up to {data.naturalness_plays:,}) of each outcome against"
+        " natural plays of the same outcome; an outcome with fewer than 50 plays in the positions"
+        " covered is left out"
     )
     return f"<table><caption>{_e(caption)}</caption><tr>{head}</tr>{body}</table>"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, PercentFormatter
+from matplotlib.ticker import FuncFormatter, MaxNLocator, PercentFormatter
 
 from colour_collector.report.figures import Figures
 
@@ -58,8 +58,11 @@ def tier_counts(data: Figures, path: Path) -> None:
     figure = Figure(figsize=(WIDTH, HEIGHT))
     axes = figure.add_subplot()
     indices = range(len(data.rows))
+    published = all(r.table_count is not None for r in data.rows)
     table = [r.table_count if r.table_count is not None else r.count for r in data.rows]
-    axes.bar(indices, table, color="#dddddd", label="published table", width=0.9)
+    # A pool of another size has no published counts to stand against: its own are the bars.
+    label = "published table" if published else "this pool's own structure (not published)"
+    axes.bar(indices, table, color="#dddddd", label=label, width=0.9)
     axes.plot(indices, [r.count for r in data.rows], "o", color=BLUE, ms=3, label="this pool")
     if not data.whole:
         share = (data.stop - data.start) / data.size
@@ -137,6 +140,7 @@ def segments(data: Figures, path: Path) -> None:
     axes.axhline(data.segment_expected, color=BLUE, lw=1, label="expected")
     axes.set_xlabel("segment of the order")
     axes.set_ylabel("winners")
+    axes.yaxis.set_major_locator(MaxNLocator(integer=True))  # whole winners: no 0, 0, 1, 1
     axes.yaxis.set_major_formatter(FuncFormatter(_thousands))
     axes.set_title("Winners along the order")
     axes.legend(fontsize=8)
