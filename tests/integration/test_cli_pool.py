@@ -24,7 +24,7 @@ ENV = {
 }
 
 
-def run(*args: str, env: dict[str, str] | None = None) -> Any:
+def run(*args: str, env: dict[str, str | None] | None = None) -> Any:
     """Run ``colour-collector ARGS`` in this process; the result (exit code, output)."""
     result = CliRunner().invoke(cli, list(args), env={**ENV, **(env or {})})
     assert "Traceback" not in result.output, result.output
@@ -207,3 +207,19 @@ def test_a_pool_file_is_never_overwritten(tmp_path: Path) -> None:
     assert again.exit_code == 2 and "never overwritten" in again.output
     assert pool.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pool.counts.json", "pool.json"]
+
+
+def test_a_pool_loaded_with_the_development_key_says_so(
+    settings: Settings, database_url: str, tmp_path: Path
+) -> None:
+    """A shell without the server's SECRET_KEY seals the pool with the development placeholder,
+    which a server with its own key cannot unseal: the command says so at once."""
+    pool = build(tmp_path, "dev", 4, {"£5": 1})
+    loaded = run(
+        "pool", "load", str(pool), "--database-url", database_url,
+        env={"COLOUR_COLLECTOR_ENVIRONMENT": "development", "COLOUR_COLLECTOR_SECRET_KEY": None},
+    )  # fmt: skip
+    assert loaded.exit_code == 0, loaded.output
+    assert "Sealed with the development placeholder key" in loaded.output
+    again = run("pool", "load", str(pool), "--database-url", database_url)
+    assert "placeholder" not in again.output  # with the server's key

@@ -54,7 +54,11 @@ def load(
     """
     from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
 
-    from colour_collector.server.settings import DrawMode, Environment  # noqa: PLC0415
+    from colour_collector.server.settings import (  # noqa: PLC0415
+        DEFAULT_SECRET_KEY,
+        DrawMode,
+        Environment,
+    )
     from colour_collector.service import pools  # noqa: PLC0415
     from colour_collector.service.errors import PoolRefusedError  # noqa: PLC0415
 
@@ -89,6 +93,11 @@ def load(
     typer.echo(f"Loaded pool {stored.id}: {describe(pool.parameters)}; {where}.")
     typer.echo(f"Commitment:  {stored.commitment}")
     typer.echo(f"Database:    {shown}")
+    if settings.secret_key.get_secret_value() == DEFAULT_SECRET_KEY:
+        typer.echo(
+            "Sealed with the development placeholder key (COLOUR_COLLECTOR_SECRET_KEY is not"
+            " set): a server with its own key cannot sell it; load it again with the server's."
+        )
     if settings.draw_mode is not DrawMode.POOL:
         typer.echo(
             "Sold only by a server with COLOUR_COLLECTOR_DRAW_MODE=pool (this shell's is"
