@@ -223,3 +223,13 @@ def test_a_pool_loaded_with_the_development_key_says_so(
     assert "Sealed with the development placeholder key" in loaded.output
     again = run("pool", "load", str(pool), "--database-url", database_url)
     assert "placeholder" not in again.output  # with the server's key
+
+
+def test_help_keeps_its_sentences_whole() -> None:
+    """Each paragraph of a command's help is wrapped as one (Rich markup kept the docstring's
+    line breaks in every paragraph after the first: "the play does" then, a line down, "not
+    replay")."""
+    shown = run("pool", "check", "--help")
+    assert shown.exit_code == 0, shown.output
+    assert "the play does not replay to its outcome" in shown.output, shown.output
+

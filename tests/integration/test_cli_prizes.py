@@ -79,6 +79,9 @@ def test_prizes_help_describes_the_json_option() -> None:
     result = _invoke("prizes", "--help")
     assert result.exit_code == 0
     assert "--json" in result.output
+    assert "Print one JSON object" in result.output
+    # A flag takes no value, and its line does not pretend it does.
+    assert "<bool>" not in result.output and "BOOLEAN" not in result.output, result.output
 
 
 def _entry_point() -> Path:

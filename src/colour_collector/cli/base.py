@@ -29,6 +29,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Markdown joins a docstring's lines into paragraphs (Rich markup kept each line break of
+    # every paragraph after the first, cutting sentences in the middle of the help).
+    rich_markup_mode="markdown",
 )
 
 
