@@ -232,4 +232,3 @@ def test_help_keeps_its_sentences_whole() -> None:
     shown = run("pool", "check", "--help")
     assert shown.exit_code == 0, shown.output
     assert "the play does not replay to its outcome" in shown.output, shown.output
-
