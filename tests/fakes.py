@@ -411,6 +411,17 @@ class FakePlays:
                 found[p.pool_id, p.tier_index] = found.get((p.pool_id, p.tier_index), 0) + 1
         return found
 
+    def unfinished_in_pool(self, pool_id: PoolId) -> tuple[int, dt.datetime | None]:
+        mine = [
+            p.finish_by
+            for p in self.state.plays.values()
+            if p.pool_id == pool_id and p.status is PlayStatus.IN_PROGRESS
+        ]
+        return len(mine), max(mine, default=None)
+
+    def count_in_pool(self, pool_id: PoolId) -> int:
+        return sum(p.pool_id == pool_id for p in self.state.plays.values())
+
     def sold_from(self, pool_id: PoolId, after: int, limit: int) -> Sequence[SoldPlay]:
         sold = (
             SoldPlay(p.pool_position, p.play_number, p.tier_index, p.prize_pence)

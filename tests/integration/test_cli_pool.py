@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from plays_fixtures import SECRET, assert_problem, buy, deposit, play_settings
+from plays_fixtures import SECRET, assert_problem, buy, deposit, play_settings, play_to_end
 from sqlalchemy import make_url
 from typer.testing import CliRunner
 
@@ -98,11 +98,23 @@ def test_pools_are_built_certified_sold_rolled_closed_and_checked(
         assert_problem(buy(late), 503, "sold_out")
         again = run("pool", "load", str(second), "--database-url", database_url)
         assert "Loaded pool 2: 5 plays" in again.output and "sold out." in again.output
-        for pool_id in (1, 2):
+        # Its plays are in progress: the pool closes, but its secret (which would tell their
+        # prizes) waits until they are finished.
+        early = run("pool", "close", "1", "--database-url", database_url)
+        assert early.exit_code == 0, early.output
+        assert "Closed pool 1 (6 of 6 plays sold): no more sales." in early.output
+        assert "6 of its plays are in progress" in early.output
+        assert "Secret:" not in early.output and "Database:    " in early.output
+        for player, bought in sold:
+            answer = player.get(f"/api/plays/{bought['play_number']}").json()
+            play_to_end(player, bought["play_number"], answer["board"])
+            finished = player.post(f"/api/plays/{bought['play_number']}/finish", json={})
+            assert finished.status_code == 200, finished.text
+        for pool_id, said in ((1, "Published the secret of pool 1"), (2, "Closed pool 2")):
             closed = run("pool", "close", str(pool_id), "--database-url", database_url)
             assert closed.exit_code == 0, closed.output
-            assert "plays sold" in closed.output and "Secret:" in closed.output
-            assert "Database:    " in closed.output
+            assert said in closed.output and "plays sold" in closed.output
+            assert "Secret:" in closed.output and "Database:    " in closed.output
         again = run("pool", "close", "1", "--database-url", database_url)
         assert again.exit_code == 0, again.output
         assert "Pool 1 was closed before" in again.output and "6 of 6 plays sold" in again.output
@@ -121,8 +133,6 @@ def test_pools_are_built_certified_sold_rolled_closed_and_checked(
         assert answer["ok"] and answer["record_sha256"] == recalled["record_sha256"]
         assert answer["commitment"] == published["commitment"]
         tiers = load_tiers()
-        finished = player.post(f"/api/plays/{play['play_number']}/finish", json={})
-        assert finished.status_code in (200, 409)
         tier_index = next(
             t.index for t in tiers if t.name == answer["tier"]
         ) if answer["tier"] else None  # fmt: skip

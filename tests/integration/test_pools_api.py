@@ -13,6 +13,7 @@ import pytest
 from plays_fixtures import (
     SECRET,
     assert_problem,
+    audit_entries,
     balance,
     buy,
     deposit,
@@ -227,6 +228,42 @@ def test_a_top_prize_counts_as_won_when_its_play_finishes(
     assert left() == 2
 
 
+def test_a_pool_closed_while_a_play_is_in_progress_keeps_its_secret_until_it_is_finished(
+    app: Any, database: Database, new_client: Any
+) -> None:
+    """The secret tells every play of the pool: published while a play is in progress, it would
+    tell that play's prize before its player sees it. So the close stops the sale at once, and
+    publishes the secret only once every play of the pool is finished."""
+    pool = small_pool(3, {"£1,000,000": 3})
+    pools.load(database, pool, KEY, published_only=False)
+    pools.load(database, small_pool(3, {"£5": 1}), KEY, published_only=False)
+    client = buyer(app, new_client, 0)
+    bought = buy(client).json()
+    number = bought["play"]["play_number"]
+    closed = pools.close(database, 1, KEY, withdraw=True)  # its play is not revealed yet
+    assert closed.closed_at is not None and closed.secret is None
+    assert pools.unfinished(database, 1)[0] == 1
+    anyone = new_client(app)
+    shown = anyone.get("/api/pools/1").json()
+    assert (shown["status"], shown["secret"]) == ("closed", None)
+    refused = assert_problem(anyone.get("/api/pools/1/plays/0"), 409, "pool_not_closed")
+    assert "not published yet" in refused["detail"]
+    assert buy(buyer(app, new_client, 1)).json()["play"]["pool_id"] == 2  # the next one sells
+    assert pools.close(database, 1, KEY, withdraw=True).secret is None  # still in progress
+    play_to_end(client, number, bought["board"])
+    assert client.post(f"/api/plays/{number}/finish", json={}).status_code == 200
+    published = pools.close(database, 1, KEY, withdraw=False)
+    assert published.secret == pool.secret.hex() and published.closed_at == closed.closed_at
+    assert anyone.get("/api/pools/1/plays/0").status_code == 200
+    kinds = [
+        (kind, p.get("secret")) for kind, p in audit_entries(database) if kind.startswith("pool_")
+    ]
+    assert kinds[-2:] == [
+        ("pool_closed", None),
+        ("pool_secret_published", pool.secret.hex()),
+    ]
+
+
 def test_a_closed_pool_publishes_its_secret_and_each_sold_play_checks(
     app: Any, database: Database, new_client: Any
 ) -> None:
@@ -236,7 +273,9 @@ def test_a_closed_pool_publishes_its_secret_and_each_sold_play_checks(
     for n in range(4):
         client = buyer(app, new_client, n)
         bought = buy(client).json()
-        play_to_end(client, bought["play"]["play_number"], bought["board"], pick="even")
+        number = bought["play"]["play_number"]
+        play_to_end(client, number, bought["board"], pick="even")
+        assert client.post(f"/api/plays/{number}/finish", json={}).status_code == 200
         players.append((client, bought["play"]))
     anyone = new_client(app)
     assert_problem(anyone.get("/api/pools/1/plays/0"), 409, "pool_not_closed")

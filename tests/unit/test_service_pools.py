@@ -36,6 +36,7 @@ from colour_collector.service.errors import (
 )
 from colour_collector.service.models import AuditKind
 from colour_collector.service.outcomes import PoolSource
+from colour_collector.service.play_models import PlayStatus
 from colour_collector.service.pool_models import PoolStatus
 from colour_collector.service.purchase import PlayPolicy
 from fakes import FakeDatabase
@@ -268,10 +269,12 @@ def test_a_pool_is_closed_before_it_sells_out_only_when_withdrawn() -> None:
     pool = small_pool()
     load(db, pool)
     load(db, small_pool(10, {"£5": 2}))
-    buy_one(db, 0)
+    token, bought = buy_with_token(db, 0)
+    reveal_all(db, token, bought.play.play_number)
+    settle.finish(db, token, bought.play.play_number, now=T0)
     with pytest.raises(PoolRefusedError, match="39 of 40 plays unsold"):
         pools.close(db, 1, KEY, withdraw=False)
-    with pytest.raises(PoolNotClosedError, match="not closed"):
+    with pytest.raises(PoolNotClosedError, match="not published yet"):
         pools.regenerate(db, 1, 0)
     closed = pools.close(db, 1, KEY, withdraw=True, now=T0)
     assert closed.dealt == 1 and closed.closed_at == T0
@@ -336,6 +339,8 @@ def test_a_sold_position_without_its_play_or_a_play_beyond_the_sale_is_not_publi
     db = FakeDatabase()
     load(db, small_pool(10, {"£5": 2}))
     first, second = buy_one(db, 0).play, buy_one(db, 1).play
+    for play in (first, second):  # finished: the secret may be published
+        db.state.plays[play.play_number] = replace(play, status=PlayStatus.FINISHED)
     gone = db.state.plays.pop(first.play_number)
     with pytest.raises(PoolRefusedError, match="no play holds position 0; nothing was published"):
         pools.close(db, 1, KEY, withdraw=True)
@@ -344,6 +349,10 @@ def test_a_sold_position_without_its_play_or_a_play_beyond_the_sale_is_not_publi
     db.state.plays[extra.play_number] = replace(extra, pool_position=2)
     with pytest.raises(PoolRefusedError, match="CC-EXT-RAP-LAY holds position 2, but only 2"):
         pools.close(db, 1, KEY, withdraw=True)
+    for nowhere in (None, -1):  # a play naming the pool at no position, or at one below 0
+        db.state.plays[extra.play_number] = replace(extra, pool_position=nowhere)
+        with pytest.raises(PoolRefusedError, match="3 plays name the pool, but 2 were dealt"):
+            pools.close(db, 1, KEY, withdraw=True)
     assert db.state.pools[1].secret is None
     del db.state.plays[extra.play_number]
     assert pools.close(db, 1, KEY, withdraw=True).secret is not None

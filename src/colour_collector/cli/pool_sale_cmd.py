@@ -190,15 +190,26 @@ def close(
             stop_command("pool close", str(error))
         except (PoolRefusedError, PoolSecretError) as error:
             stop_command("pool close", str(error), FAILED)
-    if found is not None and found.closed_at is not None:
+        waiting, last = pools.unfinished(database, pool_id)
+    sales = f"{closed.dealt:,} of {closed.size:,} plays sold"
+    if found is not None and found.secret is not None:
+        closed_at = f"{found.closed_at:%Y-%m-%d %H:%M}" if found.closed_at else "before"
+        typer.echo(f"Pool {closed.id} was closed before ({closed_at}; {sales}): nothing changed.")
+    elif closed.secret is None:
+        by = "" if last is None else f", the last by {last:%Y-%m-%d %H:%M} UTC at the latest"
         typer.echo(
-            f"Pool {closed.id} was closed before ({found.closed_at:%Y-%m-%d %H:%M};"
-            f" {closed.dealt:,} of {closed.size:,} plays sold): nothing changed."
+            f"Closed pool {closed.id} ({sales}): no more sales. Its secret is not published yet:"
+            f" {waiting:,} of its plays are in progress, and it would tell their prizes. They are"
+            f" finished by their players or by the server{by}; run pool close {closed.id}"
+            " again then."
         )
+    elif found is not None and found.closed_at is not None:
+        typer.echo(f"Published the secret of pool {closed.id} ({sales}): every play is finished.")
     else:
-        typer.echo(f"Closed pool {closed.id} ({closed.dealt:,} of {closed.size:,} plays sold).")
+        typer.echo(f"Closed pool {closed.id} ({sales}).")
     typer.echo(f"Commitment:  {closed.commitment}")
-    typer.echo(f"Secret:      {closed.secret}")
+    if closed.secret is not None:
+        typer.echo(f"Secret:      {closed.secret}")
     typer.echo(f"Database:    {shown}")
 
 

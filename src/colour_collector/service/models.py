@@ -98,7 +98,11 @@ class AuditKind(StrEnum):
     POOL_LOADED = "pool_loaded"
     """The operator loaded a prize pool for sale (or loaded it again)."""
     POOL_CLOSED = "pool_closed"
-    """The operator closed a prize pool and published its secret."""
+    """The operator closed a prize pool: no more sales; its secret published with it, unless a
+    play of it was still in progress."""
+    POOL_SECRET_PUBLISHED = "pool_secret_published"
+    """The secret of a pool closed while plays of it were in progress, published once they
+    were finished."""
 
 
 @dataclass(frozen=True, slots=True)

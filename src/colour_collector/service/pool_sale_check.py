@@ -46,14 +46,21 @@ def check_sold(pool_id: PoolId, read: ReadSold, dealt: bytes, start: int = 0) ->
             position += 1
 
 
-def check_none_beyond(pool_id: PoolId, read: ReadSold, dealt: int) -> None:
-    """Refuse unless no play holds a position at or beyond ``dealt``."""
+def check_none_beyond(pool_id: PoolId, read: ReadSold, dealt: int, naming: int) -> None:
+    """Refuse unless no play holds a position at or beyond ``dealt``, and ``naming`` (the plays
+    that name the pool, whatever their positions: none, or one below 0) is ``dealt``."""
     beyond = read(dealt - 1, 1)
     if beyond:
         raise _refused(
             pool_id,
             f"play {beyond[0].play_number} holds position {beyond[0].position:,}, but only"
             f" {dealt:,} were dealt",
+        )
+    if naming != dealt:
+        raise _refused(
+            pool_id,
+            f"{naming:,} plays name the pool, but {dealt:,} were dealt (a play without a"
+            " position, or at one below 0)",
         )
 
 

@@ -361,7 +361,8 @@ def close(
     progress: ProgressCallback | None = None,
     checking: ProgressCallback | None = None,
 ) -> StoredPool:
-    """Close a pool and publish its secret; the pool as closed (as it was, if already closed).
+    """Close a pool (no more sales) and publish its secret once no play of it is unfinished;
+    the pool as it is then (as it was, if its secret was published before).
 
     The secret is unsealed with ``key``, or given (from the pool file) when the key changed. A
     pool with plays still unsold is closed only when ``withdraw`` is true: it stops selling. Its
@@ -371,12 +372,17 @@ def close(
     sold play is checked against the secret's deal (a pass over the positions sold;
     ``checking``): the tier and prize it was sold with must be its position's
     (``service.pool_sale_check``).
+
+    While a play of the pool is in progress its prize is not revealed yet, and the secret would
+    tell it: the pool is closed (its ``closed_at``: no more sales, the next pool goes on sale)
+    but its secret stays sealed (``secret`` None). Closing it again once its plays are finished
+    (by their players, or by the auto-finisher after ``finish_by``) publishes it.
     """
     with factory() as uow:
         found = uow.pools.get(pool_id)
     if found is None:
         raise PoolNotFoundError(f"there is no pool {pool_id!r}")
-    if found.closed_at is not None:
+    if found.secret is not None:
         return found
     parameters = parameters_of(found)
     if secret is None:
@@ -385,7 +391,7 @@ def close(
         raise PoolSecretError(
             f"this secret does not match pool {pool_id}'s commitment {found.commitment[:16]}..."
         )
-    if not found.sold_out and not withdraw:
+    if found.closed_at is None and not found.sold_out and not withdraw:
         raise PoolRefusedError(
             f"pool {pool_id} still has {found.left:,} of {found.size:,} plays unsold; to stop"
             " selling it and publish its secret, withdraw it (pool close --withdraw)"
@@ -403,9 +409,9 @@ def close(
         pool = uow.pools.get_for_update(pool_id)
         if pool is None:
             raise PoolNotFoundError(f"there is no pool {pool_id!r}")
-        if pool.closed_at is not None:
+        if pool.secret is not None:
             return pool
-        if not pool.sold_out and not withdraw:
+        if pool.closed_at is None and not pool.sold_out and not withdraw:
             raise PoolRefusedError(f"pool {pool_id} is not sold out; withdraw it to close it")
         if _remaining_from_checkpoints(secret, marks, pool.dealt) != pool.remaining:
             raise PoolRefusedError(
@@ -416,25 +422,49 @@ def close(
         if pool.dealt > checked:  # sold while the check ran: a pool withdrawn while on sale
             later = categories(secret, parameters, checked, pool.dealt)
             check_sold(pool_id, locked, later, checked)
-        check_none_beyond(pool_id, locked, pool.dealt)
-        closed = replace(pool, secret=secret.hex(), closed_at=at)
-        uow.pools.save(closed)
-        uow.pools.add_checkpoints(pool_id, marks)
-        audit.append(
-            uow,
-            AuditKind.POOL_CLOSED,
-            None,
-            {
-                "pool": pool_id,
-                "commitment": pool.commitment,
-                "secret": secret.hex(),
-                "dealt": pool.dealt,
-                "withdrawn": not pool.sold_out,
-            },
-            now=at,
+        check_none_beyond(pool_id, locked, pool.dealt, uow.plays.count_in_pool(pool_id))
+        unfinished, _ = uow.plays.unfinished_in_pool(pool_id)
+        publish = unfinished == 0
+        closed = replace(
+            pool,
+            secret=secret.hex() if publish else None,
+            closed_at=pool.closed_at or at,
         )
+        uow.pools.save(closed)
+        if publish:
+            uow.pools.add_checkpoints(pool_id, marks)
+        if pool.closed_at is None:
+            audit.append(
+                uow,
+                AuditKind.POOL_CLOSED,
+                None,
+                {
+                    "pool": pool_id,
+                    "commitment": pool.commitment,
+                    "dealt": pool.dealt,
+                    "withdrawn": not pool.sold_out,
+                    "secret": secret.hex() if publish else None,
+                    "unfinished": unfinished,
+                },
+                now=at,
+            )
+        elif publish:
+            audit.append(
+                uow,
+                AuditKind.POOL_SECRET_PUBLISHED,
+                None,
+                {"pool": pool_id, "commitment": pool.commitment, "secret": secret.hex()},
+                now=at,
+            )
         uow.commit()
     return closed
+
+
+def unfinished(factory: UnitOfWorkFactory, pool_id: PoolId) -> tuple[int, dt.datetime | None]:
+    """How many plays dealt from the pool are in progress, and when the last of them is finished
+    by the server if its player does not (its ``finish_by``)."""
+    with factory() as uow:
+        return uow.plays.unfinished_in_pool(pool_id)
 
 
 # -- checking a play -------------------------------------------------------------------------------
@@ -469,7 +499,8 @@ def regenerate(factory: UnitOfWorkFactory, pool_id: PoolId, position: int) -> Re
             raise PoolNotFoundError(f"there is no pool {pool_id!r}")
         if pool.secret is None:
             raise PoolNotClosedError(
-                f"pool {pool_id} is not closed: its secret is published when it closes"
+                f"pool {pool_id}'s secret is not published yet: it is published once the pool"
+                " is closed and every play of it is finished"
             )
         if not 0 <= position < pool.size:
             raise InvalidInputError(

@@ -288,6 +288,15 @@ class Plays(Protocol):
         tier index."""
         ...
 
+    def unfinished_in_pool(self, pool_id: PoolId) -> tuple[int, dt.datetime | None]:
+        """How many plays dealt from the pool are in progress, and the latest ``finish_by``
+        among them."""
+        ...
+
+    def count_in_pool(self, pool_id: PoolId) -> int:
+        """How many plays name the pool, whatever their positions."""
+        ...
+
     def sold_from(self, pool_id: PoolId, after: int, limit: int) -> Sequence[SoldPlay]:
         """The plays dealt from the pool at positions above ``after``, by position, at most
         ``limit`` (to read them all a batch at a time)."""

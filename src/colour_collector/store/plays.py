@@ -174,6 +174,21 @@ class SqlPlays:
         )
         return {(row.pool_id, row.tier_index): int(row.plays) for row in rows}
 
+    def unfinished_in_pool(self, pool_id: PoolId) -> tuple[int, dt.datetime | None]:
+        row = self.connection.execute(
+            select(func.count(), func.max(plays.c.finish_by)).where(
+                plays.c.pool_id == pool_id, plays.c.status == PlayStatus.IN_PROGRESS.value
+            )
+        ).one()
+        return int(row[0]), row[1]
+
+    def count_in_pool(self, pool_id: PoolId) -> int:
+        return int(
+            self.connection.execute(
+                select(func.count()).select_from(plays).where(plays.c.pool_id == pool_id)
+            ).scalar_one()
+        )
+
     def sold_from(self, pool_id: PoolId, after: int, limit: int) -> Sequence[SoldPlay]:
         rows = self.connection.execute(
             select(
