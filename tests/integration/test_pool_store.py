@@ -160,6 +160,9 @@ def test_the_plays_of_a_pool_are_read_by_position_and_unfinished_prizes_counted(
             (first.id, 9): 1,
             (second.id, 7): 1,
         }
+        assert uow.plays.unfinished_in_pool(first.id) == (3, WHEN)  # every finish_by is WHEN
+        assert uow.plays.unfinished_in_pool(second.id + 1) == (0, None)
+        assert (uow.plays.count_in_pool(first.id), uow.plays.count_in_pool(second.id)) == (4, 1)
 
 
 def test_a_dealer_waits_for_the_one_before_and_sees_what_it_dealt(database: Database) -> None:
