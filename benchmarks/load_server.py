@@ -534,6 +534,8 @@ def bench(backend: str, args: argparse.Namespace) -> dict[str, Any]:
             settings["COLOUR_COLLECTOR_REQUEST_THREADS"] = str(args.request_threads)
         if args.pool_size is not None:
             settings["COLOUR_COLLECTOR_DATABASE_POOL_SIZE"] = str(args.pool_size)
+        if args.purchase_floor_ms is not None:
+            settings["COLOUR_COLLECTOR_PURCHASE_ANSWER_FLOOR_MS"] = str(args.purchase_floor_ms)
         workers = args.workers if backend == "postgresql" else 1  # SQLite: one process
         with (
             postgres_cluster()
@@ -630,6 +632,11 @@ def main() -> None:
     )
     parser.add_argument(
         "--request-threads", type=int, help="COLOUR_COLLECTOR_REQUEST_THREADS (default: its own)"
+    )
+    parser.add_argument(
+        "--purchase-floor-ms",
+        type=int,
+        help="COLOUR_COLLECTOR_PURCHASE_ANSWER_FLOOR_MS (default: its own, 150)",
     )
     parser.add_argument(
         "--pool-size",
