@@ -200,6 +200,9 @@ def test_a_player_is_found_by_the_play_number_of_one_of_their_plays() -> None:
     other = new_play_number()
     with pytest.raises(NotFoundError, match=f"no play has the Play Number {other}"):
         player_lookup.look_up(db, helper, other, now=T0)
+    player(db, email="ccarter@example.com")
+    found = player_lookup.look_up(db, helper, "ccarter@example.com", now=T0)  # an address
+    assert found.account.email == "ccarter@example.com"
     wrong = bought.play_number[:-1] + ("A" if bought.play_number[-1] != "A" else "B")
     with pytest.raises(InvalidInputError, match="check character is wrong") as bad:
         player_lookup.look_up(db, helper, wrong, now=T0)

@@ -75,7 +75,7 @@ def look_up(
         if number is not None:
             account = uow.accounts.get(number)
             missing = f"no player has the account number {number}"
-        elif text[:2].upper() == "CC":
+        elif text[:2].upper() == "CC" and "@" not in text:
             play_number = _play_number(text)
             play = uow.plays.get(play_number)
             account = None if play is None else uow.accounts.get(play.account_id)
