@@ -149,7 +149,10 @@ def test_a_server_drawing_independently_shows_no_pool_on_sale(
         pools.load(database, small_pool(6, {"£5": 2}), KEY, published_only=False)
         anyone = new_client(app)
         assert anyone.get("/api/pools/current").json() == {"pool": None, "queued": 0}
+        assert anyone.get("/api/pools/1").json()["status"] == "queued"  # not on sale here
+        assert [p["status"] for p in anyone.get("/api/pools").json()["items"]] == ["queued"]
         bought = buy(buyer(app, new_client, 0))
+        assert bought.status_code == 201, bought.text
         assert bought.json()["play"]["pool_id"] is None
         game = console_game(app, new_client, database)
         assert game["draw_mode"] == "independent" and game["pool"] is None

@@ -228,22 +228,24 @@ def current(factory: UnitOfWorkFactory) -> Current:
     return Current(_view(on_sale, on_sale, unfinished), waiting - 1)
 
 
-def view(factory: UnitOfWorkFactory, pool_id: PoolId) -> PoolView:
-    """One pool."""
+def view(factory: UnitOfWorkFactory, pool_id: PoolId, *, selling: bool = True) -> PoolView:
+    """One pool (``selling``: whether this server deals from pools; if not, none is on sale)."""
     with factory() as uow:
         pool = uow.pools.get(pool_id)
-        on_sale = uow.pools.on_sale()
+        on_sale = uow.pools.on_sale() if selling else None
         unfinished = uow.plays.unfinished_prizes()
     if pool is None:
         raise PoolNotFoundError(f"there is no pool {pool_id!r}")
     return _view(pool, on_sale, unfinished)
 
 
-def newest(factory: UnitOfWorkFactory, limit: int = MAX_LISTED) -> list[PoolView]:
-    """The pools loaded last, newest first."""
+def newest(
+    factory: UnitOfWorkFactory, limit: int = MAX_LISTED, *, selling: bool = True
+) -> list[PoolView]:
+    """The pools loaded last, newest first (``selling``: as for :func:`view`)."""
     with factory() as uow:
         pools = uow.pools.newest(limit)
-        on_sale = uow.pools.on_sale()
+        on_sale = uow.pools.on_sale() if selling else None
         unfinished = uow.plays.unfinished_prizes()
     return [_view(pool, on_sale, unfinished) for pool in pools]
 

@@ -124,9 +124,9 @@ async def purchase(
     done, screen, last = await anyio.to_thread.run_sync(
         partial(_purchase, runtime, token, body.confirm, idempotency_key)
     )
-    await anyio.sleep(
-        runtime.settings.purchase_answer_floor_ms / 1000 - (time.monotonic() - started)
-    )
+    wait = runtime.settings.purchase_answer_floor_ms / 1000 - (time.monotonic() - started)
+    if wait > 0:
+        await anyio.sleep(wait)
     return answer(
         PurchaseResponse(
             play=PlayResponse.of(done.play),

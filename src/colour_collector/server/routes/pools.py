@@ -43,15 +43,16 @@ def current(runtime: RuntimeDep) -> Response:
 @router.get("", response_model=PoolListResponse)
 def listing(runtime: RuntimeDep) -> Response:
     """The pools loaded, newest first (at most 100)."""
-    return answer(
-        PoolListResponse(items=[PoolInfo.of(shown) for shown in pools.newest(runtime.database)])
-    )
+    selling = runtime.settings.draw_mode is DrawMode.POOL
+    shown = pools.newest(runtime.database, selling=selling)
+    return answer(PoolListResponse(items=[PoolInfo.of(one) for one in shown]))
 
 
 @router.get("/{pool_id}", response_model=PoolInfo, responses=problem_responses(_NOT_FOUND))
 def get_pool(pool_id: PoolIdPath, runtime: RuntimeDep) -> Response:
     """One pool; its secret once it is closed."""
-    return answer(PoolInfo.of(pools.view(runtime.database, pool_id)))
+    selling = runtime.settings.draw_mode is DrawMode.POOL
+    return answer(PoolInfo.of(pools.view(runtime.database, pool_id, selling=selling)))
 
 
 @router.get(
