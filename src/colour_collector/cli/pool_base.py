@@ -46,6 +46,8 @@ def read_source(source: str, command: str, limit: int) -> bytes:
                 data: bytes = answer.read(limit)
                 return data
         except (urllib.error.URLError, OSError, ValueError) as error:
+            if isinstance(error, urllib.error.HTTPError):
+                error.close()  # it holds the answer's connection: left to the collector, it warns
             stop_command(f"pool {command}", f"cannot fetch {source!r}: {error}")
     try:
         with Path(source).open("rb") as stream:
