@@ -2,7 +2,8 @@
 
 ``pool close`` publishes a pool's secret only when every position from 0 to ``dealt - 1`` is
 held by exactly one play, sold with the tier the secret's deal gives that position and paying
-that tier's prize, and no play holds a position beyond. The remaining counts the close also
+that tier's prize, no play holds a position beyond, and as many plays name the pool as were
+dealt (none without a position or below 0). The remaining counts the close also
 checks would not show a sale steered by someone able to write to the database: set the counts so
 that the next purchase gets a chosen prize, then put them back with one play of its real tier
 fewer (found by the lab review of 6 December 2026).
