@@ -17,7 +17,7 @@ import support
 from colour_collector.game import codec
 from colour_collector.game.pool_deal import categories, play_at
 from colour_collector.game.prize_table import load_tiers
-from colour_collector.service import pools
+from colour_collector.service import pool_views, pools
 from colour_collector.store import Database
 from colour_collector.store.tables import plays
 from pool_support import expected_outcomes, small_pool
@@ -112,4 +112,4 @@ def test_two_server_processes_deal_every_position_exactly_once(
         for row in mine:
             expected = play_at(pool.secret, row.pool_position, order[row.pool_position])
             assert row.record == codec.dumps(expected)
-    assert [v.status.value for v in pools.newest(database)] == ["sold_out", "sold_out"]
+    assert [v.status.value for v in pool_views.newest(database)] == ["sold_out", "sold_out"]

@@ -24,7 +24,7 @@ from colour_collector.game.pool_deal import (
 from colour_collector.game.pool_file import PoolFile
 from colour_collector.game.prize_table import load_tiers
 from colour_collector.game.versions import Versions
-from colour_collector.service import audit, pools, records, settle
+from colour_collector.service import audit, pool_views, pools, records, settle
 from colour_collector.service import purchase as buying
 from colour_collector.service.errors import (
     PoolExhaustedServiceError,
@@ -131,7 +131,7 @@ def test_purchases_take_the_positions_in_order_and_the_plays_are_the_pools() -> 
         tier = outcome_of(dealt[n])
         assert bought.tier_index == (None if tier is None else tier.index)
         assert bought.record == codec.dumps(play_at(pool.secret, n, dealt[n]))
-    on_sale = pools.current(db).on_sale
+    on_sale = pool_views.current(db).on_sale
     assert on_sale is not None and on_sale.pool.dealt == 5
     assert on_sale.status is PoolStatus.ON_SALE
     purchases = [e for e in db.state.audit if e.kind == AuditKind.PURCHASE]
@@ -152,7 +152,7 @@ def test_a_sold_out_pool_rolls_to_the_next_then_purchases_are_refused() -> None:
     )
     assert {n: c for (pid, n), c in names.items() if pid == 1} == expected_outcomes(first)
     assert {n: c for (pid, n), c in names.items() if pid == 2} == expected_outcomes(second)
-    assert pools.current(db) == pools.Current(None, 0)
+    assert pool_views.current(db) == pool_views.Current(None, 0)
     token = player(db, "late@example.com", pence=PRICE)
     with pytest.raises(PoolExhaustedServiceError, match="sold out"):
         buying.purchase(
@@ -161,7 +161,7 @@ def test_a_sold_out_pool_rolls_to_the_next_then_purchases_are_refused() -> None:
     late = next(a.account.id for a in db.state.accounts.values() if a.account.email[0] == "l")
     with db() as uow:
         assert uow.wallets.balance(late) == PRICE  # nothing debited
-    views = pools.newest(db)
+    views = pool_views.newest(db)
     assert [v.status for v in views] == [PoolStatus.SOLD_OUT, PoolStatus.SOLD_OUT]
     assert all(v.pool.sold_out_at == T0 for v in views)
 
@@ -231,7 +231,7 @@ def test_the_console_is_told_why_nothing_is_sold_from_the_pools() -> None:
 def test_top_prizes_left_are_shown_most_valuable_first() -> None:
     db = FakeDatabase()
     load(db, small_pool())
-    on_sale = pools.current(db).on_sale
+    on_sale = pool_views.current(db).on_sale
     assert on_sale is not None
     tops = [(t.tier.name, t.total, t.left) for t in on_sale.top_prizes]
     assert tops == [("£1,000,000", 1, 1), ("£2,000", 1, 1)]
@@ -251,11 +251,11 @@ def test_closing_publishes_the_secret_and_any_sold_play_can_be_regenerated() -> 
     assert any(records.decode(db.state.plays[p.play.play_number].record) != p.record for p in sold)
     closed = pools.close(db, 1, KEY, withdraw=False, now=T0)
     assert closed.secret == pool.secret.hex()
-    assert pools.view(db, 1).status is PoolStatus.CLOSED
+    assert pool_views.view(db, 1).status is PoolStatus.CLOSED
     for purchase in sold:
         play = db.state.plays[purchase.play.play_number]
         assert play.pool_position is not None
-        again = pools.regenerate(db, 1, play.pool_position)
+        again = pool_views.regenerate(db, 1, play.pool_position)
         assert again.sha256 == records.sold_sha256(play.record)
         assert again.tier == (None if play.tier_index is None else load_tiers()[play.tier_index])
     entry = next(e for e in db.state.audit if e.kind == AuditKind.POOL_CLOSED)
@@ -275,11 +275,11 @@ def test_a_pool_is_closed_before_it_sells_out_only_when_withdrawn() -> None:
     with pytest.raises(PoolRefusedError, match="39 of 40 plays unsold"):
         pools.close(db, 1, KEY, withdraw=False)
     with pytest.raises(PoolNotClosedError, match="not published yet"):
-        pools.regenerate(db, 1, 0)
+        pool_views.regenerate(db, 1, 0)
     closed = pools.close(db, 1, KEY, withdraw=True, now=T0)
     assert closed.dealt == 1 and closed.closed_at == T0
     assert buy_one(db, 1).play.pool_id == 2  # the next pool goes on sale
-    assert pools.regenerate(db, 1, 39).position == 39  # unsold positions can be looked at too
+    assert pool_views.regenerate(db, 1, 39).position == 39  # unsold positions can be looked at too
 
 
 def test_closing_with_the_pool_file_when_the_key_changed() -> None:
@@ -366,10 +366,10 @@ def test_a_closed_pool_without_checkpoints_tells_the_operator_not_the_public(
     pools.close(db, 1, KEY, withdraw=True, now=T0)
     del db.state.checkpoints[1]
     with (
-        caplog.at_level(logging.ERROR, logger="colour_collector.service.pools"),
+        caplog.at_level(logging.ERROR, logger="colour_collector.service.pool_views"),
         pytest.raises(PoolUnavailableError) as refused,
     ):
-        pools.regenerate(db, 1, 0)
+        pool_views.regenerate(db, 1, 0)
     assert "close it again" not in str(refused.value)
     assert "try again later" in str(refused.value)
     assert "pool 1 has no checkpoints: close it again" in caplog.text
@@ -378,12 +378,12 @@ def test_a_closed_pool_without_checkpoints_tells_the_operator_not_the_public(
 def test_unknown_pools_and_positions() -> None:
     db = FakeDatabase()
     with pytest.raises(PoolNotFoundError):
-        pools.view(db, 1)
+        pool_views.view(db, 1)
     with pytest.raises(PoolNotFoundError):
         pools.close(db, 1, KEY, withdraw=True)
     with pytest.raises(PoolNotFoundError):
-        pools.regenerate(db, 1, 0)
+        pool_views.regenerate(db, 1, 0)
     load(db, small_pool(10, {"£5": 2}))
     pools.close(db, 1, KEY, withdraw=True)
     with pytest.raises(ValueError, match="position must be 0 to 9"):
-        pools.regenerate(db, 1, 10)
+        pool_views.regenerate(db, 1, 10)

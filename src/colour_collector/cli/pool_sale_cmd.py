@@ -54,11 +54,7 @@ def load(
     """
     from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
 
-    from colour_collector.server.settings import (  # noqa: PLC0415
-        DEFAULT_SECRET_KEY,
-        DrawMode,
-        Environment,
-    )
+    from colour_collector.server.settings import DEFAULT_SECRET_KEY  # noqa: PLC0415
     from colour_collector.service import pools  # noqa: PLC0415
     from colour_collector.service.errors import PoolRefusedError  # noqa: PLC0415
 
@@ -73,7 +69,7 @@ def load(
                 database,
                 pool,
                 pools.seal_key(settings.secret_key.get_secret_value()),
-                published_only=settings.environment is Environment.PRODUCTION,
+                published_only=settings.published_pools_only,
             )
         except PoolRefusedError as error:
             stop_command("pool load", str(error), FAILED)
@@ -98,7 +94,7 @@ def load(
             "Sealed with the development placeholder key (COLOUR_COLLECTOR_SECRET_KEY is not"
             " set): a server with its own key cannot sell it; load it again with the server's."
         )
-    if settings.draw_mode is not DrawMode.POOL:
+    if not settings.sells_pools:
         typer.echo(
             "Sold only by a server with COLOUR_COLLECTOR_DRAW_MODE=pool (this shell's is"
             f" {settings.draw_mode.value}): the console says whether the server sells it."
@@ -111,10 +107,10 @@ def listing(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """The pools loaded, newest first: status, plays sold, commitment."""
-    from colour_collector.service import pools  # noqa: PLC0415
+    from colour_collector.service import pool_views  # noqa: PLC0415
 
     with open_database("pool list", database_url) as database:
-        shown = pools.newest(database)
+        shown = pool_views.newest(database)
     if as_json:
         typer.echo(
             json.dumps(
@@ -190,7 +186,7 @@ def close(
             stop_command("pool close", str(error))
         except (PoolRefusedError, PoolSecretError) as error:
             stop_command("pool close", str(error), FAILED)
-        waiting, last = pools.unfinished(database, pool_id)
+        waiting, last = (0, None) if closed.secret else pools.unfinished(database, pool_id)
     sales = f"{closed.dealt:,} of {closed.size:,} plays sold"
     if found is not None and found.secret is not None:
         closed_at = f"{found.closed_at:%Y-%m-%d %H:%M}" if found.closed_at else "before"

@@ -9,7 +9,7 @@ from pydantic import Field
 from colour_collector.server.presenter import Board
 from colour_collector.server.schemas import Response
 from colour_collector.service.pool_models import PoolStatus
-from colour_collector.service.pools import Current, PoolView, RegeneratedPlay
+from colour_collector.service.pool_views import Current, PoolView, RegeneratedPlay
 
 
 class TopPrizeInfo(Response):

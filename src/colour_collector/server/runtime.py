@@ -17,7 +17,7 @@ from colour_collector.game.versions import current_versions
 from colour_collector.generator_cache import warm
 from colour_collector.mail import OutboxMailer, SmtpMailer
 from colour_collector.server.metrics import registry_for
-from colour_collector.server.settings import DrawMode, Environment, PaymentProviderKind, Settings
+from colour_collector.server.settings import PaymentProviderKind, Settings
 from colour_collector.service.accounts import AccountPolicy, Passwords
 from colour_collector.service.audit_checkpoints import read_key
 from colour_collector.service.errors import InvalidInputError
@@ -144,11 +144,11 @@ def build_runtime(settings: Settings, database: Database) -> Runtime:
     warm()
     independent = IndependentSource(pool)
     purchase: OutcomeSource = independent
-    if settings.draw_mode is DrawMode.POOL:
+    if settings.sells_pools:
         current_versions()
         purchase = PoolSource(
             seal_key(settings.secret_key.get_secret_value()),
-            published_only=settings.environment is Environment.PRODUCTION,
+            published_only=settings.published_pools_only,
         )
     try_outcomes: OutcomeSource = independent
     if settings.outcome_script is not None:
@@ -171,7 +171,5 @@ def build_runtime(settings: Settings, database: Database) -> Runtime:
         operators=operator_policy(settings, accounts.passwords),
         payment_provider=provider,
         pool=pool,
-        metrics=registry_for(
-            database, pool, load_config().price, pools=settings.draw_mode is DrawMode.POOL
-        ),
+        metrics=registry_for(database, pool, load_config().price, pools=settings.sells_pools),
     )

@@ -260,6 +260,16 @@ class Settings(BaseSettings):
             raise ValueError("COLOUR_COLLECTOR_REGISTRATION_MAIL_WINDOW must be positive")
 
     @property
+    def sells_pools(self) -> bool:
+        """Whether purchases are dealt from the prize pools loaded (``DRAW_MODE=pool``)."""
+        return self.draw_mode is DrawMode.POOL
+
+    @property
+    def published_pools_only(self) -> bool:
+        """Whether only pools of the published prize structure are loaded and sold (production)."""
+        return self.environment is Environment.PRODUCTION
+
+    @property
     def test_deposits(self) -> bool:
         """Whether ``POST /api/wallet/test-deposit`` is on (default: on outside production)."""
         if self.test_deposits_enabled is None:

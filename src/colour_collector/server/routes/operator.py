@@ -28,7 +28,6 @@ from colour_collector.server.operator_schemas import (
 from colour_collector.server.play_schemas import EmptyRequest
 from colour_collector.server.responses import answer
 from colour_collector.server.schemas import BAD_PARAMETERS, BODY_PROBLEMS, problem_responses
-from colour_collector.server.settings import DrawMode, Environment
 from colour_collector.service import (
     audit_checks,
     monitoring,
@@ -112,13 +111,13 @@ def game(runtime: RuntimeDep, token: OperatorToken = None) -> Response:
     chain's last verification. Any role."""
     found = monitoring.game_state(runtime.database, token, runtime.pool, runtime.plays.price_pence)
     settings = runtime.settings
-    if settings.draw_mode is not DrawMode.POOL:
+    if not settings.sells_pools:
         found = replace(found, pool=None)  # nothing is sold from the pools loaded
     problem = pools.sale_problem(
         runtime.database,
         pools.seal_key(settings.secret_key.get_secret_value()),
-        published_only=settings.environment is Environment.PRODUCTION,
-        selling=settings.draw_mode is DrawMode.POOL,
+        published_only=settings.published_pools_only,
+        selling=settings.sells_pools,
     )
     return answer(GameStateResponse.of(found, settings.draw_mode.value, problem))
 

@@ -17,8 +17,7 @@ from colour_collector.server.pool_schemas import (
 from colour_collector.server.presenter import board
 from colour_collector.server.responses import answer
 from colour_collector.server.schemas import BAD_PARAMETERS, problem_responses
-from colour_collector.server.settings import DrawMode
-from colour_collector.service import pools
+from colour_collector.service import pool_views
 from colour_collector.service.models import LARGEST_ID
 
 router = APIRouter(prefix="/api/pools", tags=["pools"], responses=BAD_PARAMETERS)
@@ -35,24 +34,23 @@ _NOT_FOUND = {
 def current(runtime: RuntimeDep) -> Response:
     """The pool on sale: its commitment, plays left and top prizes left (null when none, and on
     a server that draws every play independently, whatever pools are loaded)."""
-    if runtime.settings.draw_mode is not DrawMode.POOL:
+    if not runtime.settings.sells_pools:
         return answer(CurrentPoolResponse(pool=None, queued=0))
-    return answer(CurrentPoolResponse.of(pools.current(runtime.database)))
+    return answer(CurrentPoolResponse.of(pool_views.current(runtime.database)))
 
 
 @router.get("", response_model=PoolListResponse)
 def listing(runtime: RuntimeDep) -> Response:
     """The pools loaded, newest first (at most 100)."""
-    selling = runtime.settings.draw_mode is DrawMode.POOL
-    shown = pools.newest(runtime.database, selling=selling)
+    shown = pool_views.newest(runtime.database, selling=runtime.settings.sells_pools)
     return answer(PoolListResponse(items=[PoolInfo.of(one) for one in shown]))
 
 
 @router.get("/{pool_id}", response_model=PoolInfo, responses=problem_responses(_NOT_FOUND))
 def get_pool(pool_id: PoolIdPath, runtime: RuntimeDep) -> Response:
     """One pool; its secret once it is closed."""
-    selling = runtime.settings.draw_mode is DrawMode.POOL
-    return answer(PoolInfo.of(pools.view(runtime.database, pool_id, selling=selling)))
+    shown = pool_views.view(runtime.database, pool_id, selling=runtime.settings.sells_pools)
+    return answer(PoolInfo.of(shown))
 
 
 @router.get(
@@ -69,5 +67,5 @@ def get_pool(pool_id: PoolIdPath, runtime: RuntimeDep) -> Response:
 )
 def regenerated_play(pool_id: PoolIdPath, position: PositionPath, runtime: RuntimeDep) -> Response:
     """The play at ``position`` of a closed pool, regenerated from its published secret."""
-    play = pools.regenerate(runtime.database, pool_id, position)
+    play = pool_views.regenerate(runtime.database, pool_id, position)
     return answer(RegeneratedPlayResponse.of(play, board(play.record, 0)))

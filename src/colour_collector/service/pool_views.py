@@ -1,0 +1,203 @@
+"""Prize pools as anyone may see them: the pool on sale, its top prizes left, every pool, and
+the plays of a closed pool regenerated from its published secret (``service.pools`` loads, sells
+from and closes them)."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from colour_collector.game import codec
+from colour_collector.game.pool_deal import (
+    Dealer,
+    PoolParameters,
+    PoolVersionError,
+    check_versions,
+    outcome_of,
+    play_at,
+)
+from colour_collector.game.prize_table import Tier, load_tiers
+from colour_collector.game.record import PlayRecord
+from colour_collector.service.errors import (
+    InvalidInputError,
+    PoolNotClosedError,
+    PoolNotFoundError,
+    PoolUnavailableError,
+)
+from colour_collector.service.models import Pence
+from colour_collector.service.pool_models import PoolId, PoolStatus, StoredPool
+from colour_collector.service.pools import parameters_of
+from colour_collector.service.ports import UnitOfWorkFactory
+
+log = logging.getLogger(__name__)
+
+TOP_PRIZE_PENCE: Pence = 100_000
+"""Prizes of £1,000 and more are the "top prizes" whose remaining numbers are shown."""
+MAX_LISTED = 100
+"""Pools listed at most."""
+
+
+# -- what anyone may see ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TopPrize:
+    """A top prize tier of a pool and how many of it are left."""
+
+    tier: Tier
+    """The tier."""
+    total: int
+    """Plays of this tier in the pool."""
+    left: int
+    """Those not won yet: not dealt, or dealt to a play not finished yet. A prize counts as won
+    when its play is finished, as a scratchcard's when it is claimed: counted at purchase, the
+    figure would drop the moment a top prize was bought, telling its buyer before the reveal."""
+
+
+@dataclass(frozen=True, slots=True)
+class PoolView:
+    """A pool as the public sees it (its secret only once it is closed)."""
+
+    pool: StoredPool
+    """The stored pool."""
+    status: PoolStatus
+    """Where it is."""
+    parameters: PoolParameters
+    """Size, counts and versions."""
+    unfinished: Mapping[int, int] = field(default_factory=dict)
+    """Plays dealt from it and not finished yet that win a prize, by tier index."""
+
+    @property
+    def top_prizes(self) -> list[TopPrize]:
+        """Each tier of £1,000 or more in the pool, most valuable first."""
+        return [
+            TopPrize(tier, total, left + self.unfinished.get(tier.index, 0))
+            for tier, total, left in zip(
+                load_tiers(), self.parameters.counts, self.pool.remaining, strict=False
+            )
+            if tier.prize_pence >= TOP_PRIZE_PENCE and total > 0
+        ][::-1]
+
+
+@dataclass(frozen=True, slots=True)
+class Current:
+    """What the start screen shows of the pools."""
+
+    on_sale: PoolView | None
+    """The pool purchases are dealt from; None when none is on sale."""
+    queued: int
+    """Pools loaded that go on sale after it."""
+
+
+def _status(pool: StoredPool, on_sale: StoredPool | None) -> PoolStatus:
+    if pool.closed_at is not None:
+        return PoolStatus.CLOSED
+    if pool.sold_out:
+        return PoolStatus.SOLD_OUT
+    if on_sale is not None and on_sale.id == pool.id:
+        return PoolStatus.ON_SALE
+    return PoolStatus.QUEUED
+
+
+def _view(
+    pool: StoredPool, on_sale: StoredPool | None, unfinished: Mapping[tuple[PoolId, int], int]
+) -> PoolView:
+    mine = {tier: count for (pool_id, tier), count in unfinished.items() if pool_id == pool.id}
+    return PoolView(pool, _status(pool, on_sale), parameters_of(pool), mine)
+
+
+def current(factory: UnitOfWorkFactory) -> Current:
+    """The pool on sale and how many are queued after it."""
+    with factory() as uow:
+        on_sale = uow.pools.on_sale()
+        waiting = uow.pools.waiting()
+        unfinished = uow.plays.unfinished_prizes() if on_sale is not None else {}
+    if on_sale is None:
+        return Current(None, 0)
+    return Current(_view(on_sale, on_sale, unfinished), waiting - 1)
+
+
+def view(factory: UnitOfWorkFactory, pool_id: PoolId, *, selling: bool = True) -> PoolView:
+    """One pool (``selling``: whether this server deals from pools; if not, none is on sale)."""
+    with factory() as uow:
+        pool = uow.pools.get(pool_id)
+        on_sale = uow.pools.on_sale() if selling else None
+        unfinished = uow.plays.unfinished_prizes()
+    if pool is None:
+        raise PoolNotFoundError(f"there is no pool {pool_id!r}")
+    return _view(pool, on_sale, unfinished)
+
+
+def newest(
+    factory: UnitOfWorkFactory, limit: int = MAX_LISTED, *, selling: bool = True
+) -> list[PoolView]:
+    """The pools loaded last, newest first (``selling``: as for :func:`view`)."""
+    with factory() as uow:
+        pools = uow.pools.newest(limit)
+        on_sale = uow.pools.on_sale() if selling else None
+        unfinished = uow.plays.unfinished_prizes()
+    return [_view(pool, on_sale, unfinished) for pool in pools]
+
+
+# -- checking a play -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RegeneratedPlay:
+    """A play of a closed pool, regenerated from its published secret."""
+
+    pool: PoolView
+    """The pool."""
+    position: int
+    """The play's position."""
+    tier: Tier | None
+    """The outcome dealt to the position."""
+    record: PlayRecord
+    """The play as generated (no Bonus Game picks yet)."""
+    text: str
+    """Its JSON text."""
+
+    @property
+    def sha256(self) -> str:
+        """SHA-256 of the text: the same as the sold play's (``records.sold_sha256``)."""
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+
+def regenerate(factory: UnitOfWorkFactory, pool_id: PoolId, position: int) -> RegeneratedPlay:
+    """The play at ``position`` of a closed pool, regenerated from its published secret."""
+    with factory() as uow:
+        pool = uow.pools.get(pool_id)
+        if pool is None:
+            raise PoolNotFoundError(f"there is no pool {pool_id!r}")
+        if pool.secret is None:
+            raise PoolNotClosedError(
+                f"pool {pool_id}'s secret is not published yet: it is published once the pool"
+                " is closed and every play of it is finished"
+            )
+        if not 0 <= position < pool.size:
+            raise InvalidInputError(
+                f"position must be 0 to {pool.size - 1:,} in pool {pool_id}, not {position!r}",
+                field="position",
+            )
+        mark = uow.pools.checkpoint(pool_id, position)
+        on_sale = uow.pools.on_sale()
+        unfinished = uow.plays.unfinished_prizes()
+    shown = _view(pool, on_sale, unfinished)
+    if mark is None:
+        # Told to the operator, who can mend it; whoever asked is told only to come back later.
+        log.error("pool %s has no checkpoints: close it again (pool close)", pool_id)
+        raise PoolUnavailableError(
+            f"the plays of pool {pool_id} cannot be regenerated just now; try again later"
+        )
+    try:
+        check_versions(shown.parameters)
+    except PoolVersionError as error:
+        raise PoolUnavailableError(str(error)) from None
+    secret = bytes.fromhex(pool.secret)
+    dealer = Dealer(secret, mark[1], mark[0])
+    dealer.skip(position - mark[0])
+    category = dealer.deal()
+    record = play_at(secret, position, category)
+    return RegeneratedPlay(shown, position, outcome_of(category), record, codec.dumps(record))
