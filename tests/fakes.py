@@ -710,23 +710,17 @@ class FakeSalesFigures:
     def __init__(self, state: State) -> None:
         self.state = state
 
-    def by_outcome(self) -> Sequence[OutcomeFigures]:
+    def finished_by_outcome(self) -> Sequence[OutcomeFigures]:
         found: dict[int | None, tuple[int, int]] = {}
         for play in self.state.plays.values():
+            if play.status is PlayStatus.IN_PROGRESS:
+                continue
             count, prize = found.get(play.tier_index, (0, 0))
             found[play.tier_index] = (count + 1, prize + play.prize_pence)
         return [OutcomeFigures(tier, n, prize) for tier, (n, prize) in found.items()]
 
     def in_progress(self) -> int:
         return sum(1 for p in self.state.plays.values() if p.status is PlayStatus.IN_PROGRESS)
-
-    def paid(self) -> tuple[int, Pence]:
-        won = [
-            p
-            for p in self.state.plays.values()
-            if p.status is not PlayStatus.IN_PROGRESS and p.prize_pence > 0
-        ]
-        return len(won), sum(p.prize_pence for p in won)
 
 
 class FakeAuditChecks:

@@ -121,15 +121,12 @@ def test_the_game_state_shows_figures_against_the_prize_structure(
     state = viewer.get("/api/operator/game").json()
     figures = state["figures"]
     assert (figures["plays"], figures["in_progress"], figures["stakes_pence"]) == (2, 1, 1000)
-    assert (figures["paid_plays"], figures["paid_pence"], figures["prizes_pence"]) == (
-        1,
-        1000,
-        1000,
-    )
-    assert figures["payout"]["observed"] == pytest.approx(1.0)
+    assert (figures["paid_plays"], figures["paid_pence"]) == (1, 1000)
+    # The finished play's: the one in progress (no win, not told yet) is not in them.
+    assert figures["payout"]["observed"] == pytest.approx(2.0)
     assert figures["payout"]["expected"] == pytest.approx(0.735)
     lines = {line["prize_pence"]: line for line in figures["prizes"]}
-    assert lines[0]["plays"]["observed"] == 1 and lines[1000]["plays"]["observed"] == 1
+    assert lines[0]["plays"]["observed"] == 0 and lines[1000]["plays"]["observed"] == 1
     assert state["draw_mode"] == "independent" and state["pool"] is None
     assert state["last_audit_check"] is None
 

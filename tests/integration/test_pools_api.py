@@ -200,6 +200,53 @@ def test_the_plays_left_metric_reads_0_when_no_pool_is_on_sale(
     assert game_figures(anyone)["colour_collector_pool_remaining"] == 0
 
 
+def test_the_console_moves_with_no_prize_before_its_play_is_finished(
+    app: Any, database: Database, new_client: Any
+) -> None:
+    """Every operator role sees the console's front page: nothing on it moves at a purchase by
+    that purchase's prize (the figures are the finished plays', and a prize of the pool on sale
+    is not won until its play is finished), only once the player has finished the play."""
+    pools.load(database, small_pool(3, {"£2,000": 1, "£5": 1}), KEY, published_only=False)
+    operators.add(database, PASSWORDS, name="vic", password=SECRET, role=OperatorRole.VIEWER)
+    viewer = new_client(app)
+    assert viewer.post("/api/operator/login", json={"name": "vic", "password": SECRET}).is_success
+
+    def front_page() -> dict[str, Any]:
+        answer = viewer.get("/api/operator/game")
+        assert answer.status_code == 200, answer.text
+        state: dict[str, Any] = answer.json()
+        return state
+
+    def outcome_figures(state: dict[str, Any]) -> Any:
+        figures = state["figures"]
+        lines = [(line["prize_pence"], line["plays"]["observed"]) for line in figures["prizes"]]
+        left = [
+            (row["prize_pence"], row["remaining"])
+            for row in state["pool"]["by_prize"]
+            if row["prize_pence"] in (0, 500, 200_000)
+        ]
+        return figures["paid_plays"], figures["paid_pence"], figures["payout"], lines, left
+
+    before = front_page()
+    assert outcome_figures(before)[4] == [(0, 1), (500, 1), (200_000, 1)]
+    client = buyer(app, new_client, 0)
+    bought = buy(client).json()
+    during = front_page()
+    assert outcome_figures(during) == outcome_figures(before)
+    assert (during["figures"]["plays"], during["figures"]["in_progress"]) == (1, 1)
+    assert during["pool"]["remaining"] == 2  # the sale itself is no secret
+    number = bought["play"]["play_number"]
+    play_to_end(client, number, bought["board"])
+    assert outcome_figures(front_page()) == outcome_figures(before)  # revealed, not finished
+    finished = client.post(f"/api/plays/{number}/finish", json={})
+    assert finished.status_code == 200, finished.text
+    prize = finished.json()["prize_pence"]
+    paid_plays, paid_pence, _, lines, left = outcome_figures(front_page())
+    assert left == [(amount, 0 if amount == prize else 1) for amount in (0, 500, 200_000)]
+    assert dict(lines)[prize] == 1 and sum(dict(lines).values()) == 1
+    assert (paid_plays, paid_pence) == ((0, 0) if prize == 0 else (1, prize))
+
+
 def test_a_top_prize_counts_as_won_when_its_play_finishes(
     app: Any, database: Database, new_client: Any
 ) -> None:

@@ -220,13 +220,15 @@ def test_audit_verification_is_kept_and_audited() -> None:
     assert state.sales.on_sale and state.pool is None
 
 
-def test_figures_follow_the_plays_sold_with_an_alert_when_outside_a_band() -> None:
+def test_figures_follow_the_finished_plays_with_an_alert_when_outside_a_band() -> None:
     pool = load_pool()
     plain = monitoring.figures_of(
-        [OutcomeFigures(None, 64, 0), OutcomeFigures(0, 36, 18_000)], pool, PRICE
+        [OutcomeFigures(None, 64, 0), OutcomeFigures(0, 36, 18_000)], pool, PRICE, in_progress=5
     )
-    assert plain.plays == 100 and plain.stakes_pence == 50_000
-    assert plain.payout.observed == pytest.approx(0.36)
+    assert (plain.plays, plain.finished, plain.stakes_pence) == (105, 100, 52_500)
+    assert (plain.paid_plays, plain.paid_pence) == (36, 18_000)
+    assert plain.payout.observed == pytest.approx(0.36)  # the finished plays'
+    assert [line.band.observed for line in plain.prizes][:1] == [64]
     no_win = plain.prizes[0]
     assert no_win.prize_pence == 0 and no_win.probability == Fraction(pool.no_win_count, pool.size)
     assert not no_win.band.outside

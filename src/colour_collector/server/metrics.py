@@ -15,8 +15,7 @@ Two kinds, scraped differently:
 
   No figure moves with the prize of a play not finished yet: a scrape between a purchase and its
   FINISH would otherwise tell the play's prize before the player has seen it (the prize is fixed
-  at purchase). So the payout is that of the finished plays, and the prizes of the plays sold
-  are the console's, behind an operator's login.
+  at purchase). So the payout is that of the finished plays, as in the console.
 """
 
 from __future__ import annotations
@@ -125,13 +124,12 @@ class GameCollector(Collector):
             "Stakes of the plays sold, pence.",
             figures.stakes_pence,
         )
-        finished = figures.plays - figures.in_progress
-        if finished:
+        if figures.finished:
             yield _gauge(
                 "colour_collector_payout_ratio",
                 "Payout of the finished plays: prizes credited over their stakes"
                 " (published: 0.735).",
-                figures.paid_pence / (finished * self.price_pence),
+                figures.payout.observed,
             )
         if self.pools:  # 0 once the last pool is sold out or withdrawn: an alert on it holds
             yield _gauge(

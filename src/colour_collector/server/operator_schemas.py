@@ -113,12 +113,16 @@ class FiguresResponse(Response):
 
     plays: int
     in_progress: int
-    stakes_pence: int
-    prizes_pence: int = Field(description="Prizes of the plays sold (fixed at purchase).")
-    paid_plays: int
-    paid_pence: int = Field(description="Prizes credited.")
-    payout: BandResponse = Field(description="Prizes over stakes, against 73.50%.")
-    prizes: list[PrizeLineResponse]
+    stakes_pence: int = Field(description="Stakes of the plays sold.")
+    paid_plays: int = Field(description="Finished plays with a prize.")
+    paid_pence: int = Field(description="Prizes credited (those of the finished plays).")
+    payout: BandResponse = Field(
+        description="The finished plays' prizes over their stakes, against 73.50%."
+    )
+    prizes: list[PrizeLineResponse] = Field(
+        description="Each prize amount's frequency among the finished plays: no figure moves"
+        " with the prize of a play in progress."
+    )
     alerts: list[str] = Field(description="A sentence for each figure outside its band.")
 
     @classmethod
@@ -128,7 +132,6 @@ class FiguresResponse(Response):
             plays=figures.plays,
             in_progress=figures.in_progress,
             stakes_pence=figures.stakes_pence,
-            prizes_pence=figures.prizes_pence,
             paid_plays=figures.paid_plays,
             paid_pence=figures.paid_pence,
             payout=BandResponse.of(figures.payout),

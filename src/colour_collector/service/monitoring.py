@@ -3,6 +3,11 @@ prize structure (payout and the frequency of each prize amount, with 99% control
 alert for each figure outside its band), what is left in the prize pool on sale, and the audit
 chain's last verification.
 
+No figure here moves with the prize of a play not finished yet: every role may see this page,
+and a figure that moved at a purchase by its prize would tell an operator the prize before the
+player has seen it (decision 0151). So the payout and the prize frequencies are those of the
+finished plays, and a prize of the pool on sale counts as left until its play is finished.
+
 Prize frequencies are shown per prize amount (tiers with the same amount but different
 breakdowns are counted together), with the no-win outcome first. With about thirty bands at 99%
 an alert now and then is chance; the same figure outside its band as plays accumulate is not.
@@ -51,16 +56,19 @@ class Figures:
     """Plays not yet finished."""
     stakes_pence: Pence
     """Stakes of the plays sold."""
-    prizes_pence: Pence
-    """Prizes of the plays sold (fixed at purchase)."""
     paid_plays: int
     """Finished plays with a prize."""
     paid_pence: Pence
-    """Prizes credited."""
+    """Prizes credited (those of the finished plays)."""
     payout: Band
-    """Payout so far (prizes over stakes) against 73.50%."""
+    """Payout of the finished plays (prizes credited over their stakes) against 73.50%."""
     prizes: Sequence[PrizeLine]
-    """Each prize amount's frequency."""
+    """Each prize amount's frequency among the finished plays."""
+
+    @property
+    def finished(self) -> int:
+        """Plays finished."""
+        return self.plays - self.in_progress
 
     @property
     def alerts(self) -> list[str]:
@@ -90,7 +98,8 @@ class PoolLeft:
     remaining: int
     """Plays left to sell."""
     by_prize: Sequence[tuple[Pence, int]]
-    """Plays left per prize amount (0: no win), ascending."""
+    """Prizes not won yet per prize amount (0: no win), ascending: the plays left to sell and
+    the plays sold from the pool but not finished."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,17 +117,17 @@ class GameState:
 
 
 def figures_of(
-    outcomes: Sequence[OutcomeFigures],
+    finished: Sequence[OutcomeFigures],
     pool: PrizePool,
     price_pence: Pence,
     *,
     in_progress: int = 0,
-    paid: tuple[int, Pence] = (0, 0),
 ) -> Figures:
-    """Figures of plays sold with ``outcomes``, against the prize structure of ``pool``."""
-    plays = sum(o.plays for o in outcomes)
-    prizes = sum(o.prize_pence for o in outcomes)
-    by_tier = {o.tier_index: o.plays for o in outcomes}
+    """Figures of the ``finished`` plays, by outcome, and ``in_progress`` more sold, against the
+    prize structure of ``pool``."""
+    done = sum(o.plays for o in finished)
+    paid = sum(o.prize_pence for o in finished)
+    by_tier = {o.tier_index: o.plays for o in finished}
     amounts: dict[Pence, tuple[Fraction, int]] = {
         0: (Fraction(pool.no_win_count, pool.size), by_tier.get(None, 0))
     }
@@ -129,18 +138,17 @@ def figures_of(
             seen + by_tier.get(tier.index, 0),
         )
     lines = [
-        PrizeLine(amount, chance, count_band(plays, chance, seen))
+        PrizeLine(amount, chance, count_band(done, chance, seen))
         for amount, (chance, seen) in sorted(amounts.items())
     ]
     return Figures(
-        plays=plays,
+        plays=done + in_progress,
         in_progress=in_progress,
-        stakes_pence=plays * price_pence,
-        prizes_pence=prizes,
-        paid_plays=paid[0],
-        paid_pence=paid[1],
+        stakes_pence=(done + in_progress) * price_pence,
+        paid_plays=done - by_tier.get(None, 0),
+        paid_pence=paid,
         payout=payout_band(
-            plays, [(line.probability, line.prize_pence) for line in lines], price_pence, prizes
+            done, [(line.probability, line.prize_pence) for line in lines], price_pence, paid
         ),
         prizes=lines,
     )
@@ -148,16 +156,22 @@ def figures_of(
 
 def pool_left(uow: UnitOfWork, pool: PrizePool) -> PoolLeft | None:
     """What is left in the prize pool on sale (None when none is): the one place the console
-    reads the pools."""
+    reads the pools. A prize sold counts as left until its play is finished."""
     on_sale = uow.pools.on_sale()
     if on_sale is None:
         return None
-    remaining = on_sale.remaining
-    *tiers, no_win = remaining  # one count per tier, then the plays that win nothing
-    by_prize: dict[Pence, int] = {0: no_win}
+    *tiers, no_win = on_sale.remaining  # one count per tier, then the plays that win nothing
+    unfinished = {
+        tier: count
+        for (pool_id, tier), count in uow.plays.unfinished_prizes().items()
+        if pool_id == on_sale.id
+    }
+    in_progress, _ = uow.plays.unfinished_in_pool(on_sale.id)
+    by_prize: dict[Pence, int] = {0: no_win + in_progress - sum(unfinished.values())}
     for tier, count in zip(pool.tiers, tiers, strict=True):
-        by_prize[tier.prize_pence] = by_prize.get(tier.prize_pence, 0) + count
-    return PoolLeft(on_sale.size, sum(remaining), sorted(by_prize.items()))
+        left = count + unfinished.get(tier.index, 0)
+        by_prize[tier.prize_pence] = by_prize.get(tier.prize_pence, 0) + left
+    return PoolLeft(on_sale.size, sum(on_sale.remaining), sorted(by_prize.items()))
 
 
 def game_state(
@@ -173,11 +187,10 @@ def game_state(
     with factory() as uow:
         operator_in(uow, token, OperatorRole.VIEWER, at)
         figures = figures_of(
-            uow.figures.by_outcome(),
+            uow.figures.finished_by_outcome(),
             pool,
             price_pence,
             in_progress=uow.figures.in_progress(),
-            paid=uow.figures.paid(),
         )
         return GameState(
             sales=uow.sales.state(),
@@ -191,11 +204,10 @@ def figures_now(factory: UnitOfWorkFactory, pool: PrizePool, price_pence: Pence)
     """The live figures without an operator (for the metrics endpoint)."""
     with factory() as uow:
         return figures_of(
-            uow.figures.by_outcome(),
+            uow.figures.finished_by_outcome(),
             pool,
             price_pence,
             in_progress=uow.figures.in_progress(),
-            paid=uow.figures.paid(),
         )
 
 

@@ -545,16 +545,13 @@ class Operators(Protocol):
 class SalesFigures(Protocol):
     """What the game has sold and paid, for the operator's live monitoring."""
 
-    def by_outcome(self) -> Sequence[OutcomeFigures]:
-        """Plays sold and their prizes, per outcome."""
+    def finished_by_outcome(self) -> Sequence[OutcomeFigures]:
+        """Finished plays and their prizes (credited), per outcome. The plays in progress are
+        left out: their prizes are not told before the reveal (decision 0151)."""
         ...
 
     def in_progress(self) -> int:
         """Plays bought and not yet finished."""
-        ...
-
-    def paid(self) -> tuple[int, Pence]:
-        """Finished plays with a prize, and the prizes credited for them."""
         ...
 
 

@@ -213,14 +213,14 @@ class OperatorSession:
 
 @dataclass(frozen=True, slots=True)
 class OutcomeFigures:
-    """How many plays were sold with one outcome, and what they paid."""
+    """How many finished plays had one outcome, and what they paid."""
 
     tier_index: int | None
     """The prize tier (None: no win)."""
     plays: int
-    """Plays sold with this outcome."""
+    """Finished plays with this outcome."""
     prize_pence: Pence
-    """Their prizes added up (whether credited yet or not)."""
+    """Their prizes added up (credited)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import Connection, case, func, select, update
+from sqlalchemy import Connection, func, select, update
 
-from colour_collector.service.models import Pence
 from colour_collector.service.play_models import PlayStatus
 from colour_collector.service.protection_models import OutcomeFigures, SalesState
 from colour_collector.store.tables import game_sales, plays
@@ -53,22 +52,21 @@ class SqlSalesSwitch:
         )
 
 
-_FINISHED = plays.c.status != PlayStatus.IN_PROGRESS.value
-
-
 class SqlSalesFigures:
     """Implements ``service.ports.SalesFigures`` (aggregates over every play)."""
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
 
-    def by_outcome(self) -> Sequence[OutcomeFigures]:
+    def finished_by_outcome(self) -> Sequence[OutcomeFigures]:
         rows = self.connection.execute(
             select(
                 plays.c.tier_index,
                 func.count().label("plays"),
                 func.coalesce(func.sum(plays.c.prize_pence), 0).label("prize"),
-            ).group_by(plays.c.tier_index)
+            )
+            .where(plays.c.status != PlayStatus.IN_PROGRESS.value)
+            .group_by(plays.c.tier_index)
         )
         return [OutcomeFigures(row.tier_index, int(row.plays), int(row.prize)) for row in rows]
 
@@ -78,13 +76,3 @@ class SqlSalesFigures:
                 select(func.count()).where(plays.c.status == PlayStatus.IN_PROGRESS.value)
             ).scalar_one()
         )
-
-    def paid(self) -> tuple[int, Pence]:
-        won = _FINISHED & (plays.c.prize_pence > 0)
-        row = self.connection.execute(
-            select(
-                func.coalesce(func.sum(case((won, 1), else_=0)), 0),
-                func.coalesce(func.sum(case((won, plays.c.prize_pence), else_=0)), 0),
-            )
-        ).one()
-        return int(row[0]), int(row[1])
