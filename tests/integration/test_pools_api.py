@@ -164,6 +164,8 @@ def test_a_server_drawing_independently_shows_no_pool_on_sale(
 def test_a_production_server_tells_the_console_it_sells_no_test_pool(
     database_url: str, tmp_path: Path, new_client: Any
 ) -> None:
+    """A pool of a test structure loaded into a production server's database: the console says
+    why nothing is sold, and the public is not shown it on sale (a purchase would answer 503)."""
     with SmtpServer() as smtp:
         app = create_app(
             Settings(
@@ -182,6 +184,10 @@ def test_a_production_server_tells_the_console_it_sells_no_test_pool(
         problem = console_game(app, new_client, database, https=True)["pool_problem"]
         assert "does not have the published prize structure" in problem
         assert "pool close 1 --withdraw" in problem
+        anyone = new_client(app, https=True)
+        assert anyone.get("/api/pools/current").json() == {"pool": None, "queued": 0}
+        assert anyone.get("/api/pools/1").json()["status"] == "queued"
+        assert [p["status"] for p in anyone.get("/api/pools").json()["items"]] == ["queued"]
     finally:
         database.dispose()
 

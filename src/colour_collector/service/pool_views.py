@@ -108,36 +108,69 @@ def _view(
     return PoolView(pool, _status(pool, on_sale), parameters_of(pool), mine)
 
 
-def current(factory: UnitOfWorkFactory) -> Current:
-    """The pool on sale and how many are queued after it."""
+def _dealt_from(
+    on_sale: StoredPool | None, *, selling: bool, published_only: bool
+) -> StoredPool | None:
+    """The pool a purchase on this server is dealt from, as the public is told: none on a
+    server that draws independently (``selling`` false), nor one of another prize structure than
+    the published one on a production server (``published_only``), which refuses to sell it
+    (``pools.secret_for_sale``)."""
+    if on_sale is None or not selling:
+        return None
+    if published_only and not parameters_of(on_sale).is_published:
+        return None
+    return on_sale
+
+
+def current(
+    factory: UnitOfWorkFactory, *, selling: bool = True, published_only: bool = False
+) -> Current:
+    """The pool on sale and how many are queued after it (``selling``, ``published_only``: the
+    server's, as for :func:`view`)."""
     with factory() as uow:
-        on_sale = uow.pools.on_sale()
-        waiting = uow.pools.waiting()
+        found = uow.pools.on_sale()
+        on_sale = _dealt_from(found, selling=selling, published_only=published_only)
+        waiting = uow.pools.waiting() if on_sale is not None else 0
         unfinished = uow.plays.unfinished_prizes() if on_sale is not None else {}
     if on_sale is None:
         return Current(None, 0)
     return Current(_view(on_sale, on_sale, unfinished), waiting - 1)
 
 
-def view(factory: UnitOfWorkFactory, pool_id: PoolId, *, selling: bool = True) -> PoolView:
-    """One pool (``selling``: whether this server deals from pools; if not, none is on sale)."""
+def view(
+    factory: UnitOfWorkFactory,
+    pool_id: PoolId,
+    *,
+    selling: bool = True,
+    published_only: bool = False,
+) -> PoolView:
+    """One pool. ``selling``: whether this server deals from pools (if not, none is on sale);
+    ``published_only``: whether it deals only from the published prize structure (if so, a pool
+    of another is not on sale, whatever the database says)."""
     with factory() as uow:
         pool = uow.pools.get(pool_id)
-        on_sale = uow.pools.on_sale() if selling else None
+        found = uow.pools.on_sale()
         unfinished = uow.plays.unfinished_prizes()
     if pool is None:
         raise PoolNotFoundError(f"there is no pool {pool_id!r}")
+    on_sale = _dealt_from(found, selling=selling, published_only=published_only)
     return _view(pool, on_sale, unfinished)
 
 
 def newest(
-    factory: UnitOfWorkFactory, limit: int = MAX_LISTED, *, selling: bool = True
+    factory: UnitOfWorkFactory,
+    limit: int = MAX_LISTED,
+    *,
+    selling: bool = True,
+    published_only: bool = False,
 ) -> list[PoolView]:
-    """The pools loaded last, newest first (``selling``: as for :func:`view`)."""
+    """The pools loaded last, newest first (``selling``, ``published_only``: as for
+    :func:`view`)."""
     with factory() as uow:
         pools = uow.pools.newest(limit)
-        on_sale = uow.pools.on_sale() if selling else None
+        found = uow.pools.on_sale()
         unfinished = uow.plays.unfinished_prizes()
+    on_sale = _dealt_from(found, selling=selling, published_only=published_only)
     return [_view(pool, on_sale, unfinished) for pool in pools]
 
 
