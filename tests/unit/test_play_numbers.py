@@ -121,6 +121,14 @@ def test_reading_it_out_loosely_still_finds_it(body: str) -> None:
     assert parse_play_number(number.replace("-", "\u2013")) == number
 
 
+@given(bodies)
+def test_typed_without_separators_it_is_still_found(body: str) -> None:
+    number = number_of(body + check_symbol(body))
+    assert parse_play_number(number.replace("-", "")) == number
+    assert parse_play_number(number.replace("-", "", 2).lower()) == number  # some left out
+    assert parse_play_number(number[:6] + number[7:]) == number
+
+
 @pytest.mark.parametrize("body", [*sample_bodies(20), "00000000", "ZZZZZZZZ"])
 def test_numbers_issued_in_the_first_form_are_still_recognised(body: str) -> None:
     old = f"CC-{body[:4]}-{body[4:]}-{legacy_check_symbol(body)}"

@@ -186,7 +186,7 @@ def test_player_look_up_needs_support_and_is_audited() -> None:
 
 def test_a_player_is_found_by_the_play_number_of_one_of_their_plays() -> None:
     """A player calls about a play: the Play Number finds them (as typed by hand: lower case,
-    spaces, O for 0), and the audit entry names the play."""
+    spaces or no separators, O for 0), and the audit entry names the play."""
     db = FakeDatabase()
     helper = operator(db, "sam", OperatorRole.SUPPORT)
     token = player(db, email="caller@example.com")
@@ -197,6 +197,8 @@ def test_a_player_is_found_by_the_play_number_of_one_of_their_plays() -> None:
     assert [p.play_number for p in found.plays] == [bought.play_number]
     entry = [e for e in db.state.audit if e.kind == "player_lookup"][-1]
     assert json.loads(entry.payload) == {"operator": "sam", "play_number": bought.play_number}
+    compact = bought.play_number.replace("-", "")  # read out over the phone, typed in one go
+    assert player_lookup.look_up(db, helper, compact, now=T0).account.email == "caller@example.com"
     other = new_play_number()
     with pytest.raises(NotFoundError, match=f"no play has the Play Number {other}"):
         player_lookup.look_up(db, helper, other, now=T0)

@@ -37,6 +37,8 @@ LEGACY_PATTERN = re.compile(r"^CC-([0-9A-HJKMNP-TV-Z]{4})-([0-9A-HJKMNP-TV-Z]{4}
 
 _SEPARATORS = re.compile(r"[\s\-\u2010-\u2015]+")
 """Hyphens, dashes and spaces between groups: all read as one hyphen."""
+_COMPACT = re.compile(r"^CC([0-9A-Z]{3})([0-9A-Z]{3})([0-9A-Z]{3})$")
+"""The current form with its separators left out, or some of them."""
 _POLYNOMIAL = 0b100101
 """x**5 + x**2 + 1, primitive: GF(32) is the polynomials over GF(2) modulo it."""
 _GENERATOR = 0b00010
@@ -92,10 +94,15 @@ def parse_play_number(text: str) -> str:
     """The canonical Play Number in ``text``, or raise :class:`PlayNumberError`.
 
     Case, surrounding spaces and the separators between groups (spaces, hyphens, dashes) are
-    ignored; in the current form O, I and L are read as 0, 1 and 1. A first-form number is
-    returned as it was issued.
+    ignored, and so is their absence (``CC153WKQGAH``, as a number read out over the phone is
+    often typed) in the current form; in the current form O, I and L are read as 0, 1 and 1. A
+    first-form number, with its separators, is returned as it was issued.
     """
     normal = _SEPARATORS.sub("-", text.strip().upper())
+    if LEGACY_PATTERN.match(normal) is None:
+        compact = _COMPACT.match(normal.replace("-", ""))
+        if compact is not None:
+            normal = "CC-{}-{}-{}".format(*compact.groups())
     match = PATTERN.match(normal)
     if match is not None:
         chars = "".join(match.groups()).translate(ALIASES)
