@@ -163,7 +163,8 @@ class OperatorSessions(AuthenticationBackend):
         token = request.cookies.get(OPERATOR_COOKIE)
         page = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         try:
-            if _TABLE_PAGE.match(request.url.path):  # personal data shown: audited
+            shows_rows = request.method == "GET" and _TABLE_PAGE.match(request.url.path)
+            if shows_rows:  # personal data shown: audited (a HEAD shows no body, so no rows)
                 await anyio.to_thread.run_sync(
                     lambda: operators.view_tables(self.database, token, page)
                 )
