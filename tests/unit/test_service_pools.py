@@ -329,7 +329,7 @@ def test_a_sale_steered_through_the_remaining_counts_is_not_published() -> None:
         pools.close(db, 1, KEY, withdraw=True)
     assert str(refused.value) == (
         f"pool 1's sale does not follow its secret: the play at position {position}"
-        f" ({steered.play_number}) was sold as prize tier £2,000 paying £2,000.00 where the"
+        f" ({steered.play_number}) was sold as prize tier £2,000 paying £2,000 where the"
         " secret deals no win; nothing was published"
     )
     assert db.state.pools[1].secret is None

@@ -21,6 +21,7 @@ from colour_collector.cli.base import app
 from colour_collector.game.codec import dumps
 from colour_collector.game.draw import IndependentDraw, secure_rng
 from colour_collector.game.generator import generate
+from colour_collector.game.money import pounds
 from colour_collector.game.pool import load_pool
 from colour_collector.game.prize_table import Tier, UnknownTierError, tier_by_name
 from colour_collector.game.replay import replay
@@ -61,7 +62,7 @@ def play(
     """Generate one play: print its record (--json) or play it in the terminal."""
     # The terminal game draws its screens with the server's presenter, about 0.2 s to import:
     # only this command pays for it, as only ``serve`` pays for the server.
-    from colour_collector.cli.terminal import InputEndedError, Terminal, money  # noqa: PLC0415
+    from colour_collector.cli.terminal import InputEndedError, Terminal  # noqa: PLC0415
 
     tier: Tier | None = None
     if tier_name is not None:
@@ -91,5 +92,5 @@ def play(
             raise typer.Exit(1) from None
         return
     result = replay(record)
-    won = "no win" if result.tier is None else f"{money(result.prize)} ({result.tier.name})"
+    won = "no win" if result.tier is None else f"{pounds(result.prize)} ({result.tier.name})"
     typer.echo(f"Generated a play: {won}, {len(record.steps)} steps. Add --json for the record.")

@@ -25,8 +25,9 @@ from colour_collector.cli.pool_base import (
     require_versions,
     warm_generator,
 )
-from colour_collector.cli.prizes_cmd import pounds, two_dp
+from colour_collector.cli.prizes_cmd import two_dp
 from colour_collector.cli.progress import progress_bar
+from colour_collector.game.money import pounds
 from colour_collector.game.pool_deal import MAX_SIZE
 
 if TYPE_CHECKING:

@@ -20,8 +20,8 @@ from colour_collector.cli.pool_base import (
     require_versions,
     warm_generator,
 )
-from colour_collector.cli.prizes_cmd import pounds
 from colour_collector.cli.progress import progress_bar
+from colour_collector.game.money import pounds
 from colour_collector.service.models import LARGEST_ID
 
 if TYPE_CHECKING:

@@ -10,20 +10,14 @@ from typing import Annotated, Any
 import typer
 
 from colour_collector.cli.base import app
+from colour_collector.game.money import pounds
 from colour_collector.game.pool import PrizePool, load_pool
-from colour_collector.game.prize_table import Pence
 
 
 def two_dp(value: Fraction) -> str:
     """``value`` to 2 decimal places, halves rounded up, with thousands separators."""
     hundredths = math.floor(value * 100 + Fraction(1, 2))
     return f"{hundredths // 100:,}.{hundredths % 100:02d}"
-
-
-def pounds(amount: Pence) -> str:
-    """``amount`` as printed in the procedures: whole pounds bare, otherwise with pence."""
-    whole, pence = divmod(amount, 100)
-    return f"£{whole:,}" if pence == 0 else f"£{whole:,}.{pence:02d}"
 
 
 def pool_summary(pool: PrizePool) -> dict[str, Any]:

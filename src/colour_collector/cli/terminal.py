@@ -13,7 +13,8 @@ from __future__ import annotations
 import random
 from typing import Any, TextIO
 
-from colour_collector.game.config import GameConfig, Pence, load_config
+from colour_collector.game.config import GameConfig, load_config
+from colour_collector.game.money import pounds
 from colour_collector.game.progress import StepKind, expected_step, reveal
 from colour_collector.game.record import Parity, PlayRecord
 from colour_collector.server import presenter
@@ -39,7 +40,7 @@ PICKS = {"o": Parity.ODD, "odd": Parity.ODD, "e": Parity.EVEN, "even": Parity.EV
 def item_text(item: str | int) -> str:
     """A grid item as shown: a Main Game item's code, a Prize Game amount, WIN or WIN x2."""
     if isinstance(item, int):
-        return money(item)
+        return pounds(item)
     return PRIZE_SYMBOLS.get(item) or ITEM_CODES.get(item, item)
 
 
@@ -56,12 +57,6 @@ def _step(record: PlayRecord, index: int, config: GameConfig) -> dict[str, Any]:
 
 class InputEndedError(Exception):
     """The input stream ended before the play did."""
-
-
-def money(amount: Pence) -> str:
-    """``amount`` in pounds: ``£5``, ``£1,000``, ``£2.50``."""
-    whole, pence = divmod(amount, 100)
-    return f"£{whole:,}" if pence == 0 else f"£{whole:,}.{pence:02d}"
 
 
 class Terminal:
@@ -144,7 +139,7 @@ class Terminal:
             won = "  WON" if row["complete"] else ""
             self.say(
                 f"  {row['shape']:<9} [{boxes:<10}] {row['filled']:>2}/{row['boxes']:<2} "
-                f"{money(row['amount_pence']):>11}{won}"
+                f"{pounds(row['amount_pence']):>11}{won}"
             )
 
     def show_main(self, view: dict[str, Any]) -> None:
@@ -198,7 +193,7 @@ class Terminal:
         columns = cfg.prize_grid_columns
         for start in range(0, len(cells), columns):
             self.say("  " + " ".join(cells[start : start + columns]))
-        self.say(f"PRIZE POT: {money(game['pot_pence'])}")
+        self.say(f"PRIZE POT: {pounds(game['pot_pence'])}")
 
     def show_step(self, index: int) -> None:
         """What the step just revealed showed."""
@@ -227,9 +222,9 @@ class Terminal:
         if view["prize_game"] is not None:
             game = view["prize_game"]
             doubled = " doubled by WIN x2" if game["doubled"] else ""
-            self.say(f"PRIZE GAME pot {money(game['pot_pence'])}{doubled}")
+            self.say(f"PRIZE GAME pot {pounds(game['pot_pence'])}{doubled}")
         result = view["result"]
         if result["tier"] is None:
             self.say("GAME OVER - no win this time.")
         else:
-            self.say(f"YOU WIN {money(result['prize_pence'])} ({result['tier']})")
+            self.say(f"YOU WIN {pounds(result['prize_pence'])} ({result['tier']})")

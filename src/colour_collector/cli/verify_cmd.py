@@ -19,19 +19,14 @@ import typer
 
 from colour_collector.cli.base import FAILED, app, stop_command
 from colour_collector.game.codec import loads
-from colour_collector.game.config import Pence, load_config
+from colour_collector.game.config import load_config
 from colour_collector.game.errors import RecordFormatError, RuleError
+from colour_collector.game.money import pounds
 from colour_collector.game.record import FORMAT
 from colour_collector.game.replay import Result, replay
 
 MAX_BYTES = 50_000_000
 """Largest record file read (a real record is a few kilobytes)."""
-
-
-def money(amount: Pence) -> str:
-    """``amount`` in pounds, as the procedures print it."""
-    whole, pence = divmod(amount, 100)
-    return f"£{whole:,}" if pence == 0 else f"£{whole:,}.{pence:02d}"
 
 
 def read_input(source: str) -> bytes:
@@ -86,14 +81,14 @@ def result_text(result: Result) -> str:
     if result.tier is None:
         lines = ["VALID: no win (£0)"]
     else:
-        lines = [f"VALID: wins {money(result.prize)}, tier {result.tier.name}"]
+        lines = [f"VALID: wins {pounds(result.prize)}, tier {result.tier.name}"]
     for row, amount in zip(result.rows, result.row_amounts, strict=True):
-        lines.append(f"  Prize Table row {config.prize_table[row].shape}: {money(amount)}")
+        lines.append(f"  Prize Table row {config.prize_table[row].shape}: {pounds(amount)}")
     lines.append(f"  Prize Table level: {result.level}")
     if result.prize_game is not None:
         pot = result.prize_game
-        doubled = f", doubled by WIN x2 to {money(pot.amount)}" if pot.doubled else ""
-        lines.append(f"  Prize Game: pot {money(pot.pot)}{doubled}")
+        doubled = f", doubled by WIN x2 to {pounds(pot.amount)}" if pot.doubled else ""
+        lines.append(f"  Prize Game: pot {pounds(pot.pot)}{doubled}")
     lines.append(f"  Main Game spins: {result.spins}, Bonus Games: {result.bonus_games}")
     return "\n".join(lines)
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from colour_collector.game.control_bands import Band, count_band, payout_band
+from colour_collector.game.money import pounds
 from colour_collector.game.pool import PrizePool
 from colour_collector.service.clock import utcnow
 from colour_collector.service.models import Pence
@@ -81,7 +82,7 @@ class Figures:
             )
         for line in self.prizes:
             if line.band.outside:
-                what = "no win" if line.prize_pence == 0 else f"prize {line.prize_pence} pence"
+                what = "no win" if line.prize_pence == 0 else f"prize {pounds(line.prize_pence)}"
                 found.append(
                     f"{what}: {line.band.observed:.0f} plays, outside its 99% band"
                     f" {line.band.low:.0f} to {line.band.high:.0f}"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from colour_collector.game.money import pounds
 from colour_collector.game.pool_deal import outcome_of
 from colour_collector.game.prize_table import Tier, load_tiers
 from colour_collector.service.errors import PoolRefusedError
@@ -91,4 +92,4 @@ def _sold_as(sold: SoldPlay) -> str:
         what = f"prize tier {tiers[sold.tier_index].name}"
     else:
         what = f"tier index {sold.tier_index}"
-    return f"{what} paying £{sold.prize_pence / 100:,.2f}"
+    return f"{what} paying {pounds(sold.prize_pence)}"
