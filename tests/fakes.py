@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import TracebackType
 from typing import Self
 
-from colour_collector.service.audit import GENESIS_HASH
+from colour_collector.service.audit import GENESIS_HASH, entry_hash
 from colour_collector.service.errors import (
     DuplicatePlayError,
     DuplicatePoolError,
@@ -496,16 +495,15 @@ class FakeAuditLog:
 
     def append(self, new: NewAuditEntry) -> AuditEntry:
         seq, prev = self.state.head.seq + 1, self.state.head.hash
-        text = f'[{seq},{new.hashed},"{prev}"]'
-        entry = AuditEntry(
-            seq,
-            new.created_at,
-            new.kind,
-            new.account_id,
-            new.payload,
-            prev,
-            hashlib.sha256(text.encode()).hexdigest(),
+        digest = entry_hash(
+            seq=seq,
+            created_at=new.created_at,
+            kind=new.kind,
+            account_id=new.account_id,
+            payload=new.payload,
+            prev_hash=prev,
         )
+        entry = AuditEntry(seq, new.created_at, new.kind, new.account_id, new.payload, prev, digest)
         self.state.audit.append(entry)
         self.state.head = ChainHead(entry.seq, entry.hash)
         return entry

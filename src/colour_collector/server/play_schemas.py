@@ -99,7 +99,7 @@ class PlayResponse(Response):
     @classmethod
     def of(cls, play: StoredPlay) -> PlayResponse:
         """Shape a stored play, hiding its prize until it is finished."""
-        finished = play.status is not PlayStatus.IN_PROGRESS
+        finished = play.status.finished
         return cls(
             play_number=play.play_number,
             status=play.status,

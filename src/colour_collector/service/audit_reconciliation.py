@@ -19,7 +19,6 @@ each is named.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from colour_collector.service import records
 from colour_collector.service.models import AuditKind, Movement, MovementKind
 from colour_collector.service.play_models import PlayStatus, StoredPlay
 from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
+from colour_collector.service.records import record_sha256
 
 
 class _Row(Protocol):
@@ -248,7 +248,7 @@ class _Books:
                 f"{where}: stored prize {play.prize_pence} pence, the {kind} entry recorded"
                 f" {payload.get('prize_pence')}"
             )
-        digest = hashlib.sha256(play.record.encode("utf-8")).hexdigest()
+        digest = record_sha256(play.record)
         if payload.get("record_sha256") != digest:
             self.problem(f"{where}: its stored record is not the one its {kind} entry hashed")
         credited = 0 if prize is None else prize.amount_pence

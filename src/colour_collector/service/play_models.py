@@ -11,7 +11,9 @@ from colour_collector.service.models import AccountId, Pence
 
 @unique
 class PlayStatus(StrEnum):
-    """Where a purchased play is."""
+    """Where a purchased play is. A play is finished in either of the two last (:attr:`finished`:
+    the player's FINISH or the auto-finish; its prize is credited); in SQL, ``status !=
+    'in_progress'``."""
 
     IN_PROGRESS = "in_progress"
     """Bought; the player is revealing it."""
@@ -19,6 +21,11 @@ class PlayStatus(StrEnum):
     """The player pressed FINISH; the prize is credited."""
     AUTO_FINISHED = "auto_finished"
     """Left unfinished too long: the server completed it and credited the prize."""
+
+    @property
+    def finished(self) -> bool:
+        """Whether the play is over, by the player or the auto-finish: its prize is credited."""
+        return self is not PlayStatus.IN_PROGRESS
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,6 @@ from and closes them)."""
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from colour_collector.service.models import Pence
 from colour_collector.service.pool_models import PoolId, PoolStatus, StoredPool
 from colour_collector.service.pools import parameters_of
 from colour_collector.service.ports import UnitOfWorkFactory
+from colour_collector.service.records import record_sha256
 
 log = logging.getLogger(__name__)
 
@@ -195,7 +195,7 @@ class RegeneratedPlay:
     @property
     def sha256(self) -> str:
         """SHA-256 of the text: the same as the sold play's (``records.sold_sha256``)."""
-        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+        return record_sha256(self.text)
 
 
 def regenerate(factory: UnitOfWorkFactory, pool_id: PoolId, position: int) -> RegeneratedPlay:

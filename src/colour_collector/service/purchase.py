@@ -8,7 +8,6 @@ the lock of the player's account. From then on the stored play decides everythin
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import random
 from dataclasses import dataclass
 
@@ -24,6 +23,7 @@ from colour_collector.service.outcomes import OutcomeSource
 from colour_collector.service.play_models import PlayStatus, StoredPlay
 from colour_collector.service.play_numbers import new_play_number
 from colour_collector.service.ports import UnitOfWorkFactory
+from colour_collector.service.records import record_sha256
 from colour_collector.service.wallet import debit
 
 
@@ -164,7 +164,7 @@ def purchase(
                 "play_number": number,
                 "price_pence": policy.price_pence,
                 "tier": None if tier is None else tier.name,
-                "record_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+                "record_sha256": record_sha256(text),
                 "idempotency_key": key,
                 "pool": deal.pool_id,
                 "position": deal.position,

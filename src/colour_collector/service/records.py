@@ -65,7 +65,12 @@ def as_sold(record: PlayRecord) -> PlayRecord:
     )
 
 
+def record_sha256(text: str) -> str:
+    """SHA-256 (hex) of a record's text: the ``record_sha256`` of the audit log's entries."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def sold_sha256(text: str) -> str:
     """SHA-256 of the stored play's record as it was sold: the ``record_sha256`` of its purchase
     in the audit log, and of the play its pool's secret regenerates."""
-    return hashlib.sha256(codec.dumps(as_sold(decode(text))).encode("utf-8")).hexdigest()
+    return record_sha256(codec.dumps(as_sold(decode(text))))

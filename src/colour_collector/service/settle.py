@@ -4,7 +4,6 @@ which completes plays left unfinished past their time."""
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import logging
 import random
 from dataclasses import dataclass, replace
@@ -22,6 +21,7 @@ from colour_collector.service.models import AuditKind, MovementKind, Pence
 from colour_collector.service.play_models import PlayStatus, StoredPlay
 from colour_collector.service.plays import owned
 from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
+from colour_collector.service.records import record_sha256
 from colour_collector.service.wallet import credit
 
 log = logging.getLogger(__name__)
@@ -108,7 +108,7 @@ def _settle(
             "play_number": play.play_number,
             "prize_pence": play.prize_pence,
             "tier": None if result.tier is None else result.tier.name,
-            "record_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+            "record_sha256": record_sha256(text),
         },
         now=at,
     )
