@@ -1,4 +1,7 @@
-"""The game core stays pure: importing it loads no web framework, database or numeric library."""
+"""The layers keep their dependencies: importing the game core loads no web framework, database
+or numeric library; importing the use cases (``service``, the ports included) loads no web
+framework or database library, nor the store, the server or the command line that sit above
+or beside them (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -23,11 +26,9 @@ NUMERIC_ALLOWED = {"colour_collector.game.calibration"}
 """The solver may use scipy (imported inside its function); nothing else in game/ may."""
 
 
-def _loaded_after_import(module: str) -> set[str]:
-    script = (
-        f"import sys, {module}\n"
-        "print('\\n'.join(sorted({m.split('.')[0] for m in sys.modules})))\n"
-    )
+def _loaded_after_import(module: str, *, whole_names: bool = False) -> set[str]:
+    name = "m" if whole_names else "m.split('.')[0]"
+    script = f"import sys, {module}\nprint('\\n'.join(sorted({{{name} for m in sys.modules}})))\n"
     out = subprocess.run(
         [sys.executable, "-c", script], check=True, capture_output=True, text=True
     ).stdout
@@ -48,3 +49,26 @@ def test_every_game_module_imports_without_server_database_or_numeric_libraries(
 
 def test_the_check_itself_sees_a_forbidden_import() -> None:
     assert "sqlalchemy" in _loaded_after_import("colour_collector.store")
+
+
+def test_every_service_module_imports_without_the_layers_around_it() -> None:
+    import colour_collector.service
+
+    modules = [
+        info.name
+        for info in pkgutil.walk_packages(
+            colour_collector.service.__path__, "colour_collector.service."
+        )
+    ]
+    assert "colour_collector.service.purchase" in modules
+    assert "colour_collector.service.ports.plays" in modules
+    loaded = _loaded_after_import(", ".join(modules), whole_names=True)
+    assert not {m.split(".")[0] for m in loaded} & FORBIDDEN
+    outside = {
+        m
+        for m in loaded
+        if m.startswith(
+            ("colour_collector.store", "colour_collector.server", "colour_collector.cli")
+        )
+    }
+    assert not outside, outside

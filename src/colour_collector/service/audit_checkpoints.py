@@ -17,31 +17,16 @@ import hashlib
 import hmac
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from colour_collector.service.audit import canonical_time
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import AuditChainBrokenError, InvalidInputError
-from colour_collector.service.ports import UnitOfWorkFactory
+from colour_collector.service.models import AuditCheckpoint
+from colour_collector.service.ports import CheckpointStore, UnitOfWorkFactory
 
 MIN_KEY_BYTES = 32
 """A checkpoint key has at least this many bytes (256 bits)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Checkpoint:
-    """The chain's head at a moment, signed."""
-
-    seq: int
-    """The head's ``seq``."""
-    hash: str
-    """The head's hash."""
-    taken_at: dt.datetime
-    """When it was taken (UTC)."""
-    signature: str
-    """HMAC-SHA256 (hex) of :func:`signed_text` under the checkpoint key."""
 
 
 def signed_text(seq: int, hash_: str, taken_at: dt.datetime) -> bytes:
@@ -73,35 +58,23 @@ def read_key(path: Path) -> bytes:
     return key
 
 
-class CheckpointStore(Protocol):
-    """Where checkpoints are kept (outside the database)."""
-
-    def add(self, checkpoint: Checkpoint) -> None:
-        """Keep ``checkpoint``."""
-        ...
-
-    def all(self) -> Sequence[Checkpoint]:
-        """Every checkpoint kept, oldest head first."""
-        ...
-
-
 def take(
     factory: UnitOfWorkFactory,
     store: CheckpointStore,
     key: bytes,
     *,
     now: dt.datetime | None = None,
-) -> Checkpoint:
+) -> AuditCheckpoint:
     """Sign the chain's head as it is now and keep the checkpoint."""
     at = (now or utcnow()).astimezone(dt.UTC)
     with factory() as uow:
         head = uow.audit.head()
-    checkpoint = Checkpoint(head.seq, head.hash, at, signature(key, head.seq, head.hash, at))
+    checkpoint = AuditCheckpoint(head.seq, head.hash, at, signature(key, head.seq, head.hash, at))
     store.add(checkpoint)
     return checkpoint
 
 
-def check(factory: UnitOfWorkFactory, checkpoints: Sequence[Checkpoint], key: bytes) -> int:
+def check(factory: UnitOfWorkFactory, checkpoints: Sequence[AuditCheckpoint], key: bytes) -> int:
     """Raise :class:`AuditChainBrokenError` unless every checkpoint is signed with ``key`` and
     the log still holds, at each one's ``seq``, the entry with its hash (and the head is at or
     past the last of them); how many checkpoints were checked."""

@@ -267,3 +267,17 @@ class SessionSummary:
     def net_pence(self) -> Pence:
         """Prizes minus stakes since login."""
         return self.won_pence - self.staked_pence
+
+
+@dataclass(frozen=True, slots=True)
+class AuditCheckpoint:
+    """The audit chain's head at a moment, signed (``service.audit_checkpoints``)."""
+
+    seq: int
+    """The head's ``seq``."""
+    hash: str
+    """The head's hash."""
+    taken_at: dt.datetime
+    """When it was taken (UTC)."""
+    signature: str
+    """HMAC-SHA256 (hex) of ``service.audit_checkpoints.signed_text`` under the checkpoint key."""

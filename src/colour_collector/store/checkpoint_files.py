@@ -1,6 +1,6 @@
 """Audit checkpoints kept as files in a directory of the operator's choosing (another disk, a
 mount of another machine, a directory a write-once store syncs): ``checkpoint-<seq>-<time>.json``.
-Implements ``service.audit_checkpoints.CheckpointStore``."""
+Implements ``service.ports.CheckpointStore``."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from colour_collector.service.audit import canonical_time
-from colour_collector.service.audit_checkpoints import Checkpoint
 from colour_collector.service.errors import AuditChainBrokenError
+from colour_collector.service.models import AuditCheckpoint
 
 
 class CheckpointDirectory:
@@ -21,7 +21,7 @@ class CheckpointDirectory:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
 
-    def add(self, checkpoint: Checkpoint) -> None:
+    def add(self, checkpoint: AuditCheckpoint) -> None:
         stamp = checkpoint.taken_at.strftime("%Y%m%dT%H%M%S%fZ")
         path = self.directory / f"checkpoint-{checkpoint.seq:012d}-{stamp}.json"
         body = {
@@ -34,13 +34,13 @@ class CheckpointDirectory:
         temporary.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
         temporary.replace(path)  # a reader never sees half a file
 
-    def all(self) -> Sequence[Checkpoint]:
+    def all(self) -> Sequence[AuditCheckpoint]:
         found = []
         for path in sorted(self.directory.glob("checkpoint-*.json")):
             try:
                 body = json.loads(path.read_text(encoding="utf-8"))
                 found.append(
-                    Checkpoint(
+                    AuditCheckpoint(
                         seq=int(body["seq"]),
                         hash=str(body["hash"]),
                         taken_at=dt.datetime.fromisoformat(body["taken_at"]),

@@ -23,7 +23,7 @@ from colour_collector.service.ports.accounts import (
     LoginThrottle,
     MailThrottle,
 )
-from colour_collector.service.ports.audit import AuditChecks, AuditLog
+from colour_collector.service.ports.audit import AuditChecks, AuditLog, CheckpointStore
 from colour_collector.service.ports.operators import Operators, SalesFigures, SalesSwitch
 from colour_collector.service.ports.outside import Mailer, PaymentProvider
 from colour_collector.service.ports.plays import Plays, TryPlays
@@ -36,6 +36,7 @@ __all__ = [
     "Accounts",
     "AuditChecks",
     "AuditLog",
+    "CheckpointStore",
     "ConfirmationTokens",
     "LoginThrottle",
     "MailThrottle",

@@ -1,11 +1,12 @@
-"""The audit log (a hash chain) and the results of verifying it."""
+"""The audit log (a hash chain), the results of verifying it, and its signed checkpoints (kept
+outside the database)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Protocol
 
-from colour_collector.service.models import AuditEntry, ChainHead, NewAuditEntry
+from colour_collector.service.models import AuditCheckpoint, AuditEntry, ChainHead, NewAuditEntry
 from colour_collector.service.protection_models import AuditCheck
 
 
@@ -43,4 +44,16 @@ class AuditChecks(Protocol):
 
     def last(self) -> AuditCheck | None:
         """The latest result."""
+        ...
+
+
+class CheckpointStore(Protocol):
+    """Where checkpoints are kept (outside the database)."""
+
+    def add(self, checkpoint: AuditCheckpoint) -> None:
+        """Keep ``checkpoint``."""
+        ...
+
+    def all(self) -> Sequence[AuditCheckpoint]:
+        """Every checkpoint kept, oldest head first."""
         ...
