@@ -278,6 +278,52 @@ def test_operators_disabled_stay_out_across_a_downgrade(empty_database_url: str)
     command.upgrade(config, "head")
 
 
+def test_every_migration_goes_down_and_up_again_with_rows(empty_database_url: str) -> None:
+    """Down to the base and up to head again, with rows in every table another points at: a
+    migration that copies such a table (SQLite's batch mode) fails here, not in an operator's
+    rollback (docs/operations.md, migrations)."""
+    from colour_collector.service import pools
+    from pool_support import small_pool
+    from support import fund
+
+    config = alembic_config(empty_database_url)
+    command.upgrade(config, "head")
+    database = Database(empty_database_url)
+    try:
+        account, token = sign_up(database, "p@example.com")
+        fund(database, token, 1000)
+        pools.load(database, small_pool(6, {"£5": 2}), pools.seal_key("k"), published_only=False)
+        with database() as uow:
+            uow.plays.add(a_play(account.id, "CC-0000-0001-1"))
+            operator = uow.operators.add(
+                name="mia", password_hash="x", role=OperatorRole.VIEWER, created_at=WHEN
+            )
+            uow.operators.add_session(
+                OperatorSession("s" * 64, operator.id, WHEN, WHEN + dt.timedelta(days=1))
+            )
+            uow.commit()
+        pointed_at = {
+            fk.column.table.name for table in metadata.tables.values() for fk in table.foreign_keys
+        }
+        with database.engine.connect() as connection:
+            empty = [
+                name
+                for name in sorted(pointed_at | {"plays", "operator_sessions", "audit_log"})
+                if not connection.execute(text(f"SELECT count(*) FROM {name}")).scalar_one()
+            ]
+        assert not empty, f"seed these tables too: {empty}"
+    finally:
+        database.dispose()
+    command.downgrade(config, "base")
+    command.upgrade(config, "head")
+    database = Database(empty_database_url)
+    try:
+        with database() as uow:
+            assert uow.accounts.by_email("p@example.com") is None  # the base has no tables
+    finally:
+        database.dispose()
+
+
 def test_an_email_is_registered_once(database: Database, account_id: int) -> None:
     with database() as uow, pytest.raises(EmailTakenError):
         uow.accounts.add(
