@@ -211,3 +211,32 @@ def test_every_body_can_be_refused_as_not_json_and_test_deposits_over_a_limit(
         assert "415" in operation["responses"], (method, path)
     test_deposit = described["paths"]["/api/wallet/test-deposit"]["post"]["responses"]
     assert "deposit_limit_exceeded" in test_deposit["409"]["description"]
+
+
+def problem_validator(spec: dict[str, Any], path: str, method: str, status: int) -> Any:
+    """The documented schema of a problem+json answer (``components`` included)."""
+    response = spec["paths"][path][method]["responses"][str(status)]
+    schema = response["content"]["application/problem+json"]["schema"]
+    return Draft202012Validator({**schema, "components": spec["components"]})
+
+
+def test_problems_answer_what_the_description_says(player: Any) -> None:
+    """Problems carry fields beside RFC 9457's (``expected``, ``revealed``, ``balance_pence``):
+    the schema is closed, so a field sent and not described fails here."""
+    spec = player.get("/openapi.json").json()
+    steps = "/api/plays/{play_number}/steps"
+    short = buy(player)
+    assert short.status_code == 409
+    problem_validator(spec, "/api/plays", "post", 409).validate(short.json())
+    assert short.json()["balance_pence"] == 0
+    deposit(player, 500)
+    bought = buy(player).json()
+    number = bought["play"]["play_number"]
+    early = player.post(f"/api/plays/{number}/finish", json={})
+    problem_validator(spec, "/api/plays/{play_number}/finish", "post", 409).validate(early.json())
+    wrong = player.post(f"/api/plays/{number}/steps", json={"kind": "prize_spin", "step": 0})
+    assert wrong.status_code == 409
+    assert {"expected", "revealed"} <= wrong.json().keys()
+    problem_validator(spec, steps, "post", 409).validate(wrong.json())
+    bad = player.post(f"/api/plays/{number}/steps", json={"kind": "nonsense"})
+    problem_validator(spec, steps, "post", 422).validate(bad.json())

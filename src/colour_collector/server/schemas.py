@@ -330,9 +330,19 @@ PROBLEM_SCHEMA: dict[str, Any] = {
                 "properties": {"field": {"type": "string"}, "message": {"type": "string"}},
             },
         },
-        "balance_pence": {"type": "integer"},
+        "balance_pence": {"type": "integer", "description": "`insufficient_funds`: the balance."},
+        "expected": {
+            "type": ["string", "null"],
+            "description": "`step_out_of_order`, `play_not_over`: the kind of step the play"
+            " expects next (null: none).",
+        },
+        "revealed": {
+            "type": "integer",
+            "description": "`step_out_of_order`: how many steps of the play are revealed.",
+        },
         **PROTECTION_PROBLEM_FIELDS,
     },
+    "additionalProperties": False,
 }
 
 
