@@ -234,6 +234,8 @@ def test_the_operator_stops_and_restarts_sales_while_a_play_finishes(
     console = browser.new_page(server, VIEWPORTS[view])
     console_login(console, "mia")
     assert text(console, "sales-state") == "On sale"
+    # The play in progress is in no figure of its outcome: none is measured before a finish.
+    assert text(console, "payout-line").startswith("No play has finished yet")
     check_no_overflow(console, "console")
     check_axe(console, f"console dashboard ({view})")
     browser.shot(console, f"console-{view}", docs=f"console-{view}")
@@ -259,6 +261,7 @@ def test_the_operator_stops_and_restarts_sales_while_a_play_finishes(
     switch_sales(console, "Pool checked", on_sale=True)
     figures = text(console, "figures-summary")
     assert figures.startswith("1 plays sold (0 in progress)")
+    assert text(console, "payout-line").startswith("Payout of the finished plays 200.00%")
     # Stopped while the player looks at the purchase screen: Confirm is refused, nothing paid.
     tid(player, "purchase-cancel").click()
     wait_idle(player, "lobby")

@@ -121,7 +121,9 @@ function drawFigures() {
   const f = state.figures;
   q("figures-summary").textContent = `${f.plays.toLocaleString("en-GB")} plays sold (${f.in_progress} in progress), stakes ${pounds(f.stakes_pence)}; ${f.paid_plays} prizes paid, ${pounds(f.paid_pence)}.`;
   const p = f.payout;
-  q("payout-line").textContent = `Payout of the finished plays ${percent(p.observed)} against ${percent(p.expected)} (99% band ${percent(p.low)} to ${percent(p.high)})${p.outside ? ": OUTSIDE THE BAND" : ""}.`;
+  q("payout-line").textContent = f.plays === f.in_progress
+    ? `No play has finished yet: the payout is measured over finished plays (published ${percent(p.expected)}).`
+    : `Payout of the finished plays ${percent(p.observed)} against ${percent(p.expected)} (99% band ${percent(p.low)} to ${percent(p.high)})${p.outside ? ": OUTSIDE THE BAND" : ""}.`;
   const body = $('[data-testid="prize-frequencies"] tbody');
   body.replaceChildren(...f.prizes.map((line) => el("tr", { "data-outside": String(line.plays.outside), "data-testid": `frequency-${line.prize_pence}` },
     el("th", { scope: "row", text: prize(line.prize_pence) }),
