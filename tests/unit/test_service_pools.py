@@ -120,6 +120,24 @@ def test_an_altered_pool_or_another_structure_or_generator_is_refused() -> None:
     assert load(db, published, published_only=True).created
 
 
+def test_a_pool_this_server_refuses_to_sell_is_not_shown_on_sale() -> None:
+    """A pool loaded before the game changed version (or, in production, of a test structure)
+    answers purchases 503: the public is not told it is on sale."""
+    db = FakeDatabase()
+    pool = small_pool()
+    stored = load(db, pool).pool
+    assert pool_views.current(db).on_sale is not None
+    assert pool_views.current(db, published_only=True) == pool_views.Current(None, 0)
+    assert pool_views.view(db, stored.id, published_only=True).status is PoolStatus.QUEUED
+    versions = pool.parameters.versions
+    other = Versions("9.9", versions.game_sha256, "0" * 64, versions.generator_sample_sha256)
+    stale = PoolParameters(40, pool.parameters.counts, other)
+    db.state.pools[stored.id] = replace(db.state.pools[stored.id], parameters=stale.text)
+    assert pool_views.current(db) == pool_views.Current(None, 0)
+    assert [v.status for v in pool_views.newest(db)] == [PoolStatus.QUEUED]
+    assert pool_views.newest(db, selling=False)[0].status is PoolStatus.QUEUED
+
+
 def test_purchases_take_the_positions_in_order_and_the_plays_are_the_pools() -> None:
     db = FakeDatabase()
     pool = small_pool()

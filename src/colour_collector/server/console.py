@@ -163,8 +163,9 @@ class OperatorSessions(AuthenticationBackend):
         token = request.cookies.get(OPERATOR_COOKIE)
         page = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         try:
-            shows_rows = request.method == "GET" and _TABLE_PAGE.match(request.url.path)
-            if shows_rows:  # personal data shown: audited (a HEAD shows no body, so no rows)
+            # Personal data shown: audited. A HEAD too: sqladmin renders the page for it, and its
+            # Content-Length tells whether a search found rows.
+            if _TABLE_PAGE.match(request.url.path):
                 await anyio.to_thread.run_sync(
                     lambda: operators.view_tables(self.database, token, page)
                 )

@@ -39,6 +39,8 @@ _SEPARATORS = re.compile(r"[\s\-\u2010-\u2015]+")
 """Hyphens, dashes and spaces between groups: all read as one hyphen."""
 _COMPACT = re.compile(r"^CC([0-9A-Z]{3})([0-9A-Z]{3})([0-9A-Z]{3})$")
 """The current form with its separators left out, or some of them."""
+_LEGACY_COMPACT = re.compile(r"^CC([0-9A-HJKMNP-TV-Z]{4})([0-9A-HJKMNP-TV-Z]{4})([0-9A-Z*~$=])$")
+"""The first form with its separators left out: as long as the current form's."""
 _POLYNOMIAL = 0b100101
 """x**5 + x**2 + 1, primitive: GF(32) is the polynomials over GF(2) modulo it."""
 _GENERATOR = 0b00010
@@ -95,14 +97,12 @@ def parse_play_number(text: str) -> str:
 
     Case, surrounding spaces and the separators between groups (spaces, hyphens, dashes) are
     ignored, and so is their absence (``CC153WKQGAH``, as a number read out over the phone is
-    often typed) in the current form; in the current form O, I and L are read as 0, 1 and 1. A
-    first-form number, with its separators, is returned as it was issued.
+    often typed); in the current form O, I and L are read as 0, 1 and 1. A first-form number is
+    returned as it was issued.
     """
     normal = _SEPARATORS.sub("-", text.strip().upper())
-    if LEGACY_PATTERN.match(normal) is None:
-        compact = _COMPACT.match(normal.replace("-", ""))
-        if compact is not None:
-            normal = "CC-{}-{}-{}".format(*compact.groups())
+    if PATTERN.match(normal) is None and LEGACY_PATTERN.match(normal) is None:
+        normal = _regrouped(normal.replace("-", ""))
     match = PATTERN.match(normal)
     if match is not None:
         chars = "".join(match.groups()).translate(ALIASES)
@@ -118,3 +118,21 @@ def parse_play_number(text: str) -> str:
             raise PlayNumberError(f"{text!r} is not a Play Number: its check character is wrong")
         return normal
     raise PlayNumberError(f"{text!r} is not a Play Number (expected the form CC-XXX-XXX-XXX)")
+
+
+def _regrouped(compact: str) -> str:
+    """``compact``, a Play Number typed without (all) its separators, in the groups it was issued
+    in. Both forms are as long: it is read in the first form only when that form's check
+    character holds and the current form's does not (numbers are issued in the current form; a
+    first-form number that also passes the current check, about one in 32, must be typed with
+    its hyphens)."""
+    current = _COMPACT.match(compact)
+    grouped = None if current is None else "CC-{}-{}-{}".format(*current.groups())
+    if grouped is not None:
+        chars = grouped[3:].replace("-", "").translate(ALIASES)
+        if all(char in ALPHABET for char in chars) and _weighted_sum(chars) == 0:
+            return grouped
+    legacy = _LEGACY_COMPACT.match(compact)
+    if legacy is not None and legacy_check_symbol(legacy[1] + legacy[2]) == legacy[3]:
+        return "CC-{}-{}-{}".format(*legacy.groups())
+    return grouped or compact  # refused below, saying why

@@ -112,12 +112,18 @@ def _dealt_from(
     on_sale: StoredPool | None, *, selling: bool, published_only: bool
 ) -> StoredPool | None:
     """The pool a purchase on this server is dealt from, as the public is told: none on a
-    server that draws independently (``selling`` false), nor one of another prize structure than
-    the published one on a production server (``published_only``), which refuses to sell it
-    (``pools.secret_for_sale``)."""
+    server that draws independently (``selling`` false), nor one this server refuses to sell
+    (``pools.secret_for_sale``) for being built with another version of the game or (on a
+    production server, ``published_only``) of another prize structure than the published one.
+    (A secret sealed with another key is found only when it is unsealed, at a purchase.)"""
     if on_sale is None or not selling:
         return None
-    if published_only and not parameters_of(on_sale).is_published:
+    parameters = parameters_of(on_sale)
+    try:
+        check_versions(parameters)
+    except PoolVersionError:
+        return None
+    if published_only and not parameters.is_published:
         return None
     return on_sale
 
