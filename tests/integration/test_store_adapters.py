@@ -4,6 +4,7 @@ read takes."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import threading
 import time
@@ -16,7 +17,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import text
 
-from colour_collector.service import audit
+from colour_collector.service import audit, pools
 from colour_collector.service.errors import DuplicatePlayError, EmailTakenError, PlayChangedError
 from colour_collector.service.models import (
     AuditKind,
@@ -30,7 +31,8 @@ from colour_collector.service.protection_models import OperatorRole, OperatorSes
 from colour_collector.store import Database
 from colour_collector.store.migrate import alembic_config
 from colour_collector.store.tables import metadata
-from support import sign_up
+from pool_support import small_pool
+from support import fund, sign_up
 
 WHEN = dt.datetime(2026, 12, 2, 14, 7, 15, 123456, tzinfo=dt.UTC)
 
@@ -45,6 +47,17 @@ def database(database_url: str) -> Iterator[Database]:
 @pytest.fixture
 def account_id(database: Database) -> int:
     return sign_up(database, "p@example.com")[0].id
+
+
+@contextlib.contextmanager
+def opened(url: str) -> Iterator[Database]:
+    """The database at ``url``, disposed of afterwards (the migration tests open it between
+    steps)."""
+    database = Database(url)
+    try:
+        yield database
+    finally:
+        database.dispose()
 
 
 def a_play(account_id: int, number: str, key: str | None = None) -> StoredPlay:
@@ -219,27 +232,19 @@ def test_links_mailed_before_resets_existed_are_confirmation_links(
     finally:
         older.dispose()
     command.upgrade(config, "head")
-    database = Database(empty_database_url)
-    try:
-        with database() as uow:
-            found = uow.confirmations.get("o" * 64, TokenPurpose.CONFIRM)
-            assert found is not None and found.purpose is TokenPurpose.CONFIRM
-            reset = ConfirmationToken(
-                "r" * 64, found.account_id, WHEN, WHEN, purpose=TokenPurpose.RESET
-            )
-            uow.confirmations.add(reset)
-            uow.commit()
-    finally:
-        database.dispose()
+    with opened(empty_database_url) as database, database() as uow:
+        found = uow.confirmations.get("o" * 64, TokenPurpose.CONFIRM)
+        assert found is not None and found.purpose is TokenPurpose.CONFIRM
+        reset = ConfirmationToken(
+            "r" * 64, found.account_id, WHEN, WHEN, purpose=TokenPurpose.RESET
+        )
+        uow.confirmations.add(reset)
+        uow.commit()
     # Going back forgets the reset links: without the column they would read as confirmations.
     command.downgrade(config, "0060")
-    database = Database(empty_database_url)
-    try:
-        with database.engine.connect() as connection:
-            kept = connection.execute(text("SELECT token_hash FROM confirmation_tokens")).scalars()
-            assert list(kept) == ["o" * 64]
-    finally:
-        database.dispose()
+    with opened(empty_database_url) as database, database.engine.connect() as connection:
+        kept = connection.execute(text("SELECT token_hash FROM confirmation_tokens")).scalars()
+        assert list(kept) == ["o" * 64]
 
 
 def test_operators_disabled_stay_out_across_a_downgrade(empty_database_url: str) -> None:
@@ -247,9 +252,8 @@ def test_operators_disabled_stay_out_across_a_downgrade(empty_database_url: str)
     of the disabled operators (their accounts could log in again, but have no session left)."""
     config = alembic_config(empty_database_url)
     command.upgrade(config, "head")
-    database = Database(empty_database_url)
     session = OperatorSession("s" * 64, 0, WHEN, WHEN + dt.timedelta(days=1))
-    try:
+    with opened(empty_database_url) as database:
         with database() as uow:
             kept = uow.operators.add(
                 name="kept", password_hash="x", role=OperatorRole.VIEWER, created_at=WHEN
@@ -265,16 +269,10 @@ def test_operators_disabled_stay_out_across_a_downgrade(empty_database_url: str)
         with database() as uow:
             assert uow.operators.get(gone.id) == replace(gone, disabled_at=WHEN)
             assert uow.operators.get(kept.id) == kept
-    finally:
-        database.dispose()
     command.downgrade(config, "0070")
-    database = Database(empty_database_url)
-    try:
-        with database.engine.connect() as connection:
-            left = connection.execute(text("SELECT token_hash FROM operator_sessions")).scalars()
-            assert list(left) == ["s" * 64]
-    finally:
-        database.dispose()
+    with opened(empty_database_url) as database, database.engine.connect() as connection:
+        left = connection.execute(text("SELECT token_hash FROM operator_sessions")).scalars()
+        assert list(left) == ["s" * 64]
     command.upgrade(config, "head")
 
 
@@ -282,14 +280,9 @@ def test_every_migration_goes_down_and_up_again_with_rows(empty_database_url: st
     """Down to the base and up to head again, with rows in every table another points at: a
     migration that copies such a table (SQLite's batch mode) fails here, not in an operator's
     rollback (docs/operations.md, migrations)."""
-    from colour_collector.service import pools
-    from pool_support import small_pool
-    from support import fund
-
     config = alembic_config(empty_database_url)
     command.upgrade(config, "head")
-    database = Database(empty_database_url)
-    try:
+    with opened(empty_database_url) as database:
         account, token = sign_up(database, "p@example.com")
         fund(database, token, 1000)
         pools.load(database, small_pool(6, {"£5": 2}), pools.seal_key("k"), published_only=False)
@@ -312,16 +305,11 @@ def test_every_migration_goes_down_and_up_again_with_rows(empty_database_url: st
                 if not connection.execute(text(f"SELECT count(*) FROM {name}")).scalar_one()
             ]
         assert not empty, f"seed these tables too: {empty}"
-    finally:
-        database.dispose()
     command.downgrade(config, "base")
     command.upgrade(config, "head")
-    database = Database(empty_database_url)
-    try:
-        with database() as uow:
-            assert uow.accounts.by_email("p@example.com") is None  # the base has no tables
-    finally:
-        database.dispose()
+    with opened(empty_database_url) as database, database() as uow:
+        # Back from the base, which has no tables: every table made again, empty.
+        assert uow.accounts.by_email("p@example.com") is None
 
 
 def test_an_email_is_registered_once(database: Database, account_id: int) -> None:
