@@ -70,6 +70,32 @@ def test_every_response_body_has_a_closed_typed_schema(client: Any) -> None:
     assert components["GridSquare"]["properties"]["colour"]["anyOf"][0]["enum"]
 
 
+def references_in(node: Any) -> list[str]:
+    """Every ``$ref`` in a part of the description."""
+    if isinstance(node, dict):
+        found = [node["$ref"]] if isinstance(node.get("$ref"), str) else []
+        return found + [ref for value in node.values() for ref in references_in(value)]
+    if isinstance(node, list):
+        return [ref for value in node for ref in references_in(value)]
+    return []
+
+
+def test_every_reference_in_the_description_names_a_component(client: Any) -> None:
+    """Problem answers point at ``Problem``, which ``problems.install`` puts in the components
+    (FastAPI would not: no route answers it as its own ``application/json``)."""
+    spec = client.get("/openapi.json").json()
+    components = spec["components"]["schemas"]
+    references = references_in(spec)
+    assert "#/components/schemas/Problem" in references
+    for reference in references:
+        prefix, _, name = reference.rpartition("/")
+        assert prefix == "#/components/schemas" and name in components, reference
+    problem = components["Problem"]
+    assert problem["additionalProperties"] is False
+    assert {"errors", "expected", "until", "limit", "resets_at"} <= problem["properties"].keys()
+    assert not [name for name, field in problem["properties"].items() if "default" in field]
+
+
 def validator_for(spec: dict[str, Any], path: str, method: str, status: int) -> Any:
     response = spec["paths"][path][method]["responses"][str(status)]
     schema = response["content"]["application/json"]["schema"]

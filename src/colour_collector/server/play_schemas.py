@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, StrictBool, WithJsonSchema
+from pydantic import AfterValidator, Field, StrictBool
 
 from colour_collector.game.config import BonusKind
 from colour_collector.server.presenter import Board, LastStep, StepShown
-from colour_collector.server.schemas import PROBLEM_SCHEMA, Request, Response
+from colour_collector.server.schemas import Problem, Request, Response
 from colour_collector.service.play_models import PlayStatus, StoredPlay
 
 
@@ -130,16 +130,12 @@ class QuoteResponse(Response):
     balance_pence: int
     message: str = Field(description="'You are about to play Colour Collector for £5.00'")
     unfinished: PlayResponse | None = Field(description="A play a purchase would resume.")
-    refused: Annotated[
-        dict[str, Any] | None,
-        WithJsonSchema({"anyOf": [PROBLEM_SCHEMA, {"type": "null"}]}),
-        Field(
-            description="The problem a purchase would be refused with now (`sales_stopped`,"
-            " `timed_out`, `self_excluded`, `reality_check_due`), as `POST /api/plays` would"
-            " answer it; null when a purchase would go ahead or resume the unfinished play."
-            " A balance below the price is left to `balance_pence`."
-        ),
-    ]
+    refused: Problem | None = Field(
+        description="The problem a purchase would be refused with now (`sales_stopped`,"
+        " `timed_out`, `self_excluded`, `reality_check_due`), as `POST /api/plays` would"
+        " answer it; null when a purchase would go ahead or resume the unfinished play."
+        " A balance below the price is left to `balance_pence`."
+    )
 
 
 class PurchaseResponse(Response):

@@ -7,8 +7,6 @@ Unexpected exceptions become a bare 500 ``internal_error`` and are logged, never
 
 from __future__ import annotations
 
-import datetime as dt
-import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -16,11 +14,13 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from pydantic.json_schema import models_json_schema
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
+from colour_collector.server.schemas import Problem
 from colour_collector.service import errors
 
 log = logging.getLogger(__name__)
@@ -170,16 +170,16 @@ class ProblemError(Exception):
         self.extra = dict(extra or {})
 
 
-def problem_body(kind: ProblemKind, detail: str, **extra: Any) -> dict[str, Any]:
-    """The JSON object of a problem."""
-    return {
-        "type": TYPE_PREFIX + kind.code,
-        "title": kind.title,
-        "status": kind.status,
-        "detail": detail,
-        "code": kind.code,
+def problem_body(kind: ProblemKind, detail: str, **extra: Any) -> Problem:
+    """The body of a problem: ``extra`` holds the optional fields its code carries."""
+    return Problem(
+        type=TYPE_PREFIX + kind.code,
+        title=kind.title,
+        status=kind.status,
+        detail=detail,
+        code=kind.code,
         **extra,
-    }
+    )
 
 
 def problem_response(
@@ -190,9 +190,8 @@ def problem_response(
     **extra: Any,
 ) -> Response:
     """An ``application/problem+json`` response."""
-    body = json.dumps(problem_body(kind, detail, **extra), ensure_ascii=False)
     return Response(
-        content=body.encode("utf-8"),
+        content=problem_body(kind, detail, **extra).model_dump_json(),
         status_code=kind.status,
         media_type=PROBLEM_JSON,
         headers=dict(headers or {}),
@@ -225,35 +224,31 @@ def problem_from_service_error(error: errors.ServiceError) -> ProblemError:
     return ProblemError(INTERNAL_ERROR, "the server could not complete the request")
 
 
-def problem_of(error: errors.ServiceError) -> dict[str, Any]:
+def problem_of(error: errors.ServiceError) -> Problem:
     """The JSON object of the problem ``error`` is answered with (for a body that reports a
     refusal without being one, like the purchase screen's quote)."""
     found = problem_from_service_error(error)
     return problem_body(found.kind, found.detail, **found.extra)
 
 
-def _when(at: dt.datetime | None) -> str | None:
-    return None if at is None else at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
-
-
 def _protection_details(error: errors.ServiceError) -> dict[str, Any]:
     """The fields a player-protection problem adds: what stands in the way and until when."""
     if isinstance(error, errors.ExcludedError):
-        return {"until": _when(error.until)}
+        return {"until": error.until}
     if isinstance(error, errors.RealityCheckDueError):
         return {
             "played_seconds": error.played_seconds,
             "net_pence": error.net_pence,
-            "due_at": _when(error.due_at),
+            "due_at": error.due_at,
         }
     if isinstance(error, errors.DepositLimitExceededError):
         return {
             "limit": {"period": error.period, "amount_pence": error.limit_pence},
             "deposited_pence": error.deposited_pence,
-            "resets_at": _when(error.resets_at),
+            "resets_at": error.resets_at,
         }
     if isinstance(error, errors.LimitChangeNotDueError):
-        return {"period": error.period, "confirmable_at": _when(error.confirmable_at)}
+        return {"period": error.period, "confirmable_at": error.confirmable_at}
     return {}
 
 
@@ -401,6 +396,28 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(DBAPIError, _on_database_error)
     app.add_exception_handler(PoolTimeoutError, _on_database_error)
     app.add_exception_handler(Exception, _on_unexpected)
+    _describe_problems(app)
+
+
+def _describe_problems(app: FastAPI) -> None:
+    """Put ``Problem`` in the OpenAPI components, where the routes' problem answers point
+    (``schemas.PROBLEM_REF``). FastAPI's ``responses={status: {"model": ...}}`` would file the
+    model under ``application/json``, the media type of the routes' own answers, instead of
+    ``application/problem+json``; its documented way to add to the description is to wrap
+    ``app.openapi``."""
+    describe = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        spec = describe()  # FastAPI keeps it as app.openapi_schema
+        _, defined = models_json_schema(
+            [(Problem, "serialization")], ref_template="#/components/schemas/{model}"
+        )
+        spec["components"]["schemas"].update(defined["$defs"])
+        return spec
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def internal_error_response() -> Response:

@@ -14,9 +14,12 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    SerializerFunctionWrapHandler,
     StrictInt,
     StringConstraints,
+    model_serializer,
 )
+from pydantic.json_schema import SkipJsonSchema
 
 from colour_collector.service.accounts import (
     MAX_EMAIL_LENGTH,
@@ -289,61 +292,99 @@ class HealthResponse(Response):
     status: Literal["ok"] = "ok"
 
 
-_TIME = {"type": "string", "format": "date-time"}
-PROTECTION_PROBLEM_FIELDS: dict[str, Any] = {
-    "until": {**_TIME, "description": "When a time-out or self-exclusion ends."},
-    "played_seconds": {"type": "integer", "description": "Reality check: time played."},
-    "net_pence": {"type": "integer", "description": "Reality check: net position."},
-    "due_at": {**_TIME, "description": "Reality check: when it became due."},
-    "limit": {
-        "type": "object",
-        "description": "The deposit limit in the way.",
-        "properties": {"period": {"type": "string"}, "amount_pence": {"type": "integer"}},
-    },
-    "deposited_pence": {"type": "integer", "description": "Deposited in the limit's window."},
-    "resets_at": {
-        "type": ["string", "null"],
-        "format": "date-time",
-        "description": "When the deposit fits under the limit (null: it is over the limit).",
-    },
-    "period": {"type": "string", "description": "The deposit limit's period."},
-    "confirmable_at": {**_TIME, "description": "When the limit change may be confirmed."},
-}
-"""What player-protection problems add to a problem (``server.problems``)."""
+def _absent_when_not_sent(schema: dict[str, Any]) -> None:
+    # A problem's optional fields are sent or left out, never sent as their default: the
+    # schema names no default for them.
+    for field in schema.get("properties", {}).values():
+        field.pop("default", None)
 
-PROBLEM_SCHEMA: dict[str, Any] = {
-    "title": "Problem",
-    "type": "object",
-    "description": "RFC 9457 problem details.",
-    "required": ["type", "title", "status", "detail", "code"],
-    "properties": {
-        "type": {"type": "string"},
-        "title": {"type": "string"},
-        "status": {"type": "integer"},
-        "detail": {"type": "string"},
-        "code": {"type": "string", "description": "Stable machine-readable error code."},
-        "errors": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": ["field", "message"],
-                "properties": {"field": {"type": "string"}, "message": {"type": "string"}},
-            },
-        },
-        "balance_pence": {"type": "integer", "description": "`insufficient_funds`: the balance."},
-        "expected": {
-            "type": ["string", "null"],
-            "description": "`step_out_of_order`, `play_not_over`: the kind of step the play"
-            " expects next (null: none).",
-        },
-        "revealed": {
-            "type": "integer",
-            "description": "`step_out_of_order`: how many steps of the play are revealed.",
-        },
-        **PROTECTION_PROBLEM_FIELDS,
-    },
-    "additionalProperties": False,
-}
+
+class FieldProblem(Response):
+    """One part of a request that was wrong."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    field: str = Field(description="Its dotted name (`body`: the whole body).")
+    message: str = Field(description="What was wrong with it.")
+
+
+class LimitInTheWay(Response):
+    """The deposit limit a deposit would go over."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    period: str
+    amount_pence: int
+
+
+class Problem(Response):
+    """RFC 9457 problem details (``application/problem+json``), the body of every error.
+
+    Beside RFC 9457's members, ``code`` names the error for programs; the optional fields are
+    sent only with the codes their descriptions name (``server.problems`` builds them)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", json_schema_extra=_absent_when_not_sent)
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    code: str = Field(description="Stable machine-readable error code.")
+    errors: list[FieldProblem] | SkipJsonSchema[None] = Field(
+        None, description="`invalid_request`: each part of the request that was wrong."
+    )
+    balance_pence: int | SkipJsonSchema[None] = Field(
+        None, description="`insufficient_funds`: the balance."
+    )
+    expected: str | None = Field(
+        None,
+        description="`step_out_of_order`, `play_not_over`: the kind of step the play expects"
+        " next (null: none).",
+    )
+    revealed: int | SkipJsonSchema[None] = Field(
+        None, description="`step_out_of_order`: how many steps of the play are revealed."
+    )
+    until: dt.datetime | SkipJsonSchema[None] = Field(
+        None, description="`timed_out`, `self_excluded`: when the time-out or exclusion ends."
+    )
+    played_seconds: int | SkipJsonSchema[None] = Field(
+        None, description="`reality_check_due`: time played."
+    )
+    net_pence: int | SkipJsonSchema[None] = Field(
+        None, description="`reality_check_due`: net position."
+    )
+    due_at: dt.datetime | SkipJsonSchema[None] = Field(
+        None, description="`reality_check_due`: when it became due."
+    )
+    limit: LimitInTheWay | SkipJsonSchema[None] = Field(
+        None, description="`deposit_limit_exceeded`: the deposit limit in the way."
+    )
+    deposited_pence: int | SkipJsonSchema[None] = Field(
+        None, description="`deposit_limit_exceeded`: deposited in the limit's window."
+    )
+    resets_at: dt.datetime | None = Field(
+        None,
+        description="`deposit_limit_exceeded`: when the deposit fits under the limit (null:"
+        " the deposit is over the limit itself).",
+    )
+    period: str | SkipJsonSchema[None] = Field(
+        None, description="`limit_change_not_due`: the deposit limit's period."
+    )
+    confirmable_at: dt.datetime | SkipJsonSchema[None] = Field(
+        None, description="`limit_change_not_due`: when the limit change may be confirmed."
+    )
+
+    # No return annotation: pydantic would describe the body by it instead of by the fields.
+    @model_serializer(mode="wrap")
+    def _only_what_was_sent(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
+        # A field left out stays out of the body (in a problem answered and in one carried by
+        # another body, like the quote's ``refused``); one set to null is sent as null.
+        sent = handler(self)
+        return {name: value for name, value in sent.items() if name in self.model_fields_set}
+
+
+PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
+"""The documented schema of a problem answer (``problems.install`` puts ``Problem`` there)."""
 
 
 def problem_responses(descriptions: Mapping[int, str]) -> dict[int | str, dict[str, Any]]:
@@ -351,7 +392,7 @@ def problem_responses(descriptions: Mapping[int, str]) -> dict[int | str, dict[s
     return {
         status: {
             "description": description,
-            "content": {"application/problem+json": {"schema": PROBLEM_SCHEMA}},
+            "content": {"application/problem+json": {"schema": PROBLEM_REF}},
         }
         for status, description in descriptions.items()
     }
