@@ -29,6 +29,7 @@ from colour_collector.service.accounts import (
 )
 from colour_collector.service.errors import InvalidInputError
 from colour_collector.service.models import Account, Movement, MovementKind, SessionSummary
+from colour_collector.service.protection_models import LimitPeriod
 
 
 def _without_control_characters(value: str) -> str:
@@ -313,7 +314,7 @@ class LimitInTheWay(Response):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    period: str
+    period: LimitPeriod
     amount_pence: int
 
 
@@ -331,7 +332,9 @@ class Problem(Response):
     detail: str
     code: str = Field(description="Stable machine-readable error code.")
     errors: list[FieldProblem] | SkipJsonSchema[None] = Field(
-        None, description="`invalid_request`: each part of the request that was wrong."
+        None,
+        description="`invalid_request`, `unsupported_media_type`: each part of the request"
+        " that was wrong.",
     )
     balance_pence: int | SkipJsonSchema[None] = Field(
         None, description="`insufficient_funds`: the balance."
@@ -367,7 +370,7 @@ class Problem(Response):
         description="`deposit_limit_exceeded`: when the deposit fits under the limit (null:"
         " the deposit is over the limit itself).",
     )
-    period: str | SkipJsonSchema[None] = Field(
+    period: LimitPeriod | SkipJsonSchema[None] = Field(
         None, description="`limit_change_not_due`: the deposit limit's period."
     )
     confirmable_at: dt.datetime | SkipJsonSchema[None] = Field(
