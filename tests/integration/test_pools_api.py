@@ -59,7 +59,10 @@ def test_nothing_is_on_sale_before_a_pool_is_loaded(app: Any, new_client: Any) -
     client = buyer(app, new_client, 0)
     assert client.get("/api/pools/current").json() == {"pool": None, "queued": 0}
     assert client.get("/api/pools").json() == {"items": []}
+    # The purchase screen warns of it before Confirm, with the purchase's own answer.
+    quoted = client.get("/api/plays/quote").json()["refused"]
     body = assert_problem(buy(client), 503, "sold_out")
+    assert quoted == body
     assert "sold out" in body["detail"]
     assert balance(client) == 500
 
@@ -373,7 +376,10 @@ def test_a_pool_this_server_cannot_unseal_sells_nothing(
     pools.load(database, small_pool(), pools.seal_key("another server's key"), published_only=False)
     client = buyer(app, new_client, 0)
     with caplog.at_level(logging.ERROR, logger="colour_collector.service.outcomes"):
+        quoted = client.get("/api/plays/quote").json()["refused"]
+        assert not caplog.records  # the purchase screen asks; only a refused purchase is logged
         body = assert_problem(buy(client), 503, "pool_unavailable")
+    assert quoted == body
     # The player gets a plain message; the operator's explanation goes to the server's log.
     assert body["detail"] == "the prize pool cannot be used just now; try again later"
     assert "SECRET_KEY" not in body["detail"] and "pool load" not in body["detail"]

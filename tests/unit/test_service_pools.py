@@ -172,6 +172,7 @@ def test_a_sold_out_pool_rolls_to_the_next_then_purchases_are_refused() -> None:
     assert {n: c for (pid, n), c in names.items() if pid == 2} == expected_outcomes(second)
     assert pool_views.current(db) == pool_views.Current(None, 0)
     token = player(db, "late@example.com", pence=PRICE)
+    assert isinstance(buying.quote(db, token, POLICY, now=T0).refusal, PoolExhaustedServiceError)
     with pytest.raises(PoolExhaustedServiceError, match="sold out"):
         buying.purchase(
             db, token, POLICY, confirm=True, idempotency_key=None, rng=random.Random(1), now=T0
@@ -188,6 +189,9 @@ def test_a_pool_that_cannot_be_unsealed_sells_nothing(caplog: pytest.LogCaptureF
     db = FakeDatabase()
     pools.load(db, small_pool(), pools.seal_key("another key"), published_only=False, now=T0)
     token = player(db, pence=PRICE)
+    with caplog.at_level(logging.ERROR, logger="colour_collector.service.outcomes"):
+        quoted = buying.quote(db, token, POLICY, now=T0).refusal
+    assert isinstance(quoted, PoolUnavailableError) and not caplog.records
     with (
         caplog.at_level(logging.ERROR, logger="colour_collector.service.outcomes"),
         pytest.raises(PoolUnavailableError) as refused,

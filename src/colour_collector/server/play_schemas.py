@@ -132,8 +132,9 @@ class QuoteResponse(Response):
     unfinished: PlayResponse | None = Field(description="A play a purchase would resume.")
     refused: Problem | None = Field(
         description="The problem a purchase would be refused with now (`sales_stopped`,"
-        " `timed_out`, `self_excluded`, `reality_check_due`), as `POST /api/plays` would"
-        " answer it; null when a purchase would go ahead or resume the unfinished play."
+        " `timed_out`, `self_excluded`, `reality_check_due`, `sold_out`, `pool_unavailable`), as"
+        " `POST /api/plays` would answer it; null when a purchase would go ahead or resume the"
+        " unfinished play."
         " A balance below the price is left to `balance_pence`."
     )
 

@@ -34,8 +34,9 @@ from colour_collector.service.errors import (
     PoolExhaustedServiceError,
     PoolRefusedError,
     PoolUnavailableError,
+    ServiceError,
 )
-from colour_collector.service.pool_models import PoolId
+from colour_collector.service.pool_models import PoolId, StoredPool
 from colour_collector.service.pools import secret_for_sale
 from colour_collector.service.ports import UnitOfWork
 
@@ -63,6 +64,11 @@ class OutcomeSource(Protocol):
         """The outcome of a play bought at ``now``; ``rng`` is the server's random source."""
         ...
 
+    def refusal(self, uow: UnitOfWork) -> ServiceError | None:
+        """The error ``draw`` would refuse a purchase with now (``sold_out``, a pool this
+        server cannot deal from), found without dealing or locking: for the purchase screen."""
+        ...
+
 
 class IndependentSource:
     """Independent draws weighted by the pool counts."""
@@ -73,6 +79,10 @@ class IndependentSource:
     def draw(self, uow: UnitOfWork, rng: random.Random, now: dt.datetime) -> Deal:
         """One independent draw (nothing stored is read); the play comes from ``rng`` too."""
         return Deal(self._draw.draw(rng), rng)
+
+    def refusal(self, uow: UnitOfWork) -> ServiceError | None:
+        """None: an independent draw refuses nothing."""
+        return None
 
 
 class PoolSource:
@@ -86,20 +96,7 @@ class PoolSource:
 
     def draw(self, uow: UnitOfWork, rng: random.Random, now: dt.datetime) -> Deal:
         """Lock the pool on sale, deal its next position, store what remains."""
-        pool = uow.pools.on_sale_for_update()
-        if pool is None:
-            raise PoolExhaustedServiceError(
-                "the prize pools are sold out: no plays are on sale until the next pool is loaded"
-            )
-        try:
-            secret = secret_for_sale(pool, self._key, published_only=self._published_only)
-        except PoolRefusedError as error:
-            # The reason is for the operator (it names the fix; the console shows it too); the
-            # player is told only to wait.
-            log.error("no plays can be sold from pool %s: %s", pool.id, error)
-            raise PoolUnavailableError(
-                "the prize pool cannot be used just now; try again later"
-            ) from None
+        pool, secret = self._dealable(uow.pools.on_sale_for_update(), tell_operator=True)
         position = pool.dealt
         category, remaining = deal_one(secret, position, pool.remaining)
         uow.pools.save(
@@ -112,6 +109,33 @@ class PoolSource:
             )
         )
         return Deal(outcome_of(category), play_rng(secret, position), pool.id, position)
+
+    def refusal(self, uow: UnitOfWork) -> ServiceError | None:
+        """Whether the pool on sale can be dealt from, read without its lock."""
+        try:
+            self._dealable(uow.pools.on_sale(), tell_operator=False)
+        except (PoolExhaustedServiceError, PoolUnavailableError) as error:
+            return error
+        return None
+
+    def _dealable(
+        self, pool: StoredPool | None, *, tell_operator: bool
+    ) -> tuple[StoredPool, bytes]:
+        """``pool`` (the pool on sale) and its secret, or the error a purchase is refused with."""
+        if pool is None:
+            raise PoolExhaustedServiceError(
+                "the prize pools are sold out: no plays are on sale until the next pool is loaded"
+            )
+        try:
+            return pool, secret_for_sale(pool, self._key, published_only=self._published_only)
+        except PoolRefusedError as error:
+            # The reason is for the operator (it names the fix; the console shows it too); the
+            # player is told only to wait.
+            if tell_operator:
+                log.error("no plays can be sold from pool %s: %s", pool.id, error)
+            raise PoolUnavailableError(
+                "the prize pool cannot be used just now; try again later"
+            ) from None
 
 
 class ScriptedSource:
@@ -130,3 +154,10 @@ class ScriptedSource:
             if self._queue:
                 return Deal(self._queue.popleft(), rng)
         return self._then.draw(uow, rng, now)
+
+    def refusal(self, uow: UnitOfWork) -> ServiceError | None:
+        """None while scripted outcomes are left (they refuse nothing), then the source's."""
+        with self._lock:
+            if self._queue:
+                return None
+        return self._then.refusal(uow)

@@ -51,7 +51,8 @@ class Quote:
     """A play in progress that a purchase would resume instead."""
     refusal: ServiceError | None
     """What a purchase would be refused with now (sales stopped, a break in force, a reality
-    check due); None when it would go ahead, or when it would resume ``unfinished``."""
+    check due, the pools sold out or unusable); None when it would go ahead, or when it would
+    resume ``unfinished``. A balance below the price is left to ``balance_pence``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +94,8 @@ def quote(
                 safeguards.before_purchase(uow, session, at)
             except ServiceError as error:
                 refusal = error
+            else:
+                refusal = policy.outcomes.refusal(uow)
         return Quote(
             policy.price_pence, uow.wallets.balance(session.account_id), unfinished, refusal
         )
