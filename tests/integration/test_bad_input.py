@@ -133,22 +133,47 @@ def test_huge_chunked_body_without_length(player: Any) -> None:
     assert_problem(response, 413, "body_too_large")
 
 
+# Python's int() and pydantic read "+1", "1_0", " 1" and "1.0" as numbers: an id is digits only.
+LOOSE_NUMBERS = ["+1", "1_0", "%201", "1%20", "1.0", "0x1", "%D9%A1"]
+
+
 @pytest.mark.parametrize(
-    "bad", ["abc", "0", "-1", "1.5", "2147483648", "9793167572", "99999999999999999999999", "%00"]
+    "bad",
+    [
+        *["abc", "0", "-1", "1.5", "2147483648", "9793167572", "99999999999999999999999", "%00"],
+        *LOOSE_NUMBERS,
+    ],
 )
 def test_bad_ids(player: Any, bad: str) -> None:
     response = player.get(f"/api/wallet/movements/{bad}")
     assert_problem(response, 422, "invalid_request", "movement_id")
 
 
-@pytest.mark.parametrize("bad", ["abc", "0", "101", "-3"])
+@pytest.mark.parametrize("bad", ["abc", "0", "101", "-3", *LOOSE_NUMBERS])
 def test_bad_query(player: Any, bad: str) -> None:
     assert_problem(player.get(f"/api/wallet?limit={bad}"), 422, "invalid_request", "limit")
+
+
+@pytest.mark.parametrize("bad", LOOSE_NUMBERS)
+def test_pool_ids_positions_and_pages_are_digits(player: Any, bad: str) -> None:
+    assert_problem(player.get(f"/api/pools/{bad}"), 422, "invalid_request", "pool_id")
+    assert_problem(player.get(f"/api/pools/1/plays/{bad}"), 422, "invalid_request", "position")
+    assert_problem(player.get(f"/api/my-games?page={bad}"), 422, "invalid_request", "page")
+    per_page = player.get(f"/api/my-games?per_page={bad}")
+    assert_problem(per_page, 422, "invalid_request", "per_page")
 
 
 def test_unknown_route_and_method(player: Any) -> None:
     assert_problem(player.get("/api/nope"), 404, "not_found")
     assert_problem(player.delete("/api/me"), 405, "method_not_allowed")
+
+
+def test_a_long_unknown_path_is_not_repeated_whole(player: Any) -> None:
+    path = "/api/" + "x" * 60_000
+    answer = player.get(path)
+    assert_problem(answer, 404, "not_found")
+    assert answer.json()["detail"] == f"no such resource: {path[:200]}... (60,005 characters)"
+    assert len(answer.content) < 1_000
 
 
 @pytest.mark.parametrize(

@@ -310,6 +310,9 @@ async def _on_validation_error(request: Request, exc: Exception) -> Response:
     )
 
 
+PATH_SHOWN = 200
+"""How much of an unknown path a 404 repeats."""
+
 _UNPARSABLE_BECAUSE: dict[type[BaseException], str] = {
     UnicodeDecodeError: "not UTF-8 text",
     RecursionError: "nested too deeply",
@@ -337,7 +340,10 @@ async def _on_http_exception(request: Request, exc: Exception) -> Response:
             errors=[{"field": "body", "message": reason}],
         )
     if exc.status_code == 404 and detail == "Not Found":
-        detail = f"no such resource: {request.url.path}"
+        path = request.url.path
+        if len(path) > PATH_SHOWN:
+            path = path[:PATH_SHOWN] + f"... ({len(path):,} characters)"
+        detail = f"no such resource: {path}"
     return problem_response(kind, detail, headers=exc.headers)
 
 

@@ -41,7 +41,12 @@ from colour_collector.server.presenter import (
 from colour_collector.server.problems import problem_of
 from colour_collector.server.responses import answer
 from colour_collector.server.runtime import Runtime
-from colour_collector.server.schemas import BAD_PARAMETERS, BODY_PROBLEMS, problem_responses
+from colour_collector.server.schemas import (
+    BAD_PARAMETERS,
+    BODY_PROBLEMS,
+    InDigits,
+    problem_responses,
+)
 from colour_collector.service import my_games as games
 from colour_collector.service import purchase as buying
 from colour_collector.service import records, reveal, settle
@@ -234,8 +239,10 @@ def get_play(play_number: PlayNumber, runtime: RuntimeDep, token: SessionToken =
 def my_games(
     runtime: RuntimeDep,
     token: SessionToken = None,
-    page: Annotated[int, Query(ge=1, le=1_000_000, description="Page, from 1.")] = 1,
-    per_page: Annotated[int, Query(ge=1, le=games.MAX_PAGE, description="Plays a page.")] = 20,
+    page: Annotated[int, InDigits, Query(ge=1, le=1_000_000, description="Page, from 1.")] = 1,
+    per_page: Annotated[
+        int, InDigits, Query(ge=1, le=games.MAX_PAGE, description="Plays a page.")
+    ] = 20,
 ) -> Response:
     """Your plays, newest first."""
     found = games.my_games(runtime.database, token, page, per_page)

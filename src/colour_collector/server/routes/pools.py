@@ -16,14 +16,16 @@ from colour_collector.server.pool_schemas import (
 )
 from colour_collector.server.presenter import board
 from colour_collector.server.responses import answer
-from colour_collector.server.schemas import BAD_PARAMETERS, problem_responses
+from colour_collector.server.schemas import BAD_PARAMETERS, InDigits, problem_responses
 from colour_collector.service import pool_views
 from colour_collector.service.models import LARGEST_ID
 
 router = APIRouter(prefix="/api/pools", tags=["pools"], responses=BAD_PARAMETERS)
 
-PoolIdPath = Annotated[int, Path(ge=1, le=LARGEST_ID, description="The pool's id.")]
-PositionPath = Annotated[int, Path(ge=0, le=10**12, description="A position in the pool, from 0.")]
+PoolIdPath = Annotated[int, InDigits, Path(ge=1, le=LARGEST_ID, description="The pool's id.")]
+PositionPath = Annotated[
+    int, InDigits, Path(ge=0, le=10**12, description="A position in the pool, from 0.")
+]
 _NOT_FOUND = {
     404: "No such pool (`pool_not_found`).",
     422: "Invalid parameter (`invalid_request`).",

@@ -12,6 +12,7 @@ from colour_collector.server.responses import answer
 from colour_collector.server.schemas import (
     BAD_PARAMETERS,
     BODY_PROBLEMS,
+    InDigits,
     MovementResponse,
     TestDepositRequest,
     TestDepositResponse,
@@ -36,7 +37,9 @@ def get_wallet(
     runtime: RuntimeDep,
     token: SessionToken = None,
     limit: Annotated[
-        int, Query(ge=1, le=wallet.MAX_MOVEMENTS_PAGE, description="How many movements.")
+        int,
+        InDigits,
+        Query(ge=1, le=wallet.MAX_MOVEMENTS_PAGE, description="How many movements."),
     ] = 20,
 ) -> Response:
     """Balance (pence) and the latest movements, newest first."""
@@ -57,7 +60,7 @@ def get_wallet(
     ),
 )
 def get_movement(
-    movement_id: Annotated[int, Path(ge=1, le=LARGEST_ID, description="Movement id.")],
+    movement_id: Annotated[int, InDigits, Path(ge=1, le=LARGEST_ID, description="Movement id.")],
     runtime: RuntimeDep,
     token: SessionToken = None,
 ) -> Response:
