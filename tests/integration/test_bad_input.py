@@ -229,3 +229,15 @@ def test_healthz_and_openapi(client: Any) -> None:
     assert "/api/wallet/test-deposit" in spec["paths"]
     deposit = spec["paths"]["/api/wallet/test-deposit"]["post"]
     assert "TEST" in deposit["summary"] and "not real money" in deposit["description"]
+
+
+@pytest.mark.parametrize("path", ["/api/plays", "/api/wallet/test-deposit", "/api/wallet/deposits"])
+def test_an_idempotency_key_sent_twice_is_refused(player: Any, path: str) -> None:
+    """Which of two keys a retry would be matched by is the client's accident: neither is used."""
+    keys = [("Idempotency-Key", "first"), ("Idempotency-Key", "second")]
+    body = {"confirm": True} if path == "/api/plays" else {"amount_pence": 500}
+    answer = player.post(path, json=body, headers=keys)
+    assert_problem(answer, 422, "invalid_request", "Idempotency-Key")
+    assert answer.json()["detail"] == "Idempotency-Key: sent 2 times: send one"
+    assert player.get("/api/wallet").json()["balance_pence"] == 0
+    assert player.get("/api/my-games").json()["items"] == []

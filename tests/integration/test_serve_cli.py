@@ -226,6 +226,22 @@ def test_a_missing_checkpoint_directory_stops_serve_before_it_listens(tmp_path: 
     assert not (tmp_path / "mnt").exists()
 
 
+def test_a_missing_outcome_script_is_named_not_blamed_on_the_database(tmp_path: Path) -> None:
+    missing = tmp_path / "outcomes.json"
+    done = run_command(
+        [*COMMAND, "serve", "--port", str(free_port())],
+        tmp_path,
+        clean_env(
+            COLOUR_COLLECTOR_ENVIRONMENT="test",
+            COLOUR_COLLECTOR_SECRET_KEY="serve-cli-test-secret-key-0123456789abcdef",
+            COLOUR_COLLECTOR_OUTCOME_SCRIPT=str(missing),
+        ),
+    )
+    assert done.returncode == 2, done
+    assert f"COLOUR_COLLECTOR_OUTCOME_SCRIPT ({missing}) cannot be read" in done.stderr
+    assert "database" not in done.stderr and "Traceback" not in done.stderr
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("trusted", [None, "127.0.0.1"])
 def test_forwarded_addresses_count_only_from_trusted_proxies(

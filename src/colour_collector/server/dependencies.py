@@ -14,6 +14,7 @@ from typing import Annotated
 from fastapi import Cookie, Depends, Header, Path, Request
 
 from colour_collector.server.middleware import SESSION_COOKIE
+from colour_collector.server.problems import INVALID_REQUEST, ProblemError
 from colour_collector.server.runtime import Runtime
 
 OPERATOR_COOKIE = "cc_operator"
@@ -48,8 +49,9 @@ PlayNumber = Annotated[
     str,
     Path(min_length=1, max_length=PLAY_NUMBER_MAX, description="Play Number, e.g. CC-7K3-D9Q-XM4."),
 ]
+IDEMPOTENCY_KEY = "Idempotency-Key"
 _KEY = Header(
-    alias="Idempotency-Key",
+    alias=IDEMPOTENCY_KEY,
     min_length=1,
     max_length=255,
     description="Repeat a request safely: the same key answers the same result. 1 to 255"
@@ -57,9 +59,34 @@ _KEY = Header(
     # stated for the schema; ``service.idempotency`` checks it and says so in its words
     json_schema_extra={"pattern": "^[ -~]+$"},
 )
-IdempotencyKey = Annotated[str | None, _KEY]
+
+
+def _sent_once(request: Request) -> None:
+    # FastAPI reads the first of several; which one a repeated request would count is then
+    # the client's accident, so two are refused (as two X-CSRF-Token headers are).
+    sent = len(request.headers.getlist(IDEMPOTENCY_KEY))
+    if sent > 1:
+        said = f"sent {sent} times: send one"
+        raise ProblemError(
+            INVALID_REQUEST,
+            f"{IDEMPOTENCY_KEY}: {said}",
+            extra={"errors": [{"field": IDEMPOTENCY_KEY, "message": said}]},
+        )
+
+
+async def _optional_key(request: Request, key: Annotated[str | None, _KEY] = None) -> str | None:
+    _sent_once(request)
+    return key
+
+
+async def _required_key(request: Request, key: Annotated[str, _KEY]) -> str:
+    _sent_once(request)
+    return key
+
+
+IdempotencyKey = Annotated[str | None, Depends(_optional_key)]
 """An optional Idempotency-Key (a purchase, a test deposit)."""
-PaymentKey = Annotated[str, _KEY]
+PaymentKey = Annotated[str, Depends(_required_key)]
 """The Idempotency-Key a payment must carry: without one the request answers 422 naming it."""
 OperatorToken = Annotated[
     str | None,

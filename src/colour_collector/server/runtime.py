@@ -7,12 +7,14 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass
+from pathlib import Path
 
 from prometheus_client import CollectorRegistry
 
 from colour_collector.game.config import load_config
 from colour_collector.game.draw import secure_rng
 from colour_collector.game.pool import PrizePool, load_pool
+from colour_collector.game.prize_table import UnknownTierError, tier_by_name
 from colour_collector.game.versions import current_versions
 from colour_collector.generator_cache import warm
 from colour_collector.mail import OutboxMailer, SmtpMailer
@@ -133,6 +135,27 @@ def check_checkpoint_files(settings: Settings) -> None:
         )
 
 
+def scripted_outcomes(path: Path) -> list[str | None]:
+    """The tier names (null: no win) of an outcome script; ``InvalidInputError`` naming the
+    setting and what is wrong with the file."""
+    where = f"COLOUR_COLLECTOR_OUTCOME_SCRIPT ({path})"
+    try:
+        names = json.loads(path.read_text("utf-8"))
+    except OSError as error:
+        raise InvalidInputError(f"{where} cannot be read: {error.strerror}") from None
+    except ValueError as error:  # not UTF-8, or not JSON
+        raise InvalidInputError(f"{where} is not JSON: {error}") from None
+    if not isinstance(names, list) or not all(n is None or isinstance(n, str) for n in names):
+        raise InvalidInputError(f"{where} must be a JSON list of tier names or nulls")
+    for name in names:
+        if name is not None:
+            try:
+                tier_by_name(name)
+            except UnknownTierError as error:
+                raise InvalidInputError(f"{where}: {error}") from None
+    return names
+
+
 def build_runtime(settings: Settings, database: Database) -> Runtime:
     """The runtime for these settings.
 
@@ -153,7 +176,7 @@ def build_runtime(settings: Settings, database: Database) -> Runtime:
     try_outcomes: OutcomeSource = independent
     if settings.outcome_script is not None:
         # Test environments only (the settings refuse it elsewhere).
-        names = json.loads(settings.outcome_script.read_text("utf-8"))
+        names = scripted_outcomes(settings.outcome_script)
         purchase = ScriptedSource(names, purchase)
         try_outcomes = ScriptedSource(names, independent)
     accounts = account_policy(settings)

@@ -112,8 +112,8 @@ def _view(play: StoredPlay) -> PlayViewResponse:
 async def purchase(
     body: PurchaseRequest,
     runtime: RuntimeDep,
+    idempotency_key: IdempotencyKey,
     token: SessionToken = None,
-    idempotency_key: IdempotencyKey = None,
 ) -> Response:
     """Buy a play for the price: debit, store and audit in one transaction.
 

@@ -97,8 +97,8 @@ def get_movement(
 def test_deposit(
     body: TestDepositRequest,
     runtime: RuntimeDep,
+    idempotency_key: IdempotencyKey,
     token: SessionToken = None,
-    idempotency_key: IdempotencyKey = None,
 ) -> Response:
     """**Test environments only.** Credits test funds to the wallet: this is not real money
     and there is no payment. Refused with 403 ``test_deposits_disabled`` when the server runs
