@@ -118,9 +118,23 @@ def test_db_migrate_defaults_to_the_servers_database(tmp_path: Path) -> None:
         },
     )
     assert done.exit_code == 0, done.output
-    with sqlite3.connect(tmp_path / "data" / "colour-collector.sqlite3") as connection:
+    made = tmp_path / "data" / "colour-collector.sqlite3"
+    with sqlite3.connect(made) as connection:
         tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
     assert "alembic_version" in tables
+    # A database made where there was none is said, with the one used: the operator sees a
+    # command run from the wrong folder or without the server's COLOUR_COLLECTOR_DATA_DIR.
+    assert f"no database file {made}: making a new one" in done.stderr
+    assert f"sqlite:///{made}: migrated to the latest schema" in done.stdout
+    again = CliRunner().invoke(
+        parent,
+        ["colour-collector", "db", "migrate"],
+        env={
+            "COLOUR_COLLECTOR_DATA_DIR": str(tmp_path / "data"),
+            "COLOUR_COLLECTOR_DATABASE_URL": None,
+        },
+    )
+    assert again.exit_code == 0 and "making a new one" not in again.output, again.output
 
 
 def test_simulate_refuses_more_plays_than_it_can_list() -> None:

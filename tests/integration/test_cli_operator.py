@@ -46,7 +46,7 @@ def test_operator_add_makes_an_account_that_logs_in(database_url: str) -> None:
         "--database-url", database_url, stdin="a long operator password\n",
     )  # fmt: skip
     assert made.exit_code == 0, made.output
-    assert "Operator 'alice' created with the role 'manager'." in made.output
+    assert f"Operator 'alice' created with the role 'manager' in {database_url}." in made.output
     database = Database(database_url)
     try:
         policy = operators.OperatorPolicy(

@@ -77,6 +77,11 @@ def open_database(
                 " does colour-collector db migrate)",
             )
         Path(missing).parent.mkdir(parents=True, exist_ok=True)
+        typer.echo(
+            f"colour-collector {command}: no database file {missing}: making a new one (is"
+            " COLOUR_COLLECTOR_DATA_DIR or --database-url the server's?)",
+            err=True,
+        )
     try:
         database = Database(target)
     except Exception as error:  # an unknown driver, a driver not installed...

@@ -24,9 +24,10 @@ def migrate(
     ] = None,
 ) -> None:
     """Create or migrate the database's tables to the latest schema (as the tables' owner)."""
-    with open_database("db migrate", database_url, create=True):
-        pass  # opening with ``create`` is the migration
-    typer.echo("migrated to the latest schema")
+    with open_database("db migrate", database_url, create=True) as database:
+        shown = database.engine.url.render_as_string(hide_password=True)
+    # opening with ``create`` is the migration
+    typer.echo(f"{shown}: migrated to the latest schema")
 
 
 @db_app.command("grants")

@@ -83,11 +83,12 @@ def add(
         parallelism=settings.password_hash_parallelism,
     )
     with open_database("operator add", database_url, create=True, settings=settings) as database:
+        shown = database.engine.url.render_as_string(hide_password=True)
         try:
             made = operators.add(database, passwords, name=cleaned, password=password, role=role)
         except ServiceError as error:
             stop_command("operator add", str(error), FAILED)
-    typer.echo(f"Operator {made.name!r} created with the role {made.role.value!r}.")
+    typer.echo(f"Operator {made.name!r} created with the role {made.role.value!r} in {shown}.")
 
 
 @operator_app.command("list")
