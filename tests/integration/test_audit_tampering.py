@@ -79,7 +79,7 @@ def broken(result: Any, *fragments: str) -> str:
 def test_an_untouched_database_verifies(database_url: str, played: dict[str, Any]) -> None:
     ok = verify(database_url, played)
     assert ok.exit_code == 0, ok.output
-    assert "1 checkpoints hold" in ok.output and "3 plays agree" in ok.output
+    assert "1 checkpoint holds" in ok.output and "3 plays agree" in ok.output
 
 
 def test_a_wiped_log_with_its_head_reset_is_found(

@@ -92,7 +92,8 @@ def verify(
             " hold together, but nothing kept outside the database vouches for them"
         )
         raise typer.Exit(FAILED)
-    anchors = f", {anchored} checkpoints hold" if checkpoints is not None else ""
+    held = f"{anchored} checkpoint{'s' if anchored != 1 else ''} hold{'s' if anchored == 1 else ''}"
+    anchors = f", {held}" if checkpoints is not None else ""
     typer.echo(
         f"OK: {report.entries} audit entries, chain intact (last hash {report.last_hash})"
         f"{anchors}; {found.movements} ledger movements and {found.plays} plays agree with it"

@@ -195,7 +195,7 @@ def close(
         by = "" if last is None else f", the last by {last:%Y-%m-%d %H:%M} UTC at the latest"
         typer.echo(
             f"Closed pool {closed.id} ({sales}): no more sales. Its secret is not published yet:"
-            f" {waiting:,} of its plays are in progress, and it would tell their prizes. They are"
+            f" {_in_progress(waiting)}, and it would tell their prizes. They are"
             f" finished by their players or by the server{by}; run pool close {closed.id}"
             " again then."
         )
@@ -413,3 +413,9 @@ def check(
             )
     if problems:
         raise typer.Exit(FAILED)
+
+
+def _in_progress(waiting: int) -> str:
+    if waiting == 1:
+        return "1 of its plays is in progress"
+    return f"{waiting:,} of its plays are in progress"
