@@ -59,7 +59,11 @@ def _one_line(output: str, args: tuple[str, ...], expected: str) -> None:
     ("url", "expected"),
     [
         ("not a url", "not a database URL: 'not a url'"),
-        ("nosuchdb://u@127.0.0.1/x", "cannot open the database: Can't load plugin"),
+        (
+            "nosuchdb://u@127.0.0.1/x",
+            "cannot open the database: only SQLite and PostgreSQL databases are supported,"
+            " not nosuchdb://",
+        ),
         (UNREACHABLE, "cannot open the database: (psycopg.OperationalError) connection failed"),
     ],
     ids=["not-a-url", "unknown-driver", "unreachable"],
@@ -89,7 +93,11 @@ def test_a_database_never_migrated_is_said_so_and_left_alone(
     sqlite3.connect(where).close()
     status, output = _run(tmp_path, args, f"sqlite:///{where}")
     assert status == UNUSABLE, output
-    _one_line(output, args, "cannot read the database: (sqlite3.OperationalError) no such table")
+    _one_line(
+        output,
+        args,
+        f"the database sqlite:///{where} has no tables of the game: it was never migrated",
+    )
     with sqlite3.connect(where) as connection:
         assert connection.execute("SELECT name FROM sqlite_master").fetchall() == []
 

@@ -62,6 +62,7 @@ def open_database(
     from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
 
     from colour_collector.store import Database, upgrade_to_head  # noqa: PLC0415
+    from colour_collector.store.migrate import current_revision  # noqa: PLC0415
 
     target = url or (settings or server_settings(command)).resolved_database_url
     try:
@@ -96,6 +97,13 @@ def open_database(
                 upgrade_to_head(target)
             except Exception as error:  # a role that may not create tables, a later schema...
                 stop_command(command, f"cannot migrate the database: {first_line(error)}")
+        elif current_revision(database.engine) is None:
+            shown = database.engine.url.render_as_string(hide_password=True)
+            stop_command(
+                command,
+                f"the database {shown} has no tables of the game: it was never migrated (the"
+                " server migrates it when it starts, and so does colour-collector db migrate)",
+            )
         yield database
     except SQLAlchemyError as error:  # a database never migrated, a role that may not read...
         stop_command(command, f"cannot read the database: {first_line(error)}")

@@ -39,7 +39,7 @@ def database_url(url: str) -> URL:
     """``url`` parsed, with ``postgresql://`` meaning psycopg 3; raises ``ValueError`` for a
     database or driver this project does not run on."""
     parsed = make_url(url)
-    backend, driver = parsed.get_backend_name(), parsed.get_driver_name()
+    backend = parsed.get_backend_name()
     if backend == "sqlite":
         return parsed
     if backend != "postgresql":
@@ -48,7 +48,8 @@ def database_url(url: str) -> URL:
         )
     if "+" not in parsed.drivername:
         return parsed.set(drivername="postgresql+psycopg")
-    if driver != "psycopg":
+    # Only now: for a URL naming no driver, get_driver_name() loads the backend's dialect.
+    if parsed.get_driver_name() != "psycopg":
         raise ValueError(
             "PostgreSQL is reached through psycopg 3: use a postgresql:// or"
             f" postgresql+psycopg:// URL, not {parsed.drivername}://"
