@@ -91,6 +91,16 @@ def backend() -> str:
         (("pool", "verify", "{tmp}/pool.json", "--positions", "9:3"), 2, "--positions must be"),
         (("pool", "verify", "{tmp}/pool.json", "--positions", "abc"), 2, "--positions must be"),
         (("pool", "verify", "{tmp}/pool.json", "--workers", "0"), 2, "Invalid value"),
+        (
+            ("pool", "verify", "{tmp}/pool.json", "--commitment", "abc"),
+            2,
+            "--commitment must be a SHA-256 in hex (64 digits 0-9 and a-f), not 'abc'",
+        ),
+        (
+            ("pool", "check", "--pool", "{tmp}/pool.json", "--position", "0", "--commitment", "z"),
+            2,
+            "--commitment must be a SHA-256 in hex",
+        ),
         (("pool", "report", "{tmp}/pool.json", "--out", "{tmp}"), 2, "exists"),
         (
             ("pool", "check", "--pool", "{tmp}/pool.json", "--position", "99"),

@@ -128,6 +128,20 @@ def read_positions(text: str | None, size: int, command: str) -> tuple[int, int]
     return start, stop
 
 
+def read_commitment(text: str | None, command: str) -> str | None:
+    """A ``--commitment`` as the pool files write it (64 hex digits, lower case); a text that
+    cannot be one stops the command (exit 2) rather than fail the check (exit 1)."""
+    if text is None:
+        return None
+    cleaned = text.strip().lower()
+    if len(cleaned) != 64 or any(c not in "0123456789abcdef" for c in cleaned):
+        stop_command(
+            f"pool {command}",
+            f"--commitment must be a SHA-256 in hex (64 digits 0-9 and a-f), not {text!r}",
+        )
+    return cleaned
+
+
 def describe(parameters: PoolParameters) -> str:
     structure = (
         "the published prize structure"

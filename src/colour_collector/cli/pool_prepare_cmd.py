@@ -20,6 +20,7 @@ from colour_collector.cli.base import FAILED, stop_command
 from colour_collector.cli.pool_base import (
     describe,
     pool_app,
+    read_commitment,
     read_pool_file,
     read_positions,
     require_versions,
@@ -317,16 +318,15 @@ def verify(
     """
     from colour_collector.game.pool_file import PoolFileError  # noqa: PLC0415
 
+    wanted = read_commitment(expected, "verify")
     pool = read_pool_file(pool_file, "verify", published=True)
     try:
         pool.check()
     except PoolFileError as error:
         _refuse_verify(pool, str(error), as_json)
-    if expected is not None and expected.strip().lower() != pool.commitment:
+    if wanted is not None and wanted != pool.commitment:
         _refuse_verify(
-            pool,
-            f"the pool file's commitment {pool.commitment} is not {expected.strip()!r}",
-            as_json,
+            pool, f"the pool file's commitment {pool.commitment} is not {wanted!r}", as_json
         )
     require_versions(pool.parameters, "verify")
     start, stop = read_positions(positions, pool.parameters.size, "verify")

@@ -15,6 +15,7 @@ from colour_collector.cli.database import DatabaseUrl, open_database
 from colour_collector.cli.pool_base import (
     describe,
     pool_app,
+    read_commitment,
     read_pool_file,
     read_source,
     require_versions,
@@ -320,6 +321,7 @@ def check(
     )
     from colour_collector.game.replay import replay  # noqa: PLC0415
 
+    seen = read_commitment(expected_commitment, "check")
     published = _published(pool)
     text = published.secret if secret_text is None else secret_text
     if text is None:
@@ -331,14 +333,12 @@ def check(
     except PoolDealError as error:
         stop_command("pool check", f"--secret: {error}")
     parameters = published.parameters
-    if expected_commitment is not None and (
-        expected_commitment.strip().lower() != published.commitment
-    ):
+    if seen is not None and seen != published.commitment:
         _refuse_check(
             published.commitment,
             position,
             f"the pool publishes the commitment {published.commitment}, not the one you saw"
-            f" before the sale ({expected_commitment.strip()!r})",
+            f" before the sale ({seen!r})",
             as_json,
         )
     if commitment(secret, parameters) != published.commitment:
