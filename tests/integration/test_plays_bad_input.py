@@ -103,6 +103,14 @@ def test_bad_step_bodies(ready: dict[str, Any]) -> None:
             answer = client.post(f"{target}/steps", json=body)
             assert_problem(answer, 422, "invalid_request", field)
         assert client.get(target).json()["board"]["revealed"] == 0  # nothing was revealed
+        # A pick sent with a spin is told what to do, not pydantic's "Input should be None".
+        maybe = client.post(f"{target}/steps", json={"kind": "spin", "pick": "maybe"}).json()
+        assert maybe["errors"] == [
+            {
+                "field": "pick",
+                "message": "a spin takes no pick: leave pick out (only a bonus_pick has one)",
+            }
+        ]
 
 
 def test_huge_bodies_are_refused(ready: dict[str, Any]) -> None:

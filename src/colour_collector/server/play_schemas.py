@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, StrictBool
+from pydantic import AfterValidator, BeforeValidator, Field, StrictBool
 
 from colour_collector.game.config import BonusKind
 from colour_collector.server.presenter import Board, LastStep, StepShown
@@ -47,11 +47,19 @@ StepIndex = Annotated[
 ]
 
 
+def _no_pick(value: object) -> None:
+    if value is not None:
+        raise ValueError("a spin takes no pick: leave pick out (only a bonus_pick has one)")
+
+
+NoPick = Annotated[None, BeforeValidator(_no_pick), Field(description="A spin takes no pick.")]
+
+
 class SpinRequest(Request):
     """Press SPIN in the Main Game."""
 
     kind: Literal["spin"]
-    pick: None = Field(default=None, description="A spin takes no pick.")
+    pick: NoPick = None
     step: StepIndex = None
 
 
@@ -67,7 +75,7 @@ class PrizeSpinRequest(Request):
     """Press SPIN in the Prize Game."""
 
     kind: Literal["prize_spin"]
-    pick: None = Field(default=None, description="A spin takes no pick.")
+    pick: NoPick = None
     step: StepIndex = None
 
 
