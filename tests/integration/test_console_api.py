@@ -297,9 +297,9 @@ def test_metrics_can_require_a_token(
 @pytest.mark.parametrize(
     ("query", "words"),
     [
-        ("²", "neither an e-mail address nor an account number"),
-        ("１２３", "neither an e-mail address nor an account number"),  # full-width digits
-        ("#²", "neither an e-mail address nor an account number"),
+        ("²", "nor a Play Number (CC-7K3-D9Q-XM4)"),
+        ("１２３", "nor a Play Number (CC-7K3-D9Q-XM4)"),  # full-width digits
+        ("#²", "nor a Play Number (CC-7K3-D9Q-XM4)"),
         ("9" * 23, "too large to be an account number"),
         ("#2147483648", "too large to be an account number"),
         ("player@example", "not an e-mail address"),

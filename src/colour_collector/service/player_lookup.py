@@ -145,8 +145,8 @@ def _email(text: str) -> str:
         if "@" in text:  # meant as an address: say what is wrong with it
             raise InvalidInputError(str(error), field="query") from None
         raise InvalidInputError(
-            f"{_shown(text)} is neither an e-mail address nor an account number (the digits 0-9,"
-            " as 12 or #12)",
+            f"{_shown(text)} is neither an e-mail address, nor an account number (the digits 0-9,"
+            " as 12 or #12), nor a Play Number (CC-7K3-D9Q-XM4)",
             field="query",
         ) from None
 
