@@ -134,6 +134,16 @@ def test_production_refuses_unsafe_settings(tmp_path: Path) -> None:
         Settings(**mail, smtp_user="mailer", environment="production", secret_key=secret,
                  data_dir=tmp_path)  # fmt: skip
     assert Settings(**mail, environment="production", secret_key=secret, data_dir=tmp_path)
+    # Every problem at once, each its own error: not one a start.
+    with pytest.raises(ValidationError) as several:
+        Settings(environment="production", test_deposits_enabled=True, data_dir=tmp_path)
+    said = [error["msg"] for error in several.value.errors()]
+    assert [m.split(" ")[0] for m in said] == [
+        "COLOUR_COLLECTOR_SECRET_KEY",
+        "COLOUR_COLLECTOR_TEST_DEPOSITS_ENABLED",
+        "COLOUR_COLLECTOR_SMTP_HOST",
+        "COLOUR_COLLECTOR_PUBLIC_URL",
+    ], said
     # Development may use the default secret.
     assert Settings(environment="development", data_dir=tmp_path).test_deposits is True
 

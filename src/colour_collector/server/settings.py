@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterator
 from enum import StrEnum, unique
 from pathlib import Path
 from typing import Annotated, Self
 
-from pydantic import BeforeValidator, Field, SecretStr, model_validator
+from pydantic import BeforeValidator, Field, SecretStr, ValidationError, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_SECRET_KEY = "dev-only-insecure-secret-key-change-me"
@@ -164,10 +166,28 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _refuse_unsafe(self) -> Self:
+        """Every unsafe or inconsistent setting at once, each its own error: an operator fixes
+        them in one go rather than one a start."""
+        problems = [*self._unsafe(), *self._unsafe_mail()]
+        if problems:
+            raise ValidationError.from_exception_data(
+                type(self).__name__,
+                [
+                    InitErrorDetails(
+                        type=PydanticCustomError("unsafe_setting", "{problem}", {"problem": p}),
+                        loc=(),
+                        input=None,
+                    )
+                    for p in problems
+                ],
+            )
+        return self
+
+    def _unsafe(self) -> Iterator[str]:
         production = self.environment is Environment.PRODUCTION
         lanes = self.password_hash_parallelism
         if self.password_hash_memory_kib < ARGON2_KIB_PER_LANE * lanes:  # Argon2's own rule
-            raise ValueError(
+            yield (
                 "COLOUR_COLLECTOR_PASSWORD_HASH_MEMORY_KIB must be at least"
                 f" {ARGON2_KIB_PER_LANE} KiB per lane ({ARGON2_KIB_PER_LANE * lanes} with"
                 f" COLOUR_COLLECTOR_PASSWORD_HASH_PARALLELISM={lanes})"
@@ -176,38 +196,38 @@ class Settings(BaseSettings):
             self.environment is not Environment.DEVELOPMENT
             and self.secret_key.get_secret_value() == DEFAULT_SECRET_KEY
         ):
-            raise ValueError(
+            yield (
                 f"COLOUR_COLLECTOR_SECRET_KEY must be set to a real secret when environment is"
                 f" {self.environment.value!r} (the default is for development only)"
             )
         if len(self.secret_key.get_secret_value()) < 32 and production:
-            raise ValueError("COLOUR_COLLECTOR_SECRET_KEY must be at least 32 characters")
+            yield ("COLOUR_COLLECTOR_SECRET_KEY must be at least 32 characters")
         if production and self.test_deposits_enabled:
-            raise ValueError("COLOUR_COLLECTOR_TEST_DEPOSITS_ENABLED must be false in production")
+            yield ("COLOUR_COLLECTOR_TEST_DEPOSITS_ENABLED must be false in production")
         if self.outcome_script is not None and self.environment is not Environment.TEST:
-            raise ValueError(
+            yield (
                 "COLOUR_COLLECTOR_OUTCOME_SCRIPT is for automated tests only: it is refused "
                 f"when environment is {self.environment.value!r}"
             )
         if self.clock_file is not None and self.environment is not Environment.TEST:
-            raise ValueError(
+            yield (
                 "COLOUR_COLLECTOR_CLOCK_FILE is for automated tests only: it is refused "
                 f"when environment is {self.environment.value!r}"
             )
         if production and self.payment_provider is PaymentProviderKind.SIMULATED:
-            raise ValueError(
+            yield (
                 "COLOUR_COLLECTOR_PAYMENT_PROVIDER=simulated moves no real money: it is refused"
                 " in production"
             )
         if self.session_idle_timeout <= dt.timedelta(0):
-            raise ValueError("COLOUR_COLLECTOR_SESSION_IDLE_TIMEOUT must be positive")
+            yield ("COLOUR_COLLECTOR_SESSION_IDLE_TIMEOUT must be positive")
         if self.operator_session_lifetime <= dt.timedelta(0):
-            raise ValueError("COLOUR_COLLECTOR_OPERATOR_SESSION_LIFETIME must be positive")
+            yield ("COLOUR_COLLECTOR_OPERATOR_SESSION_LIFETIME must be positive")
         if production and (
             self.password_hash_time_cost < MIN_PRODUCTION_TIME_COST
             or self.password_hash_memory_kib < MIN_PRODUCTION_MEMORY_KIB
         ):
-            raise ValueError(
+            yield (
                 "password hashing is too cheap for production: COLOUR_COLLECTOR_PASSWORD_HASH_"
                 f"TIME_COST must be at least {MIN_PRODUCTION_TIME_COST} and MEMORY_KIB at least"
                 f" {MIN_PRODUCTION_MEMORY_KIB} (OWASP's minimum for Argon2id)"
@@ -215,49 +235,48 @@ class Settings(BaseSettings):
         if (self.audit_checkpoint_dir is None) != (self.audit_checkpoint_key_file is None):
             pair = ("DIR", "KEY_FILE")
             given, missing = pair if self.audit_checkpoint_key_file is None else pair[::-1]
-            raise ValueError(
+            yield (
                 "COLOUR_COLLECTOR_AUDIT_CHECKPOINT_DIR and"
                 " COLOUR_COLLECTOR_AUDIT_CHECKPOINT_KEY_FILE must be set together:"
                 f" COLOUR_COLLECTOR_AUDIT_CHECKPOINT_{given} is set but"
                 f" COLOUR_COLLECTOR_AUDIT_CHECKPOINT_{missing} is not"
             )
         if self.audit_checkpoint_interval <= dt.timedelta(0):
-            raise ValueError("COLOUR_COLLECTOR_AUDIT_CHECKPOINT_INTERVAL must be positive")
+            yield ("COLOUR_COLLECTOR_AUDIT_CHECKPOINT_INTERVAL must be positive")
         if self.auto_finish_interval <= dt.timedelta(0):
-            raise ValueError("COLOUR_COLLECTOR_AUTO_FINISH_INTERVAL must be positive")
+            yield ("COLOUR_COLLECTOR_AUTO_FINISH_INTERVAL must be positive")
         if self.session_lifetime <= dt.timedelta(0):
-            raise ValueError("COLOUR_COLLECTOR_SESSION_LIFETIME must be positive")
+            yield ("COLOUR_COLLECTOR_SESSION_LIFETIME must be positive")
         if self.login_failure_window <= dt.timedelta(0):
-            raise ValueError("COLOUR_COLLECTOR_LOGIN_FAILURE_WINDOW must be positive")
-        self._refuse_unsafe_mail(production)
-        return self
+            yield ("COLOUR_COLLECTOR_LOGIN_FAILURE_WINDOW must be positive")
 
-    def _refuse_unsafe_mail(self, production: bool) -> None:
+    def _unsafe_mail(self) -> Iterator[str]:
+        production = self.environment is Environment.PRODUCTION
         if not self.public_url.startswith(("https://", "http://")):
-            raise ValueError(
+            yield (
                 f"COLOUR_COLLECTOR_PUBLIC_URL must be an http(s) address, not {self.public_url!r}"
             )
         if production and self.smtp_host is None:
-            raise ValueError(
+            yield (
                 "COLOUR_COLLECTOR_SMTP_HOST must be set in production: accounts are confirmed by"
                 " e-mail (and the file outbox is for development and tests)"
             )
         if production and not self.public_url.startswith("https://"):
-            raise ValueError(
+            yield (
                 "COLOUR_COLLECTOR_PUBLIC_URL must be set to the game's https:// address in"
                 " production (the links in the mails point there)"
             )
         if self.smtp_user and not self.smtp_starttls and production:
-            raise ValueError(
+            yield (
                 "COLOUR_COLLECTOR_SMTP_STARTTLS must be on when COLOUR_COLLECTOR_SMTP_USER is set"
                 " in production (the password would cross the network in clear)"
             )
         if self.confirmation_link_lifetime <= dt.timedelta(0):
-            raise ValueError("COLOUR_COLLECTOR_CONFIRMATION_LINK_LIFETIME must be positive")
+            yield ("COLOUR_COLLECTOR_CONFIRMATION_LINK_LIFETIME must be positive")
         if self.password_reset_link_lifetime <= dt.timedelta(0):
-            raise ValueError("COLOUR_COLLECTOR_PASSWORD_RESET_LINK_LIFETIME must be positive")
+            yield ("COLOUR_COLLECTOR_PASSWORD_RESET_LINK_LIFETIME must be positive")
         if self.registration_mail_window <= dt.timedelta(0):
-            raise ValueError("COLOUR_COLLECTOR_REGISTRATION_MAIL_WINDOW must be positive")
+            yield ("COLOUR_COLLECTOR_REGISTRATION_MAIL_WINDOW must be positive")
 
     @property
     def sells_pools(self) -> bool:
