@@ -5,6 +5,7 @@ the outcome sources and the secure random source."""
 from __future__ import annotations
 
 import json
+import os
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,10 +84,23 @@ def account_policy(settings: Settings) -> AccountPolicy:
     )
 
 
+def usable_outbox(folder: Path) -> Path:
+    """``folder``, made if needed; ``InvalidInputError`` naming the setting when it cannot be
+    made or written to (found at start, not at the first registration's mail)."""
+    where = f"COLOUR_COLLECTOR_MAIL_OUTBOX_DIR ({folder})"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InvalidInputError(f"{where} cannot be made: {error.strerror}") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InvalidInputError(f"{where} cannot be written to")
+    return folder
+
+
 def mailer(settings: Settings) -> Mailer:
     """SMTP when a host is set (production must), else the file outbox."""
     if settings.smtp_host is None:
-        return OutboxMailer(settings.mail_outbox, sender=settings.mail_from)
+        return OutboxMailer(usable_outbox(settings.mail_outbox), sender=settings.mail_from)
     return SmtpMailer(
         host=settings.smtp_host,
         port=settings.smtp_port,

@@ -1,5 +1,6 @@
-"""The outcome script a test server reads (``COLOUR_COLLECTOR_OUTCOME_SCRIPT``): a bad file is
-refused naming the setting and what is wrong with it."""
+"""Files and folders the server's settings name, checked at start: the outcome script a test
+server reads (``COLOUR_COLLECTOR_OUTCOME_SCRIPT``) and the mail outbox. A bad one is refused
+naming the setting and what is wrong with it."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from colour_collector.server.runtime import scripted_outcomes
+from colour_collector.server.runtime import scripted_outcomes, usable_outbox
 from colour_collector.service.errors import InvalidInputError
 
 
@@ -38,3 +39,15 @@ def test_a_bad_script_is_named_with_its_setting(
         scripted_outcomes(script)
     assert str(refused.value).startswith(f"COLOUR_COLLECTOR_OUTCOME_SCRIPT ({script})")
     assert said in str(refused.value)
+
+
+def test_a_mail_outbox_that_cannot_be_made_is_named(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", "utf-8")
+    with pytest.raises(InvalidInputError) as refused:
+        usable_outbox(blocker / "outbox")
+    assert str(refused.value) == (
+        f"COLOUR_COLLECTOR_MAIL_OUTBOX_DIR ({blocker / 'outbox'}) cannot be made: Not a directory"
+    )
+    made = usable_outbox(tmp_path / "new" / "outbox")
+    assert made.is_dir()
