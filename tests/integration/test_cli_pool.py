@@ -62,7 +62,8 @@ def test_pools_are_built_certified_sold_rolled_closed_and_checked(
         assert "every tier's count is the prize structure's, exactly" in verified.output
     loaded = run("pool", "load", str(first), "--database-url", database_url)
     assert loaded.exit_code == 0, loaded.output
-    assert "Loaded pool 1: 6 plays" in loaded.output and "on sale now" in loaded.output
+    # This shell's draw mode is not ``pool``: the pool is first in line, not said to be on sale.
+    assert "Loaded pool 1: 6 plays" in loaded.output and "; first in line." in loaded.output
     # It names the database it wrote to (without its password), and, since this shell's draw
     # mode is not ``pool``, that only a server dealing from pools sells it.
     url = make_url(database_url)
@@ -75,10 +76,16 @@ def test_pools_are_built_certified_sold_rolled_closed_and_checked(
     )  # fmt: skip
     assert "Loaded pool 2" in loaded.output and "on sale after 1 pool(s)" in loaded.output
     assert "Sold only by" not in loaded.output
-    again = run("pool", "load", str(first), "--database-url", database_url)
+    again = run(
+        "pool", "load", str(first), "--database-url", database_url,
+        env={"COLOUR_COLLECTOR_DRAW_MODE": "pool"},
+    )  # fmt: skip
     assert "Pool 1 was loaded before" in again.output and "on sale now" in again.output
     listed = json.loads(run("pool", "list", "--json", "--database-url", database_url).output)
     assert [(p["id"], p["status"]) for p in listed["pools"]] == [(2, "queued"), (1, "on_sale")]
+    table = run("pool", "list", "--database-url", database_url).output.splitlines()
+    assert table[0].split() == ["id", "status", "sold", "of", "commitment", "when"]
+    assert [line.split()[:2] for line in table[1:]] == [["2", "queued"], ["1", "on_sale"]]
 
     app = create_app(settings)
     try:

@@ -34,6 +34,9 @@ MAX_INFO_BYTES = 1 << 20
 # -- the server's pools ----------------------------------------------------------------------------
 
 
+_LIST_HEADER = f"{'id':>4}  {'status':<9} {'sold':>12}   {'of':<12} {'commitment':<19}  when"
+
+
 def _pool_line(shown: Any) -> str:
     pool = shown.pool
     return (
@@ -84,7 +87,7 @@ def load(
     if stored.sold_out:
         where = "sold out"
     elif loaded.ahead == 0:
-        where = "on sale now"
+        where = "on sale now" if settings.sells_pools else "first in line"
     else:
         where = f"on sale after {loaded.ahead} pool(s)"
     typer.echo(f"Loaded pool {stored.id}: {describe(pool.parameters)}; {where}.")
@@ -133,6 +136,8 @@ def listing(
         return
     if not shown:
         typer.echo("No pool is loaded.")
+        return
+    typer.echo(_LIST_HEADER)
     for item in shown:
         typer.echo(_pool_line(item))
 
