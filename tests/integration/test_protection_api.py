@@ -120,6 +120,16 @@ def test_a_decrease_applies_at_once_over_http(player: Any) -> None:
         bad = player.post("/api/protection/deposit-limits", json=body)
         assert bad.status_code == 422, bad.text
         assert field in [e["field"] for e in bad.json()["errors"]]
+    # Every field wrong is named at once, a limit out of range beside a wrong type.
+    everything = {"daily_pence": -1, "weekly_pence": "x", "monthly_pence": 99_999_999_999}
+    bad = player.post("/api/protection/deposit-limits", json=everything)
+    assert bad.status_code == 422, bad.text
+    assert [e["field"] for e in bad.json()["errors"]] == [
+        "daily_pence",
+        "weekly_pence",
+        "monthly_pence",
+    ]
+    assert bad.json()["errors"][0]["message"] == "a daily limit must be 1 to 10000000 pence, got -1"
 
 
 def test_a_time_out_refuses_plays_and_deposits_but_not_the_play_in_progress(

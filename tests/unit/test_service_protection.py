@@ -165,6 +165,15 @@ def test_a_limit_must_be_whole_positive_pence(bad: object) -> None:
     assert refused.value.field == "daily_pence"
 
 
+def test_every_limit_not_acceptable_is_named_at_once() -> None:
+    db = FakeDatabase()
+    token = player(db)
+    wanted = {LimitPeriod.DAILY: 0, LimitPeriod.WEEKLY: 10_000, LimitPeriod.MONTHLY: "lots"}
+    with pytest.raises(InvalidInputError) as refused:
+        limits.set_limits(db, token, wanted, now=T0)  # type: ignore[arg-type]
+    assert [field for field, _ in refused.value.problems] == ["daily_pence", "monthly_pence"]
+
+
 def test_a_deposit_over_a_limit_is_refused_naming_it_and_when_it_fits() -> None:
     db = FakeDatabase()
     token = player(db)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, StrictBool, StrictInt
+from pydantic import AfterValidator, Field, StrictBool, StrictInt, ValidationInfo
 
 from colour_collector.server.schemas import Request, Response
 from colour_collector.service.deposits import PaymentMade
 from colour_collector.service.exclusions import SELF_EXCLUSION_MONTHS, TIME_OUT_DAYS
-from colour_collector.service.limits import MAX_LIMIT_PENCE
+from colour_collector.service.limits import MAX_LIMIT_PENCE, check_amount
 from colour_collector.service.payments import MAX_PAYMENT_PENCE
 from colour_collector.service.protection import LimitStanding, Protection
 from colour_collector.service.protection_models import (
@@ -21,7 +21,15 @@ from colour_collector.service.protection_models import (
 )
 from colour_collector.service.reality_checks import INTERVAL_MINUTES, RealityCheck
 
-LimitAmount = StrictInt | None
+
+def _limit_in_range(value: int | None, info: ValidationInfo) -> int | None:
+    # The service's own check, in its words, here too: pydantic then reports a limit out of
+    # range together with the other fields' errors, not after them.
+    period = LimitPeriod(str(info.field_name).removesuffix("_pence"))
+    return check_amount(period, value)
+
+
+LimitAmount = Annotated[StrictInt | None, AfterValidator(_limit_in_range)]
 
 
 def _between(bounds: tuple[int, int]) -> dict[str, Any]:

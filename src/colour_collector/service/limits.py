@@ -58,6 +58,22 @@ def check_amount(period: LimitPeriod, amount: object) -> Pence | None:
     return amount
 
 
+def check_amounts(wanted: Mapping[LimitPeriod, object]) -> dict[LimitPeriod, Pence | None]:
+    """Every period's limit checked (:func:`check_amount`); one error naming each that is not
+    acceptable, so a player corrects them all at once."""
+    checked: dict[LimitPeriod, Pence | None] = {}
+    refused: list[InvalidInputError] = []
+    for period in LimitPeriod:
+        try:
+            checked[period] = check_amount(period, wanted.get(period))
+        except InvalidInputError as error:
+            refused.append(error)
+    if refused:
+        first, *others = refused
+        raise InvalidInputError(str(first), field=first.field, also=tuple(others))
+    return checked
+
+
 def is_tighter(new: Pence | None, current: Pence | None) -> bool:
     """Whether ``new`` allows less than ``current`` (None allows everything)."""
     return new is not None and (current is None or new < current)
@@ -176,7 +192,7 @@ def set_limits(
 ) -> protection.Protection:
     """Ask for new limits (every period named; None for no limit): tighter ones at once, looser
     ones waiting 24 hours for confirmation. Audited."""
-    checked = {period: check_amount(period, wanted.get(period)) for period in LimitPeriod}
+    checked = check_amounts(wanted)
     at = now or utcnow()
     with factory() as uow:
         account_id = live_session(uow, token, at, lock_account=True).account_id
