@@ -86,6 +86,25 @@ def test_the_start_screen_shows_the_pool_on_sale(
     assert (mine["pool_id"], mine["pool_position"]) == (1, 0)
 
 
+def test_the_lobby_says_the_pools_are_sold_out_instead_of_offering_a_purchase(
+    start_server: Any, browser: Browser
+) -> None:
+    """The quote's ``refused`` carries ``sold_out``: Buy gives way to the notice (as when sales
+    are stopped), a Try is still offered, and the purchase screen cannot confirm."""
+    server = start_server([], POOL_MODE)  # no pool loaded: nothing on sale
+    page = browser.new_page(server, VIEWPORTS["desktop"])
+    register(page)
+    deposit(page, 2000)
+    notice = "Colour Collector has sold out: no plays are left until the next prize pool opens."
+    assert text(page, "lobby-break") == notice
+    assert tid(page, "buy").is_hidden() and tid(page, "lobby-try").is_visible()
+    page.evaluate("window.location.hash = '#/buy'")
+    wait_idle(page, "purchase")
+    assert text(page, "purchase-warning") == notice
+    assert tid(page, "purchase-confirm").is_disabled()
+    assert api(page, "/api/wallet")["balance_pence"] == 2000
+
+
 @pytest.mark.parametrize("viewport", ["desktop", "phone"])
 def test_a_player_checks_their_play_against_the_published_secret(
     start_server: Any, browser: Browser, tmp_path: Path, viewport: str

@@ -238,6 +238,6 @@ def test_an_idempotency_key_sent_twice_is_refused(player: Any, path: str) -> Non
     body = {"confirm": True} if path == "/api/plays" else {"amount_pence": 500}
     answer = player.post(path, json=body, headers=keys)
     assert_problem(answer, 422, "invalid_request", "Idempotency-Key")
-    assert answer.json()["detail"] == "Idempotency-Key: sent 2 times: send one"
+    assert answer.json()["detail"] == "the Idempotency-Key header is sent 2 times: send one"
     assert player.get("/api/wallet").json()["balance_pence"] == 0
     assert player.get("/api/my-games").json()["items"] == []

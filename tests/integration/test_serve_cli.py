@@ -136,6 +136,26 @@ def test_serve_with_two_workers_shares_one_database(database_url: str, tmp_path:
     assert "GET /healthz" not in output  # --no-access-log
 
 
+def test_several_workers_check_the_setting_files_before_they_start(
+    database_url: str, tmp_path: Path
+) -> None:
+    """Each worker makes its own app: a file it could not use would fail each worker's start,
+    and uvicorn would start it again and again. ``serve`` checks them first."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", "utf-8")
+    done = run_command(
+        [*COMMAND, "serve", "--port", str(free_port()), "--workers", "2"],
+        tmp_path,
+        clean_env(
+            COLOUR_COLLECTOR_DATABASE_URL=database_url,
+            COLOUR_COLLECTOR_MAIL_OUTBOX_DIR=str(blocker / "outbox"),
+        ),
+    )
+    assert done.returncode == 2, done
+    assert "COLOUR_COLLECTOR_MAIL_OUTBOX_DIR" in done.stderr and "cannot be made" in done.stderr
+    assert "listening" not in done.stdout and "Traceback" not in done.stderr + done.stdout
+
+
 def test_sqlite_is_served_by_one_process(tmp_path: Path) -> None:
     done = run_command(
         [*COMMAND, "serve", "--port", str(free_port()), "--workers", "2"], tmp_path, clean_env()

@@ -46,6 +46,11 @@ def missing_database_file(url: URL) -> str | None:
     return database
 
 
+def shown_url(database: Database) -> str:
+    """The database's URL as a command prints it: without its password."""
+    return database.engine.url.render_as_string(hide_password=True)
+
+
 @contextmanager
 def open_database(
     command: str,
@@ -98,7 +103,7 @@ def open_database(
             except Exception as error:  # a role that may not create tables, a later schema...
                 stop_command(command, f"cannot migrate the database: {first_line(error)}")
         elif current_revision(database.engine) is None:
-            shown = database.engine.url.render_as_string(hide_password=True)
+            shown = shown_url(database)
             stop_command(
                 command,
                 f"the database {shown} has no tables of the game: it was never migrated (the"

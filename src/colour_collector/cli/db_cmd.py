@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from colour_collector.cli.base import app, stop_command
-from colour_collector.cli.database import open_database
+from colour_collector.cli.database import open_database, shown_url
 
 db_app = typer.Typer(help="Database tools.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
@@ -25,7 +25,7 @@ def migrate(
 ) -> None:
     """Create or migrate the database's tables to the latest schema (as the tables' owner)."""
     with open_database("db migrate", database_url, create=True) as database:
-        shown = database.engine.url.render_as_string(hide_password=True)
+        shown = shown_url(database)
     # opening with ``create`` is the migration
     typer.echo(f"{shown}: migrated to the latest schema")
 

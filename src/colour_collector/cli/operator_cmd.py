@@ -21,7 +21,7 @@ from typing import Annotated
 import typer
 
 from colour_collector.cli.base import FAILED, app, server_settings, stop_command
-from colour_collector.cli.database import DatabaseUrl, open_database
+from colour_collector.cli.database import DatabaseUrl, open_database, shown_url
 from colour_collector.service.protection_models import OperatorRole
 
 operator_app = typer.Typer(help="Operator accounts for the console.", no_args_is_help=True)
@@ -83,7 +83,7 @@ def add(
         parallelism=settings.password_hash_parallelism,
     )
     with open_database("operator add", database_url, create=True, settings=settings) as database:
-        shown = database.engine.url.render_as_string(hide_password=True)
+        shown = shown_url(database)
         try:
             made = operators.add(database, passwords, name=cleaned, password=password, role=role)
         except ServiceError as error:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 
 from colour_collector.cli.base import FAILED, first_line, server_settings, stop_command
-from colour_collector.cli.database import DatabaseUrl, open_database
+from colour_collector.cli.database import DatabaseUrl, open_database, shown_url
 from colour_collector.cli.pool_base import (
     describe,
     pool_app,
@@ -67,7 +67,7 @@ def load(
     warm_generator()  # loading checks the pool's generator by a play of every outcome
     # Not ``create``: a mistyped path must not make a database the server never reads.
     with open_database("pool load", database_url, settings=settings) as database:
-        shown = database.engine.url.render_as_string(hide_password=True)
+        shown = shown_url(database)
         try:
             loaded = pools.load(
                 database,
@@ -171,7 +171,7 @@ def close(
     secret = None if pool_file is None else read_pool_file(str(pool_file), "close").secret
     settings = server_settings("pool close")
     with open_database("pool close", database_url, settings=settings) as database:
-        shown = database.engine.url.render_as_string(hide_password=True)
+        shown = shown_url(database)
         with database() as uow:
             found = uow.pools.get(pool_id)
         total = 0 if found is None else found.size

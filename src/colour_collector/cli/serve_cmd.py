@@ -67,7 +67,7 @@ def serve(
 
     from colour_collector.server.app import create_app, frozen, migrate  # noqa: PLC0415
     from colour_collector.server.request_log import log_config  # noqa: PLC0415
-    from colour_collector.server.runtime import check_checkpoint_files  # noqa: PLC0415
+    from colour_collector.server.runtime import check_setting_files  # noqa: PLC0415
     from colour_collector.server.settings import Environment  # noqa: PLC0415
     from colour_collector.service.errors import InvalidInputError  # noqa: PLC0415
 
@@ -94,7 +94,7 @@ def serve(
         )
     target: FastAPI | str = WORKER_APP  # several workers each make their own app
     try:
-        check_checkpoint_files(settings)  # before any worker starts
+        check_setting_files(settings)  # before any worker starts
         if workers == 1:
             target = frozen(create_app(settings))
         else:

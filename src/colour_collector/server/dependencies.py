@@ -14,8 +14,8 @@ from typing import Annotated
 from fastapi import Cookie, Depends, Header, Path, Request
 
 from colour_collector.server.middleware import SESSION_COOKIE
-from colour_collector.server.problems import INVALID_REQUEST, ProblemError
 from colour_collector.server.runtime import Runtime
+from colour_collector.service.errors import InvalidInputError
 
 OPERATOR_COOKIE = "cc_operator"
 """HttpOnly cookie holding an operator's console session token."""
@@ -66,11 +66,8 @@ def _sent_once(request: Request) -> None:
     # the client's accident, so two are refused (as two X-CSRF-Token headers are).
     sent = len(request.headers.getlist(IDEMPOTENCY_KEY))
     if sent > 1:
-        said = f"sent {sent} times: send one"
-        raise ProblemError(
-            INVALID_REQUEST,
-            f"{IDEMPOTENCY_KEY}: {said}",
-            extra={"errors": [{"field": IDEMPOTENCY_KEY, "message": said}]},
+        raise InvalidInputError(
+            f"the {IDEMPOTENCY_KEY} header is sent {sent} times: send one", field=IDEMPOTENCY_KEY
         )
 
 

@@ -5,7 +5,6 @@ the outcome sources and the secure random source."""
 from __future__ import annotations
 
 import json
-import os
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,21 +85,20 @@ def account_policy(settings: Settings) -> AccountPolicy:
 
 def usable_outbox(folder: Path) -> Path:
     """``folder``, made if needed; ``InvalidInputError`` naming the setting when it cannot be
-    made or written to (found at start, not at the first registration's mail)."""
-    where = f"COLOUR_COLLECTOR_MAIL_OUTBOX_DIR ({folder})"
+    made (found at start, not at the first registration's mail)."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise InvalidInputError(f"{where} cannot be made: {error.strerror}") from None
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise InvalidInputError(f"{where} cannot be written to")
+        raise InvalidInputError(
+            f"COLOUR_COLLECTOR_MAIL_OUTBOX_DIR ({folder}) cannot be made: {error.strerror}"
+        ) from None
     return folder
 
 
 def mailer(settings: Settings) -> Mailer:
     """SMTP when a host is set (production must), else the file outbox."""
     if settings.smtp_host is None:
-        return OutboxMailer(usable_outbox(settings.mail_outbox), sender=settings.mail_from)
+        return OutboxMailer(settings.mail_outbox, sender=settings.mail_from)
     return SmtpMailer(
         host=settings.smtp_host,
         port=settings.smtp_port,
@@ -135,9 +133,14 @@ def operator_policy(settings: Settings, passwords: Passwords) -> OperatorPolicy:
     )
 
 
-def check_checkpoint_files(settings: Settings) -> None:
-    """Refuse (``InvalidInputError``) to start with a checkpoint key file that cannot be read or
-    is too short, or a checkpoint directory that is not there."""
+def check_setting_files(settings: Settings) -> None:
+    """Refuse (``InvalidInputError``) to start with a file or folder a setting names that cannot
+    be used: the mail outbox (made if needed), the outcome script, and the audit checkpoints'
+    key file and directory. ``serve`` runs it before any worker starts, and each app again."""
+    if settings.smtp_host is None:
+        usable_outbox(settings.mail_outbox)
+    if settings.outcome_script is not None:
+        scripted_outcomes(settings.outcome_script)
     if settings.audit_checkpoint_key_file is not None:
         read_key(settings.audit_checkpoint_key_file)
     folder = settings.audit_checkpoint_dir
@@ -176,7 +179,7 @@ def build_runtime(settings: Settings, database: Database) -> Runtime:
     It also gets the generator's per-process tables ready (from the cache on disk, or worked out)
     and its versions, so the first purchase is not slow.
     """
-    check_checkpoint_files(settings)
+    check_setting_files(settings)
     pool = load_pool()
     warm()
     independent = IndependentSource(pool)

@@ -346,8 +346,8 @@ class Problem(Response):
     code: str = Field(description="Stable machine-readable error code.")
     errors: list[FieldProblem] | SkipJsonSchema[None] = Field(
         None,
-        description="`invalid_request`, `unsupported_media_type`: each part of the request"
-        " that was wrong.",
+        description="`invalid_request`, `unsupported_media_type`, `underage`,"
+        " `confirmation_required`: each part of the request that was wrong.",
     )
     balance_pence: int | SkipJsonSchema[None] = Field(
         None, description="`insufficient_funds`: the balance."

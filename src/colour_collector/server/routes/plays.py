@@ -239,9 +239,9 @@ def get_play(play_number: PlayNumber, runtime: RuntimeDep, token: SessionToken =
 def my_games(
     runtime: RuntimeDep,
     token: SessionToken = None,
-    page: Annotated[int, InDigits, Query(ge=1, le=1_000_000, description="Page, from 1.")] = 1,
+    page: Annotated[int, Query(ge=1, le=1_000_000, description="Page, from 1."), InDigits] = 1,
     per_page: Annotated[
-        int, InDigits, Query(ge=1, le=games.MAX_PAGE, description="Plays a page.")
+        int, Query(ge=1, le=games.MAX_PAGE, description="Plays a page."), InDigits
     ] = 20,
 ) -> Response:
     """Your plays, newest first."""

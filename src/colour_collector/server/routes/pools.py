@@ -22,9 +22,9 @@ from colour_collector.service.models import LARGEST_ID
 
 router = APIRouter(prefix="/api/pools", tags=["pools"], responses=BAD_PARAMETERS)
 
-PoolIdPath = Annotated[int, InDigits, Path(ge=1, le=LARGEST_ID, description="The pool's id.")]
+PoolIdPath = Annotated[int, Path(ge=1, le=LARGEST_ID, description="The pool's id."), InDigits]
 PositionPath = Annotated[
-    int, InDigits, Path(ge=0, le=10**12, description="A position in the pool, from 0.")
+    int, Path(ge=0, le=10**12, description="A position in the pool, from 0."), InDigits
 ]
 _NOT_FOUND = {
     404: "No such pool (`pool_not_found`).",

@@ -38,8 +38,8 @@ def get_wallet(
     token: SessionToken = None,
     limit: Annotated[
         int,
-        InDigits,
         Query(ge=1, le=wallet.MAX_MOVEMENTS_PAGE, description="How many movements."),
+        InDigits,
     ] = 20,
 ) -> Response:
     """Balance (pence) and the latest movements, newest first."""
@@ -60,7 +60,7 @@ def get_wallet(
     ),
 )
 def get_movement(
-    movement_id: Annotated[int, InDigits, Path(ge=1, le=LARGEST_ID, description="Movement id.")],
+    movement_id: Annotated[int, Path(ge=1, le=LARGEST_ID, description="Movement id."), InDigits],
     runtime: RuntimeDep,
     token: SessionToken = None,
 ) -> Response:

@@ -169,7 +169,8 @@ export async function whoAmI() {
 // ---------------------------------------------------------------- purchase
 
 /** Whether to offer a purchase (Buy): one would go ahead, resume the unfinished play, or come
- * after a reality check; not during a break or while sales are stopped. */
+ * after a reality check; not during a break, while sales are stopped or when no play is left
+ * to sell (the pools sold out or unusable). */
 export const purchaseOffered = (quote) => !quote.refused || quote.refused.code === "reality_check_due";
 
 /** The quote's refusal in the player's words when no purchase is offered (else null). */
@@ -185,8 +186,8 @@ export async function purchaseQuote() {
 }
 
 /** The purchase confirmation of ``quote``: the price, the balance, Confirm / Cancel, and a
- * warning in place of Confirm when the purchase would be refused (a break, sales stopped) or
- * the balance is too low. */
+ * warning in place of Confirm when the purchase would be refused (a break, sales stopped, no
+ * play left to sell) or the balance is too low. */
 export function showPurchase(quote) {
   q("purchase-message").textContent = quote.message || "You are about to play Colour Collector for £5.00";
   q("purchase-balance").textContent = money(quote.balance_pence);

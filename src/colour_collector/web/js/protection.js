@@ -14,9 +14,9 @@ const q = byTestId;
 const PERIODS = ["daily", "weekly", "monthly"];
 const NAMES = { daily: "daily", weekly: "weekly", monthly: "monthly" };
 
-/** The lobby's notice of a break in force, or of sales stopped (``refused``: the purchase
- * quote's refusal in words, or null). Neither test money nor a Try is offered during a break;
- * app.js hides Buy when a purchase is refused. */
+/** The lobby's notice of a break in force, or of sales stopped or no play left to sell
+ * (``refused``: the purchase quote's refusal in words, or null). Neither test money nor a Try
+ * is offered during a break; app.js hides Buy when a purchase is refused. */
 export async function drawBreak(refused) {
   if (!S.me) return;
   const found = await get("/api/protection");
