@@ -117,14 +117,11 @@ def test_a_command_that_writes_makes_and_migrates_a_missing_file(
 def test_db_migrate_defaults_to_the_servers_database(tmp_path: Path) -> None:
     parent = typer.Typer()
     parent.add_typer(app, name="colour-collector")
-    done = CliRunner().invoke(
-        parent,
-        ["colour-collector", "db", "migrate"],
-        env={
-            "COLOUR_COLLECTOR_DATA_DIR": str(tmp_path / "data"),
-            "COLOUR_COLLECTOR_DATABASE_URL": None,
-        },
-    )
+    server = {
+        "COLOUR_COLLECTOR_DATA_DIR": str(tmp_path / "data"),
+        "COLOUR_COLLECTOR_DATABASE_URL": None,
+    }
+    done = CliRunner().invoke(parent, ["colour-collector", "db", "migrate"], env=server)
     assert done.exit_code == 0, done.output
     made = tmp_path / "data" / "colour-collector.sqlite3"
     with sqlite3.connect(made) as connection:
@@ -134,14 +131,7 @@ def test_db_migrate_defaults_to_the_servers_database(tmp_path: Path) -> None:
     # command run from the wrong folder or without the server's COLOUR_COLLECTOR_DATA_DIR.
     assert f"no database file {made}: making a new one" in done.stderr
     assert f"sqlite:///{made}: migrated to the latest schema" in done.stdout
-    again = CliRunner().invoke(
-        parent,
-        ["colour-collector", "db", "migrate"],
-        env={
-            "COLOUR_COLLECTOR_DATA_DIR": str(tmp_path / "data"),
-            "COLOUR_COLLECTOR_DATABASE_URL": None,
-        },
-    )
+    again = CliRunner().invoke(parent, ["colour-collector", "db", "migrate"], env=server)
     assert again.exit_code == 0 and "making a new one" not in again.output, again.output
 
 

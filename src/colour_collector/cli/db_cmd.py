@@ -25,8 +25,7 @@ def migrate(
 ) -> None:
     """Create or migrate the database's tables to the latest schema (as the tables' owner)."""
     with open_database("db migrate", database_url, create=True) as database:
-        shown = shown_url(database)
-    # opening with ``create`` is the migration
+        shown = shown_url(database)  # opening with ``create`` was the migration
     typer.echo(f"{shown}: migrated to the latest schema")
 
 

@@ -225,8 +225,8 @@ def problem_from_service_error(error: errors.ServiceError) -> ProblemError:
 
 
 def problem_of(error: errors.ServiceError) -> Problem:
-    """The JSON object of the problem ``error`` is answered with (for a body that reports a
-    refusal without being one, like the purchase screen's quote)."""
+    """The body of the problem ``error`` is answered with (for a body that reports a refusal
+    without being one, like the purchase screen's quote)."""
     found = problem_from_service_error(error)
     return problem_body(found.kind, found.detail, **found.extra)
 
