@@ -61,6 +61,7 @@ def test_the_report_agrees_with_the_published_prize_structure(tmp_path: Path) ->
     page = (report / "index.html").read_text(encoding="utf-8")
     assert "Confidential until the pool closes" in page
     assert report.stat().st_mode & 0o077 == 0  # its plots show the order: owner only
+    assert [f.name for f in report.iterdir() if f.stat().st_mode & 0o077] == []  # each file too
     assert f"{prizes['payout_percent']}%" in page and "1 in 2.77" in page
     assert f"{prizes['winners']:,}" in page and "£23,887,500.00" in page
     for name in ("prizes", "tiers", "band", "running", "segments"):

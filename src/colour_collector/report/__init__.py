@@ -41,8 +41,12 @@ def write_report(
         write_csv(data, work)
         write_xlsx(data, work / "par.xlsx")
         (work / "index.html").write_text(page(data), encoding="utf-8")
-        # Owner only, as the pool file (mkdtemp makes it so): until the pool closes, the plots of
-        # the order (running payout, winners by segment) show where its prizes lie.
+        # Owner only, as the pool file: until the pool closes, the plots of the order (running
+        # payout, winners by segment) show where its prizes lie. mkdtemp makes the directory
+        # so; each file too, so that a copy of the files (not of the directory) stays private.
+        for written in work.iterdir():
+            if written.is_file():
+                written.chmod(0o600)
         work.rename(out)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
