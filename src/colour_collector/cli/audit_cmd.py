@@ -92,7 +92,7 @@ def verify(
             " hold together, but nothing kept outside the database vouches for them"
         )
         raise typer.Exit(FAILED)
-    held = f"{anchored} checkpoint{'s' if anchored != 1 else ''} hold{'s' if anchored == 1 else ''}"
+    held = "1 checkpoint holds" if anchored == 1 else f"{anchored} checkpoints hold"
     anchors = f", {held}" if checkpoints is not None else ""
     typer.echo(
         f"OK: {report.entries} audit entries, chain intact (last hash {report.last_hash})"

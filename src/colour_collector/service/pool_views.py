@@ -23,11 +23,12 @@ from colour_collector.service.errors import (
     InvalidInputError,
     PoolNotClosedError,
     PoolNotFoundError,
+    PoolRefusedError,
     PoolUnavailableError,
 )
 from colour_collector.service.models import Pence
 from colour_collector.service.pool_models import PoolId, PoolStatus, StoredPool
-from colour_collector.service.pools import parameters_of
+from colour_collector.service.pools import check_sellable, parameters_of
 from colour_collector.service.ports import UnitOfWorkFactory
 from colour_collector.service.records import record_sha256
 
@@ -113,17 +114,14 @@ def _dealt_from(
 ) -> StoredPool | None:
     """The pool a purchase on this server is dealt from, as the public is told: none on a
     server that draws independently (``selling`` false), nor one this server refuses to sell
-    (``pools.secret_for_sale``) for being built with another version of the game or (on a
-    production server, ``published_only``) of another prize structure than the published one.
-    (A secret sealed with another key is found only when it is unsealed, at a purchase.)"""
+    (``pools.check_sellable``: another version of the game, or on a production server another
+    prize structure than the published one). A secret sealed with another key is found only
+    when it is unsealed, at a purchase."""
     if on_sale is None or not selling:
         return None
-    parameters = parameters_of(on_sale)
     try:
-        check_versions(parameters)
-    except PoolVersionError:
-        return None
-    if published_only and not parameters.is_published:
+        check_sellable(on_sale, published_only=published_only)
+    except PoolRefusedError:
         return None
     return on_sale
 

@@ -92,16 +92,15 @@ def unseal(pool: StoredPool, parameters: PoolParameters, key: bytes) -> bytes:
 # -- whether the pool on sale can be sold from ----------------------------------------------------
 
 
-def secret_for_sale(pool: StoredPool, key: bytes, *, published_only: bool) -> bytes:
-    """The secret of ``pool``, to deal from it; ``PoolRefusedError`` saying why (for the
-    operator: the fix) when this server cannot sell it: built with another version of the game,
-    sealed with another key, or (``published_only``, a production server) of another prize
-    structure than the published one."""
+def check_sellable(pool: StoredPool, *, published_only: bool) -> PoolParameters:
+    """``pool``'s parameters; ``PoolRefusedError`` saying why (for the operator: the fix) when
+    this server may not sell it, whatever its key: built with another version of the game, or
+    (``published_only``, a production server) of another prize structure than the published
+    one."""
     parameters = parameters_of(pool)
     try:
         check_versions(parameters)
-        secret = unseal(pool, parameters, key)
-    except (PoolVersionError, PoolSecretError) as error:
+    except PoolVersionError as error:
         raise PoolRefusedError(str(error)) from None
     if published_only and not parameters.is_published:
         raise PoolRefusedError(
@@ -109,7 +108,17 @@ def secret_for_sale(pool: StoredPool, key: bytes, *, published_only: bool) -> by
             " structure, and a production server sells no other: withdraw it"
             f" (pool close {pool.id} --withdraw)"
         )
-    return secret
+    return parameters
+
+
+def secret_for_sale(pool: StoredPool, key: bytes, *, published_only: bool) -> bytes:
+    """The secret of ``pool``, to deal from it; ``PoolRefusedError`` saying why when this server
+    cannot sell it: :func:`check_sellable`, or a secret sealed with another key."""
+    parameters = check_sellable(pool, published_only=published_only)
+    try:
+        return unseal(pool, parameters, key)
+    except PoolSecretError as error:
+        raise PoolRefusedError(str(error)) from None
 
 
 def sale_problem(
