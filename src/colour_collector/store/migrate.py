@@ -3,15 +3,29 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from alembic import command
+from alembic.autogenerate.api import AutogenContext
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine
 
+from colour_collector.store.tables import UtcDateTime
+
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 """Where the migration scripts live (inside the installed package)."""
+
+
+def render_item(kind: str, item: object, context: AutogenContext) -> str | Literal[False]:
+    """Alembic's ``render_item`` hook: autogenerate writes our own column types by their name and
+    imports them, where it would write ``colour_collector.store.tables.UtcDateTime(timezone=True)``
+    without an import (``False``: Alembic's own rendering for everything else)."""
+    if kind == "type" and isinstance(item, UtcDateTime):
+        context.imports.add("from colour_collector.store.tables import UtcDateTime")
+        return "UtcDateTime()"
+    return False
 
 
 def alembic_config(url: str) -> Config:

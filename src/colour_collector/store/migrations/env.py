@@ -5,6 +5,7 @@ from __future__ import annotations
 from alembic import context
 
 from colour_collector.store.database import make_engine
+from colour_collector.store.migrate import render_item
 from colour_collector.store.tables import metadata
 
 config = context.config
@@ -22,6 +23,7 @@ try:
             target_metadata=metadata,
             render_as_batch=connection.dialect.name == "sqlite",
             compare_type=True,
+            render_item=render_item,
         )
         with context.begin_transaction():
             context.run_migrations()
