@@ -15,7 +15,8 @@ replaced, and a directory that cannot be written is left alone. It is loaded wit
 restricted to the generator's own classes, and should still be trusted like the installed
 code: it lives in the user's own cache directory
 (``$COLOUR_COLLECTOR_CACHE``, else ``$XDG_CACHE_HOME/colour-collector``, else
-``~/.cache/colour-collector``). Only the shipped configuration's tables are kept.
+``~/.cache/colour-collector``). Only the shipped configuration's tables are kept, and the files
+of versions no process has used for ``UNUSED_DAYS`` are deleted (``prune``).
 """
 
 from __future__ import annotations
@@ -45,6 +46,13 @@ ENVIRONMENT = "COLOUR_COLLECTOR_CACHE"
 """The environment variable naming the cache directory."""
 FORMAT = 2
 """The layout of the file (part of its name): raised when ``Tables`` pickles differently."""
+PREFIX = "generator-tables-"
+"""How the names of this module's files begin (tables, and the parts of a save under way)."""
+UNUSED_DAYS = 30
+"""A table file no process has loaded or made for this many days is deleted: each version marks
+its own file used whenever a process loads it, so versions run side by side keep theirs."""
+PART_DAYS = 1
+"""A part of a save older than this was left by a process that stopped during the save."""
 
 _GAME = "colour_collector.game."
 _log = logging.getLogger(__name__)
@@ -76,7 +84,7 @@ def path() -> Path:
     digest = hashlib.sha256()
     for part in (generator_sources_sha256(), game_sha256(), sys.version, str(FORMAT)):
         digest.update(part.encode("utf-8") + b"\0")
-    return directory() / f"generator-tables-{digest.hexdigest()[:32]}.pickle"
+    return directory() / f"{PREFIX}{digest.hexdigest()[:32]}.pickle"
 
 
 def warm() -> Source:
@@ -89,6 +97,8 @@ def warm() -> Source:
     found = load(file, config)
     if found is not None:
         generator.adopt(found, config)
+        with contextlib.suppress(OSError):
+            os.utime(file)  # used now: see UNUSED_DAYS
         source = Source.FILE
     else:
         started = time.perf_counter()
@@ -96,7 +106,38 @@ def warm() -> Source:
         _log.info("worked out the generator's tables in %.1f s", time.perf_counter() - started)
         save(file, made, config)
         source = Source.WORKED_OUT
+    prune(file.parent, keep=file, now=time.time())
     return source
+
+
+def prune(folder: Path, *, keep: Path, now: float) -> list[Path]:
+    """Delete the table files in ``folder`` that no process has used for ``UNUSED_DAYS``, and parts
+    of a save older than ``PART_DAYS``, but never ``keep``; return what was deleted. Other files
+    are not touched, and one that cannot be read or deleted is left."""
+    deleted: list[Path] = []
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return deleted
+    for name in names:
+        found = folder / name
+        if not name.startswith(PREFIX) or found == keep:
+            continue
+        if name.endswith(".pickle"):
+            days = UNUSED_DAYS
+        elif name.endswith(".part"):
+            days = PART_DAYS
+        else:
+            continue
+        try:
+            if now - found.stat().st_mtime > days * 86_400:
+                found.unlink()
+                deleted.append(found)
+        except OSError:
+            continue
+    if deleted:
+        _log.info("deleted from %s, unused: %s", folder, ", ".join(f.name for f in deleted))
+    return deleted
 
 
 class _Pickler(pickle.Pickler):
@@ -171,7 +212,9 @@ def save(file: Path, tables: generator.Tables, config: GameConfig) -> None:
     part = None
     try:
         file.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=file.parent, suffix=".part", delete=False) as out:
+        with tempfile.NamedTemporaryFile(
+            dir=file.parent, prefix=PREFIX, suffix=".part", delete=False
+        ) as out:
             part = out.name
             out.write(data)
         os.replace(part, file)  # readers see the old file or the whole new one

@@ -10,6 +10,7 @@ import os
 import pickle
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -54,9 +55,13 @@ def test_a_second_process_loads_the_tables_and_makes_the_same_plays(
     monkeypatch.setenv(generator_cache.ENVIRONMENT, str(tmp_path))
     file = generator_cache.path()
     file.write_bytes(b"not a pickle at all")  # a damaged file is worked out again and replaced
+    another_version = _aged(tmp_path / "generator-tables-0123.pickle", days=40)
 
     first = _warm_in_a_new_process(tmp_path)
+    assert not another_version.exists()  # no process had used it for 40 days
+    _aged(file, days=40)  # and then a process of this version loads it: used again
     second = _warm_in_a_new_process(tmp_path)
+    assert time.time() - file.stat().st_mtime < 600
 
     assert first["source"] == generator_cache.Source.WORKED_OUT
     assert second["source"] == generator_cache.Source.FILE
@@ -91,6 +96,41 @@ def test_the_cache_directory_defaults_to_the_users_cache(
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert generator_cache.directory() == tmp_path / "home" / ".cache" / "colour-collector"
+
+
+def _aged(file: Path, days: float) -> Path:
+    """``file`` (made if missing) as last used ``days`` ago."""
+    if not file.exists():
+        file.write_bytes(b"tables")
+    then = time.time() - days * 86_400
+    os.utime(file, (then, then))
+    return file
+
+
+def test_files_of_versions_unused_for_a_month_are_deleted(tmp_path: Path) -> None:
+    """Each version marks its own file used when a process loads it, so versions run side by
+    side keep theirs; a file no process has used for ``UNUSED_DAYS`` is a version no longer run."""
+    assert generator_cache.UNUSED_DAYS == 30
+    current = _aged(tmp_path / "generator-tables-current.pickle", days=90)
+    kept = [
+        current,  # this process's own, however old
+        _aged(tmp_path / "generator-tables-recent.pickle", days=29),
+        _aged(tmp_path / "generator-tables-saving.part", days=0.5),  # a save under way
+        _aged(tmp_path / "notes.pickle", days=400),  # not the cache's
+        _aged(tmp_path / "generator-tables-readme.txt", days=400),
+    ]
+    gone = [
+        _aged(tmp_path / "generator-tables-old.pickle", days=31),
+        _aged(tmp_path / "generator-tables-interrupted.part", days=2),
+    ]
+    deleted = generator_cache.prune(tmp_path, keep=current, now=time.time())
+    assert sorted(deleted) == sorted(gone)
+    assert sorted(tmp_path.iterdir()) == sorted(kept)
+
+
+def test_a_folder_that_cannot_be_listed_is_left_alone(tmp_path: Path) -> None:
+    missing = tmp_path / "no such folder"
+    assert generator_cache.prune(missing, keep=missing / "x.pickle", now=time.time()) == []
 
 
 def _small_tables() -> Tables:
