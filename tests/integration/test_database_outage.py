@@ -26,7 +26,7 @@ from colour_collector.store import Database, upgrade_to_head
 from pg_cluster import running_cluster
 from support import TEST_SECRET, browser_like_client, free_port, outbox_token
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 
 PASSWORD = "outage test password"
 

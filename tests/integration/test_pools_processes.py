@@ -63,6 +63,7 @@ def database(database_url: str) -> Iterator[Database]:
 
 
 @pytest.mark.slow
+@pytest.mark.postgres
 def test_two_server_processes_deal_every_position_exactly_once(
     database: Database, database_url: str, tmp_path: Path
 ) -> None:

@@ -108,6 +108,7 @@ def backend() -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.postgres
 def test_serve_with_two_workers_shares_one_database(database_url: str, tmp_path: Path) -> None:
     port = free_port()
     process = subprocess.Popen(
