@@ -4,9 +4,9 @@ trigger moves to each entry as it is stored (migration 0004).
 An entry is chained in one statement, the only place a chain hash is computed: it locks the head
 row, stores the entry with the next ``seq``, the head's hash as ``prev_hash`` and its own hash
 (SHA-256, in the database: ``audit_sha256``, migration 0005 on PostgreSQL, a function of the
-connection on SQLite), and returns it. On PostgreSQL the head is therefore locked only while the
-database runs that statement and the commit after it, not across a round trip to the server;
-``service.audit.entry_hash`` recomputes every hash independently when the chain is verified.
+connection on SQLite), and returns it. No hashing in Python happens while the head is locked;
+on PostgreSQL it stays locked until the unit of work commits. ``service.audit.entry_hash``
+recomputes every hash independently when the chain is verified.
 """
 
 from __future__ import annotations

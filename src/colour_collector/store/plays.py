@@ -251,7 +251,7 @@ class SqlTryPlays:
         return None if row is None else _try(row)
 
     def get_for_update(self, token_hash: str) -> TryPlay | None:
-        row = self.connection.execute(_TRY.with_for_update(), {"token_hash": token_hash}).first()
+        row = self.connection.execute(_TRY_FOR_UPDATE, {"token_hash": token_hash}).first()
         return None if row is None else _try(row)
 
     def save(self, play: TryPlay, *, was: TryPlay) -> None:
