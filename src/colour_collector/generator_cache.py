@@ -115,19 +115,10 @@ def prune(folder: Path, *, keep: Path, now: float) -> list[Path]:
     of a save older than ``PART_DAYS``, but never ``keep``; return what was deleted. Other files
     are not touched, and one that cannot be read or deleted is left."""
     deleted: list[Path] = []
-    try:
-        names = sorted(os.listdir(folder))
-    except OSError:
-        return deleted
-    for name in names:
-        found = folder / name
-        if not name.startswith(PREFIX) or found == keep:
-            continue
-        if name.endswith(".pickle"):
-            days = UNUSED_DAYS
-        elif name.endswith(".part"):
-            days = PART_DAYS
-        else:
+    lives = {".pickle": UNUSED_DAYS, ".part": PART_DAYS}
+    for found in sorted(folder.glob(f"{PREFIX}*")):  # nothing for a folder it cannot list
+        days = lives.get(found.suffix)
+        if days is None or found == keep:
             continue
         try:
             if now - found.stat().st_mtime > days * 86_400:
