@@ -275,7 +275,11 @@ async def sign_up(base: str, n: int, outbox: Path) -> Player:
     body = {"email": email, "password": PASSWORD, "date_of_birth": "1980-01-01"}
     expect(await client.post("/api/register", body), 202, "register")
     token = confirmation_token(outbox, email)  # the mailed link: confirming logs in
-    expect(await client.post("/api/register/confirm", {"token": token}), 200, "confirm")
+    expect(
+        await client.post("/api/register/confirm", {"token": token, "password": PASSWORD}),
+        200,
+        "confirm",
+    )
     client.headers["X-CSRF-Token"] = client.cookies["cc_csrf"]  # issued for the new session
     player = Player(client)
     await deposit(player)

@@ -145,7 +145,7 @@ async def sign_up(player: Player, outbox: Path) -> None:
     email = f"cost-{uuid.uuid4().hex[:8]}@example.com"
     account = {"email": email, "password": PASSWORD, "date_of_birth": "1980-01-01"}
     expect(*await player.call("POST", "/api/register", account), 202, "register")
-    confirm = {"token": confirmation_token(outbox, email)}
+    confirm = {"token": confirmation_token(outbox, email), "password": PASSWORD}
     expect(*await player.call("POST", "/api/register/confirm", confirm), 200, "confirm")
 
 

@@ -160,17 +160,17 @@ class ApiClient(TestClient):
         """POST /api/login."""
         return self.post("/api/login", json={"email": email, "password": password})
 
-    def confirm(self, email: str) -> Any:
+    def confirm(self, email: str, password: str = PASSWORD) -> Any:
         """POST /api/register/confirm with the newest link mailed to ``email`` (read from the
-        app's outbox directory)."""
+        app's outbox directory) and the password it was registered with."""
         token = outbox_token(self.app.state.runtime.settings.mail_outbox, email)  # type: ignore[attr-defined]
-        return self.post("/api/register/confirm", json={"token": token})
+        return self.post("/api/register/confirm", json={"token": token, "password": password})
 
     def sign_up(self, email: str = "player@example.com", password: str = PASSWORD) -> int:
         """Register and confirm by the mailed link, which logs in; return the account id."""
         registered = self.register(email, password)
         assert registered.status_code == 202, registered.text
-        confirmed = self.confirm(email)
+        confirmed = self.confirm(email, password)
         assert confirmed.status_code == 200, confirmed.text
         account_id: int = confirmed.json()["id"]
         return account_id

@@ -170,7 +170,9 @@ def register_and_confirm(
         now=now,
     )
     token = link_token(mailer.texts[accounts.normalise_email(email)][-1])
-    return registration.confirm(factory, policy, token=token, client="test", now=now).account
+    return registration.confirm(
+        factory, policy, token=token, password=password, client="test", now=now
+    ).account
 
 
 def sign_up(
@@ -188,7 +190,7 @@ def sign_up(
         date_of_birth=dt.date(1990, 5, 17),
     )
     token = link_token(mailer.texts[email][-1])
-    logged_in = registration.confirm(factory, POLICY, token=token, client="test")
+    logged_in = registration.confirm(factory, POLICY, token=token, password=PASSWORD, client="test")
     return logged_in.account, logged_in.token
 
 

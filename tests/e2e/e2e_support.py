@@ -104,8 +104,9 @@ def mailed_link(page: Any, email: str, route: str = "confirm") -> str:
         time.sleep(0.05)
 
 
-def confirm_by_mail(page: Any, email: str) -> None:
-    """Open the mailed link as a player does: a fresh load of the game at that address."""
+def open_mailed_link(page: Any, email: str) -> None:
+    """Open the mailed confirmation link as a player does: a fresh load of the game at that
+    address, which asks for the registration's password."""
     origin = "/".join(page.url.split("/")[:3])
     link = mailed_link(page, email)
     assert link.startswith(origin + "/#/confirm/")
@@ -115,6 +116,14 @@ def confirm_by_mail(page: Any, email: str) -> None:
     page.watch.allow(404, r"^/favicon\.ico$")
     page.goto(origin + "/healthz")
     page.goto(link)
+    wait_idle(page, "confirm")
+
+
+def confirm_by_mail(page: Any, email: str, password: str = PASSWORD) -> None:
+    """Open the mailed link and confirm with the registration's ``password`` (it logs in)."""
+    open_mailed_link(page, email)
+    tid(page, "confirm-password").fill(password)
+    tid(page, "confirm-submit").click()
 
 
 def deposit(page: Any, pence: int) -> None:

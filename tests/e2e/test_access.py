@@ -24,6 +24,7 @@ from e2e_support import (
     confirm_by_mail,
     deposit,
     finish,
+    open_mailed_link,
     play_to_end,
     register,
     start_playing,
@@ -169,6 +170,54 @@ def test_registration_errors_are_friendly(start_server: Any, browser: Browser, s
     login.get_by_role("button", name="Log in").click()
     wait_idle(page, "lobby")
     assert page.locator(".field-error:visible, .form-error:visible").count() == 0
+
+
+def test_the_mailed_link_asks_for_the_password_registered_with(
+    start_server: Any, browser: Browser
+) -> None:
+    """The link proves the mailbox and the password that the registration is the player's, so
+    someone who registered the address with a password of their own cannot have its owner
+    confirm their account: a wrong password is told next to its field, the right one logs in,
+    and the link then only says the account is confirmed."""
+    server = start_server([])
+    page = browser.new_page(server, PHONE)
+    page.watch.allow(401, r"^/api/register/confirm$")
+    page.watch.allow(409, r"^/api/register/confirm$")
+    page.goto("/")
+    wait_idle(page, "account")
+    address = "confirms@example.com"
+    signing_up = page.get_by_role("form", name="Register")
+    signing_up.get_by_label("E-mail").fill(address)
+    signing_up.get_by_label("Password").fill(PASSWORD)
+    signing_up.get_by_label("Date of birth").fill("1990-04-01")
+    signing_up.get_by_role("button", name="Register").click()
+    wait_idle(page, "check-email")
+
+    open_mailed_link(page, address)
+    assert "#/confirm/" not in page.url  # the token is not kept in the address
+    check_heading_focused(page, "Confirm your account")
+    form = page.get_by_role("form", name="Confirm your account")
+    entry = form.get_by_label("Password")
+    assert "the password you chose when you registered" in description(entry)
+    check_axe(page, "confirm your account")
+    browser.shot(page, "confirm")
+    entry.fill("someone else's password")
+    form.get_by_role("button", name="Confirm my account").click()
+    wait_idle(page, "confirm")
+    assert field_error(entry) == (
+        "This is not the password you registered with. If you registered more than once, enter"
+        " the one you chose last."
+    )
+    entry.fill(PASSWORD)
+    form.get_by_role("button", name="Confirm my account").click()
+    wait_idle(page, "lobby")
+    assert address in text(page, "lobby-email")
+
+    confirm_by_mail(page, address)  # the same link again
+    wait_idle(page, "confirm")
+    said = str(tid(page, "confirm-form-error").inner_text())
+    assert said == "Your account is already confirmed. Log in to play."
+    check_sentence(said)
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])

@@ -71,7 +71,9 @@ class Player:
         body = {"email": email, "password": PASSWORD, "date_of_birth": "1980-01-01"}
         assert self.http.post("/api/register", json=body).status_code == 202
         token = outbox_token(outbox, email)
-        assert self.http.post("/api/register/confirm", json={"token": token}).is_success
+        assert self.http.post(
+            "/api/register/confirm", json={"token": token, "password": PASSWORD}
+        ).is_success
         deposit = self.http.post("/api/wallet/test-deposit", json={"amount_pence": 100_000})
         assert deposit.status_code == 201
         self.plays: set[str] = set()

@@ -180,7 +180,7 @@ def test_a_reset_confirms_an_account_not_confirmed_yet(app: Any, client: Any) ->
     done = reset(client, reset_token(app))
     assert done.status_code == 200, done.text
     assert audit_kinds(app) == ["register", "password_reset", "email_confirmed", "login"]
-    again = client.post("/api/register/confirm", json={"token": confirmation})
+    again = client.post("/api/register/confirm", json={"token": confirmation, "password": PASSWORD})
     assert again.status_code == 409 and again.json()["code"] == "already_confirmed"
     assert client.login(EMAIL, NEW_PASSWORD).status_code == 200
 
@@ -193,7 +193,7 @@ def test_a_link_works_only_for_its_own_purpose(app: Any, client: Any) -> None:
     entries = count(app, tables.audit_log)
     for answer in (
         reset(client, confirmation),
-        client.post("/api/register/confirm", json={"token": token}),
+        client.post("/api/register/confirm", json={"token": token, "password": PASSWORD}),
     ):
         assert answer.status_code == 400, answer.text
         assert answer.json()["code"] == "invalid_token"

@@ -207,7 +207,13 @@ def test_sigkill_mid_play_then_every_play_resumes(database_url: str, tmp_path: P
             }
             assert client.post("/api/register", json=body).status_code == 202
             token = outbox_token(tmp_path / "data" / "outbox", email)
-            assert client.post("/api/register/confirm", json={"token": token}).status_code == 200
+            assert (
+                client.post(
+                    "/api/register/confirm",
+                    json={"token": token, "password": "a long enough password"},
+                ).status_code
+                == 200
+            )
             deposit = client.post("/api/wallet/test-deposit", json={"amount_pence": DEPOSIT})
             assert deposit.status_code == 201
             players.append(Player(client, email))

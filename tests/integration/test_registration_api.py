@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 
 from colour_collector.server.app import create_app
 from colour_collector.store import tables
-from support import make_settings, outbox_mails, outbox_token
+from support import PASSWORD, make_settings, outbox_mails, outbox_token
 
 VARYING_HEADERS = {"date", "x-request-id"}
 """Headers that differ between any two answers (the time, the request's own id)."""
@@ -63,14 +63,14 @@ def test_the_link_confirms_logs_in_and_works_once(client: Any, app: Any) -> None
         stored = connection.execute(select(tables.confirmation_tokens)).one()
     assert stored.token_hash != token and stored.used_at is None
     csrf_before = client.cookies["cc_csrf"]
-    confirmed = client.post("/api/register/confirm", json={"token": token})
+    confirmed = client.post("/api/register/confirm", json={"token": token, "password": PASSWORD})
     assert confirmed.status_code == 200, confirmed.text
     assert confirmed.json()["email"] == "new@example.com"
     assert "cc_session=" in confirmed.headers["set-cookie"]
     assert client.cookies["cc_csrf"] != csrf_before  # a CSRF token for the new session
     assert client.get("/api/me").json()["email"] == "new@example.com"
     assert client.post("/api/wallet/test-deposit", json={"amount_pence": 100}).status_code == 201
-    again = client.post("/api/register/confirm", json={"token": token})
+    again = client.post("/api/register/confirm", json={"token": token, "password": PASSWORD})
     assert again.status_code == 409 and again.json()["code"] == "already_confirmed"
     assert count(app, tables.sessions) == 1
 
@@ -137,7 +137,7 @@ def test_mails_per_address_are_throttled_the_same_with_or_without_an_account(
     ["", "short", "A" * 42, "A" * 44, "A" * 42 + "=", "A" * 42 + "\u00e9", 43, None, ["A" * 43]],
 )
 def test_a_badly_shaped_token_names_the_field(client: Any, token: object) -> None:
-    answer = client.post("/api/register/confirm", json={"token": token})
+    answer = client.post("/api/register/confirm", json={"token": token, "password": PASSWORD})
     assert answer.status_code == 422, answer.text
     body = answer.json()
     assert body["code"] == "invalid_request"
@@ -145,10 +145,13 @@ def test_a_badly_shaped_token_names_the_field(client: Any, token: object) -> Non
 
 
 def test_missing_and_unknown_fields_are_named(client: Any) -> None:
-    for path in ("/api/register/confirm", "/api/register/resend"):
+    for path, fields in (
+        ("/api/register/confirm", ["token", "password"]),
+        ("/api/register/resend", ["email"]),
+    ):
         answer = client.post(path, json={})
         assert answer.status_code == 422
-        assert [e["field"] for e in answer.json()["errors"]] in (["token"], ["email"])
+        assert [e["field"] for e in answer.json()["errors"]] == fields
     extra = client.post("/api/register/resend", json={"email": "a@example.com", "x": 1})
     assert extra.status_code == 422 and "x" in [e["field"] for e in extra.json()["errors"]]
     bad = client.post("/api/register/resend", json={"email": "not-an-address"})
@@ -159,7 +162,7 @@ def test_an_unknown_or_expired_token_is_refused_and_writes_nothing(client: Any, 
     client.register("late@example.com")
     token = outbox_token(outbox(app), "late@example.com")
     entries = count(app, tables.audit_log)
-    unknown = client.post("/api/register/confirm", json={"token": "B" * 43})
+    unknown = client.post("/api/register/confirm", json={"token": "B" * 43, "password": PASSWORD})
     assert unknown.status_code == 400 and unknown.json()["code"] == "invalid_token"
     with app.state.database.engine.begin() as connection:
         connection.execute(
@@ -167,8 +170,44 @@ def test_an_unknown_or_expired_token_is_refused_and_writes_nothing(client: Any, 
                 expires_at=dt.datetime.now(dt.UTC) - dt.timedelta(seconds=1)
             )
         )
-    expired = client.post("/api/register/confirm", json={"token": token})
+    expired = client.post("/api/register/confirm", json={"token": token, "password": PASSWORD})
     assert expired.status_code == 400 and expired.json()["code"] == "invalid_token"
     assert count(app, tables.audit_log) == entries and count(app, tables.sessions) == 0
     with app.state.database.engine.connect() as connection:
         assert connection.execute(select(tables.accounts.c.email_confirmed_at)).scalar() is None
+
+
+def test_an_address_registered_again_by_someone_else_is_not_confirmed_by_its_owner(
+    app: Any, new_client: Any
+) -> None:
+    """The owner registers; someone else registers the same address with a password of their
+    own; the owner opens the first link: it asks for the latest registration's password, which
+    the owner does not know, so nothing is confirmed and the intruder cannot log in."""
+    owner, intruder = new_client(app), new_client(app)
+    assert owner.register("owner@example.com").status_code == 202
+    link = outbox_token(outbox(app), "owner@example.com")
+    assert intruder.register("owner@example.com", "the intruder's password").status_code == 202
+    entries = count(app, tables.audit_log)
+    refused = owner.post("/api/register/confirm", json={"token": link, "password": PASSWORD})
+    assert refused.status_code == 401 and refused.json()["code"] == "invalid_credentials"
+    assert "cc_session" not in refused.headers.get("set-cookie", "")
+    assert count(app, tables.audit_log) == entries and count(app, tables.sessions) == 0
+    late = intruder.login("owner@example.com", "the intruder's password")
+    assert late.status_code == 403 and late.json()["code"] == "email_not_confirmed"
+    # The owner registers again and confirms; the intruder's password no longer works.
+    assert owner.register("owner@example.com").status_code == 202
+    assert owner.confirm("owner@example.com").status_code == 200
+    wrong = intruder.login("owner@example.com", "the intruder's password")
+    assert wrong.status_code == 401 and wrong.json()["code"] == "invalid_credentials"
+
+
+@pytest.mark.parametrize("password", ["", None, 12, ["x"], "x" * 1025])
+def test_a_badly_shaped_confirmation_password_names_the_field(
+    client: Any, app: Any, password: object
+) -> None:
+    client.register("shape@example.com")
+    token = outbox_token(outbox(app), "shape@example.com")
+    answer = client.post("/api/register/confirm", json={"token": token, "password": password})
+    assert answer.status_code == 422, answer.text
+    assert [e["field"] for e in answer.json()["errors"]] == ["password"]
+    assert count(app, tables.sessions) == 0

@@ -23,7 +23,7 @@ from colour_collector.service.errors import (
 )
 from colour_collector.service.models import AuditKind, MovementKind, Session
 from colour_collector.store import Database, tables
-from support import SmtpServer, production_mail, sign_up
+from support import PASSWORD, SmtpServer, production_mail, sign_up
 
 
 def ledger_amounts(database: Database, account_id: int) -> list[int]:
@@ -99,7 +99,9 @@ def test_test_deposits_disabled_in_production(
         assert client.register("prod@example.com").status_code == 202
         token = smtp.token("prod@example.com")
     try:
-        confirmed = client.post("/api/register/confirm", json={"token": token})
+        confirmed = client.post(
+            "/api/register/confirm", json={"token": token, "password": PASSWORD}
+        )
         account_id = confirmed.json()["id"]
         assert "secure" in confirmed.headers["set-cookie"].lower()
         assert "secure" in client.login("prod@example.com").headers["set-cookie"].lower()

@@ -57,7 +57,9 @@ def sign_up(db: FakeDatabase, policy: RegistrationPolicy, mailer: FakeMailer) ->
     """A confirmed account, logged in; its session token."""
     register(db, policy)
     token = link_token(mailer.to(EMAIL)[-1].text)
-    return registration.confirm(db, POLICY, token=token, client="c1", now=T0).token
+    return registration.confirm(
+        db, POLICY, token=token, password=PASSWORD, client="c1", now=T0
+    ).token
 
 
 def forgot(
@@ -207,7 +209,7 @@ def test_a_reset_confirms_an_address_not_confirmed_yet(
     assert kinds(db) == ["register", "password_reset", "email_confirmed", "login"]
     assert all(t.used_at == at for t in db.state.confirmations.values())
     with pytest.raises(AlreadyConfirmedError):  # its confirmation link is used up too
-        registration.confirm(db, POLICY, token=confirmation, client="c1", now=at)
+        registration.confirm(db, POLICY, token=confirmation, password=PASSWORD, client="c1", now=at)
     assert login(db, NEW_PASSWORD, now=at).account.email == EMAIL
 
 
@@ -261,7 +263,7 @@ def test_a_reset_link_does_not_confirm_an_account(
     token = reset_token(mailer.to(EMAIL)[-1].text)
     before, commits = copy.deepcopy(db.state), db.commits
     with pytest.raises(InvalidTokenError):
-        registration.confirm(db, POLICY, token=token, client="c1", now=T0)
+        registration.confirm(db, POLICY, token=token, password=PASSWORD, client="c1", now=T0)
     assert db.commits == commits and db.state == before
 
 

@@ -3,6 +3,7 @@ an account, the link, its expiry, resending, and login refused until confirmed."
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 
 import pytest
@@ -58,8 +59,10 @@ def register(
     )
 
 
-def confirm(db: FakeDatabase, token: str, now: dt.datetime = T0) -> accounts.LoggedIn:
-    return registration.confirm(db, ACCOUNTS, token=token, client="c1", now=now)
+def confirm(
+    db: FakeDatabase, token: str, now: dt.datetime = T0, password: str = PASSWORD
+) -> accounts.LoggedIn:
+    return registration.confirm(db, ACCOUNTS, token=token, password=password, client="c1", now=now)
 
 
 def login(db: FakeDatabase, password: str = PASSWORD) -> accounts.LoggedIn:
@@ -215,10 +218,54 @@ def test_registering_again_before_confirming_takes_the_new_password(
     (stored,) = db.state.accounts.values()
     assert stored.account.date_of_birth == dt.date(1980, 1, 2)
     old, new = (link_token(m.text) for m in mailer.to(EMAIL))
-    confirm(db, old)  # either link confirms the account
+    confirm(db, old, password="a newer password")  # either link, with the latest password
     assert login(db, "a newer password").account.email == EMAIL
     with pytest.raises(AlreadyConfirmedError):
-        confirm(db, new)
+        confirm(db, new, password="a newer password")
+
+
+def test_the_link_confirms_only_with_the_latest_registrations_password(
+    mailer: FakeMailer, policy: RegistrationPolicy
+) -> None:
+    """Someone who registers a stranger's address, before or after its owner, cannot have the
+    owner open the link and confirm an account whose password they know."""
+    db = FakeDatabase()
+    register(db, policy)  # the owner
+    register(db, policy, password="the intruder's password", date_of_birth=dt.date(1970, 1, 1))
+    for token in (link_token(m.text) for m in mailer.to(EMAIL)):
+        before, commits = copy.deepcopy(db.state), db.commits
+        with pytest.raises(InvalidCredentialsError):
+            confirm(db, token)  # the owner's own password
+        assert db.commits == commits and db.state == before
+    with pytest.raises(EmailNotConfirmedError):  # not confirmed: the intruder cannot log in
+        login(db, "the intruder's password")
+    register(db, policy)  # the owner registers again: theirs is the latest password
+    confirm(db, link_token(mailer.to(EMAIL)[-1].text))
+    assert login(db).account.email == EMAIL
+    with pytest.raises(InvalidCredentialsError):
+        login(db, "the intruder's password")
+
+
+def test_a_registration_made_while_the_password_is_checked_is_not_confirmed(
+    mailer: FakeMailer, policy: RegistrationPolicy
+) -> None:
+    """The password is checked outside the transaction (Argon2 is slow); the account is
+    confirmed only if its password is still the one checked."""
+    db = FakeDatabase()
+    register(db, policy)
+
+    class RegisteredMeanwhile(Passwords):
+        def verify(self, password_hash: str | None, password: str) -> bool:
+            matches = super().verify(password_hash, password)
+            register(db, policy, password="the intruder's password")
+            return matches
+
+    slow = AccountPolicy(passwords=RegisteredMeanwhile(time_cost=1, memory_kib=8, parallelism=1))
+    token = link_token(mailer.to(EMAIL)[0].text)
+    with pytest.raises(InvalidCredentialsError):
+        registration.confirm(db, slow, token=token, password=PASSWORD, client="c1", now=T0)
+    (stored,) = db.state.accounts.values()
+    assert stored.email_confirmed_at is None and db.state.sessions == {}
 
 
 @pytest.mark.parametrize(

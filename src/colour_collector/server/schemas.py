@@ -144,6 +144,12 @@ class ConfirmRequest(Request):
         description="The token at the end of the link mailed to confirm the account"
         " (``.../#/confirm/<token>``).",
     )
+    password: Password = Field(
+        description="The password chosen at registration (the latest registration's, if the"
+        " address was registered more than once): the link proves the mailbox, the password"
+        " that the registration is its owner's.",
+        min_length=1,
+    )
 
 
 class ResendRequest(Request):

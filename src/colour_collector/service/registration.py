@@ -10,8 +10,10 @@ whether or not it has an account, and refused past a limit with the same answer 
 address; a forgotten password's mails (``service.password_reset``) count with them.
 
 A link holds a random token; only its SHA-256 is stored, with an expiry and its purpose (a link
-to reset a password never confirms an account, nor the reverse). Confirming marks every
-confirmation link of the account used, confirms the address and logs the player in.
+to reset a password never confirms an account, nor the reverse). Confirming takes the link and
+the password of the latest registration (so a registration someone else made with the address
+cannot be confirmed by its owner opening the link), marks every confirmation link of the
+account used, confirms the address and logs the player in.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import (
     AlreadyConfirmedError,
     EmailTakenError,
+    InvalidCredentialsError,
     InvalidTokenError,
     TooManyMailsError,
 )
@@ -42,6 +45,7 @@ from colour_collector.service.models import (
     AccountId,
     AuditKind,
     ConfirmationToken,
+    StoredAccount,
     TokenPurpose,
 )
 from colour_collector.service.ports import Mailer, UnitOfWork, UnitOfWorkFactory
@@ -171,29 +175,43 @@ def confirm(
     accounts: AccountPolicy,
     *,
     token: str,
+    password: str,
     client: str,
     now: dt.datetime | None = None,
 ) -> LoggedIn:
-    """Confirm the account of a mailed link and log its player in.
+    """Confirm the account of a mailed link, given the password it was registered with, and log
+    its player in.
 
-    Raises :class:`InvalidTokenError` for an unknown or expired link and
+    The link proves the mailbox; the password proves that the registration being confirmed is
+    the mailbox owner's. Without it, anyone could register (or register again) a stranger's
+    address with a password of their own and wait for its owner to open the link: the owner
+    would confirm an account whose password someone else knows.
+
+    Raises :class:`InvalidTokenError` for an unknown or expired link,
     :class:`AlreadyConfirmedError` for a link of an account confirmed already (a second click:
-    it does not log in again); neither writes anything.
+    it does not log in again) and :class:`InvalidCredentialsError` for a password that is not
+    the account's (its latest registration's); none of them writes anything.
     """
     at = now or utcnow()
     token_hash = hash_token(token)
     with factory() as uow:
-        found = uow.confirmations.get(token_hash, TokenPurpose.CONFIRM)
-        if found is None or (found.used_at is None and found.expires_at <= at):
-            raise InvalidTokenError(
-                "this confirmation link is unknown or has expired; ask for a new one"
-            )
+        found = _live_link(uow, token_hash, at)
+        if found.used_at is not None:
+            raise AlreadyConfirmedError("this account is confirmed already: log in")
+        stored = _stored(uow, found.account_id)
+    # Argon2 is slow: outside any transaction, as a login checks it; the hash checked is
+    # compared again under the lock, in case the address was registered again meanwhile.
+    if not accounts.passwords.verify(stored.password_hash, password):
+        raise InvalidCredentialsError(_NOT_THE_PASSWORD)
+    with factory() as uow:
         account = uow.accounts.get_for_update(found.account_id)
-        found = uow.confirmations.get(token_hash, TokenPurpose.CONFIRM)  # again, locked
-        if account is None or found is None:  # tokens reference accounts: a broken database
+        found = _live_link(uow, token_hash, at)  # again, locked
+        if account is None:  # tokens reference accounts: a broken database
             raise InvalidTokenError("this confirmation link is unknown")
         if found.used_at is not None:
             raise AlreadyConfirmedError("this account is confirmed already: log in")
+        if _stored(uow, account.id).password_hash != stored.password_hash:
+            raise InvalidCredentialsError(_NOT_THE_PASSWORD)
         uow.confirmations.use_all(account.id, at, TokenPurpose.CONFIRM)
         uow.accounts.confirm_email(account.id, at)
         logged_in = start_session(uow, accounts, account, now=at)
@@ -201,6 +219,32 @@ def confirm(
         audit.append(uow, AuditKind.LOGIN, account.id, {"client": client}, now=at)
         uow.commit()
     return logged_in
+
+
+_NOT_THE_PASSWORD = (
+    "this is not the password the address was registered with (the latest registration's, if"
+    " it was registered more than once)"
+)
+
+
+def _live_link(uow: UnitOfWork, token_hash: str, at: dt.datetime) -> ConfirmationToken:
+    """The confirmation link of ``token_hash``, used or not; :class:`InvalidTokenError` if it
+    is unknown, or expired unused."""
+    found = uow.confirmations.get(token_hash, TokenPurpose.CONFIRM)
+    if found is None or (found.used_at is None and found.expires_at <= at):
+        raise InvalidTokenError(
+            "this confirmation link is unknown or has expired; ask for a new one"
+        )
+    return found
+
+
+def _stored(uow: UnitOfWork, account_id: AccountId) -> StoredAccount:
+    """The account of a link, with its password hash."""
+    account = uow.accounts.get(account_id)
+    stored = None if account is None else uow.accounts.by_email(account.email)
+    if stored is None:  # tokens reference accounts: a broken database
+        raise InvalidTokenError("this confirmation link is unknown")
+    return stored
 
 
 def resend(
@@ -253,12 +297,13 @@ def _new_link(
         subject="Confirm your Colour Collector account",
         text=(
             "Hello,\n\n"
-            "To finish registering for Colour Collector, open this link:\n\n"
+            "To finish registering for Colour Collector, open this link and enter the password"
+            " you chose when you registered:\n\n"
             f"{policy.link(token)}\n\n"
             f"The link works once, for {hours} hours. If it has expired, ask for a new one from"
             " the log-in page.\n\n"
-            "If you did not register, ignore this e-mail: without the link no account is"
-            " opened.\n"
+            "If you did not register, ignore this e-mail: without the link and that password no"
+            " account is opened.\n"
         ),
     )
 

@@ -75,15 +75,21 @@ def register(body: RegisterRequest, runtime: RuntimeDep) -> Response:
             **BODY_PROBLEMS,
             400: "Malformed JSON (`invalid_request`), or a link unknown or expired, or not"
             " one to confirm an account (`invalid_token`).",
+            401: "The password is not the one the address was registered with (the latest"
+            " registration's) (`invalid_credentials`); nothing is written.",
             409: "The account is confirmed already (`already_confirmed`): log in.",
         }
     ),
 )
 def confirm(body: ConfirmRequest, runtime: RuntimeDep, client: ClientAddress) -> Response:
-    """Confirm an account with the token of the mailed link, and log in (sets the HttpOnly
-    ``cc_session`` cookie, and a new ``cc_csrf``)."""
+    """Confirm an account with the token of the mailed link and the password it was registered
+    with, and log in (sets the HttpOnly ``cc_session`` cookie, and a new ``cc_csrf``)."""
     logged_in = registration.confirm(
-        runtime.database, runtime.accounts, token=body.token, client=client
+        runtime.database,
+        runtime.accounts,
+        token=body.token,
+        password=body.password,
+        client=client,
     )
     return _logged_in(runtime, logged_in)
 

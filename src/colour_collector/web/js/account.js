@@ -88,6 +88,17 @@ export function initAccount({ loggedIn, loggedOut, registered, guard }) {
     await refreshAccount();
   };
   submit(q("login-form"), login, loggedIn);
+  // The link proves the mailbox, the password that the registration is the player's (someone
+  // else may have registered the address since): the server asks for both.
+  submit(q("confirm-form"), async ({ password }) => {
+    if (!LINK_TOKEN.test(confirmToken)) throw new ApiError(400, { code: "invalid_token" });
+    loggedInAs(await post("/api/register/confirm", { token: confirmToken, password }));
+    confirmToken = "";
+    await refreshAccount();
+  }, async () => {
+    announce("Your account is confirmed. Welcome to Colour Collector.");
+    await loggedIn();
+  });
   // The answer is the same whether or not the address has an account: the next step is in
   // the mail (a link to confirm, or a notice to the owner of the address).
   submit(q("register-form"), async (entered) => {
@@ -136,10 +147,18 @@ export function loggedInAs(account) {
   prefs.maybeLoggedIn = true;
 }
 
-/** Confirm the account of a mailed link's ``token``; it logs in. */
-export async function confirmAccount(token) {
-  loggedInAs(await post("/api/register/confirm", { token }));
-  await refreshAccount();
+// The mailed link's token: in memory only, never in the address or storage.
+let confirmToken = "";
+const LINK_TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+/** The form confirming the account of a mailed link's ``token`` (kept from an earlier visit of
+ * the link when empty: the address no longer has it). */
+export function showConfirm(token = "") {
+  if (token) confirmToken = token;
+  const form = q("confirm-form");
+  form.reset();
+  clearErrors(form);
+  showScreen("confirm");
 }
 
 /** Forget the account (logged out, or the session ended). */

@@ -92,23 +92,12 @@ route("check-email", async () => {
   return undefined;
 });
 
-// The link mailed to confirm an account: confirming logs in, then on to the lobby.
+// The link mailed to confirm an account: the registration's password confirms it and logs in,
+// then on to the lobby.
 route("confirm", async ({ token = "" }) => {
   leaveGame();
-  const message = q("confirm-message");
-  const toLogin = q("confirm-login");
-  try {
-    await account.confirmAccount(token);
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.status >= 500) throw error;
-    message.textContent = sayProblem(error.code === "invalid_request"
-      ? new ApiError(400, { code: "invalid_token" }) : error);
-    toLogin.hidden = false;
-    showScreen("confirm");
-    return { name: "confirm", params: {} };
-  }
-  announce("Your account is confirmed. Welcome to Colour Collector.");
-  return redirect("lobby");
+  account.showConfirm(token);
+  return { name: "confirm", params: {} };
 });
 
 route("forgot", async () => {

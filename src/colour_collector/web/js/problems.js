@@ -58,7 +58,9 @@ export function explain(error, form, values = {}) {
       whole = "Your account is not confirmed yet. Open the link we e-mailed you, or send the e-mail again.";
       break;
     case "invalid_credentials":
-      whole = "The e-mail address or password is not right. Check them and try again.";
+      if (form === "confirm") {
+        fields.password = "This is not the password you registered with. If you registered more than once, enter the one you chose last.";
+      } else whole = "The e-mail address or password is not right. Check them and try again.";
       break;
     case "too_many_attempts":
       whole = `Too many attempts to log in. Wait ${minutes(error.retryAfter)} and try again.`;
