@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import gzip
+import importlib
+import json
 import logging
+import pkgutil
 from typing import Any
 
 import pytest
+
+from colour_collector.server import routes
+from colour_collector.server.request_bodies import JsonBodyRoute
 
 PROBLEM = "application/problem+json"
 
@@ -241,3 +248,96 @@ def test_an_idempotency_key_sent_twice_is_refused(player: Any, path: str) -> Non
     assert answer.json()["detail"] == "the Idempotency-Key header is sent 2 times: send one"
     assert player.get("/api/wallet").json()["balance_pence"] == 0
     assert player.get("/api/my-games").json()["items"] == []
+
+
+def assert_nothing_deposited(player: Any) -> None:
+    wallet = player.get("/api/wallet").json()
+    assert (wallet["balance_pence"], wallet["movements"]) == (0, [])
+
+
+PLAIN_DEPOSIT = b'{"amount_pence": 100}'
+
+
+@pytest.mark.parametrize(
+    ("encoding", "content"),
+    [
+        ("gzip", PLAIN_DEPOSIT),  # said to be compressed, and is not
+        ("gzip", gzip.compress(PLAIN_DEPOSIT)),
+        ("br", PLAIN_DEPOSIT),
+        ("identity, gzip", gzip.compress(PLAIN_DEPOSIT)),
+    ],
+    ids=["gzip-but-plain", "gzip", "br", "identity-then-gzip"],
+)
+def test_a_body_with_a_content_encoding_is_415_naming_it(
+    player: Any, encoding: str, content: bytes
+) -> None:
+    """The server does not decode compressed request bodies: it says so before any route runs."""
+    response = player.post(
+        "/api/wallet/test-deposit",
+        content=content,
+        headers={"content-type": "application/json", "content-encoding": encoding},
+    )
+    assert_problem(response, 415, "unsupported_media_type", "Content-Encoding")
+    assert f"not with Content-Encoding: {encoding!r}" in response.json()["detail"]
+    assert response.headers["accept-encoding"] == "identity"
+    assert_nothing_deposited(player)
+
+
+def test_a_content_encoding_is_refused_on_a_route_without_a_body_model(player: Any) -> None:
+    """Logging out reads no body; one sent compressed is refused all the same, and the player
+    stays logged in."""
+    response = player.post("/api/logout", content=b"{}", headers={"content-encoding": "gzip"})
+    assert_problem(response, 415, "unsupported_media_type", "Content-Encoding")
+    assert "Content-Encoding" in response.json()["detail"]
+    assert player.get("/api/me").status_code == 200
+
+
+def test_identity_and_a_content_encoding_without_a_body_are_let_through(player: Any) -> None:
+    assert player.get("/api/wallet", headers={"content-encoding": "gzip"}).status_code == 200
+    deposited = player.post(
+        "/api/wallet/test-deposit",
+        content=PLAIN_DEPOSIT,
+        headers={"content-type": "application/json", "content-encoding": "Identity"},
+    )
+    assert deposited.status_code == 201, deposited.text
+    assert player.get("/api/wallet").json()["balance_pence"] == 100
+
+
+@pytest.mark.parametrize(
+    ("content", "repeated"),
+    [
+        (b'{"amount_pence": 100, "amount_pence": 200}', "amount_pence"),
+        (b'{"amount_pence": 100, "note": {"to": "a", "to": "b"}}', "to"),  # at any depth
+        (b'[{"amount_pence": 1}, {"amount_pence": 2, "amount_pence": 3}]', "amount_pence"),
+    ],
+)
+def test_a_name_given_twice_in_one_object_is_400_naming_it(
+    player: Any, content: bytes, repeated: str
+) -> None:
+    """JSON readers disagree on which of the two counts (Python's keeps the last): neither."""
+    response = player.post(
+        "/api/wallet/test-deposit", content=content, headers={"content-type": "application/json"}
+    )
+    assert_problem(response, 400, "invalid_request", "body")
+    assert response.json()["detail"] == (
+        f"the request body is not valid JSON (it gives the name {repeated!r} twice in one object)"
+    )
+    assert_nothing_deposited(player)
+
+
+@pytest.mark.parametrize("path", sorted(BODIES))
+def test_every_body_refuses_a_name_given_twice(player: Any, path: str) -> None:
+    name, value = next(iter(BODIES[path].items()))
+    fields = ", ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in BODIES[path].items())
+    content = f"{{{fields}, {json.dumps(name)}: {json.dumps(value)}}}".encode()
+    response = player.post(path, content=content, headers={"content-type": "application/json"})
+    assert_problem(response, 400, "invalid_request", "body")
+    assert repr(name) in response.json()["detail"]
+
+
+def test_every_router_reads_bodies_refusing_a_name_given_twice() -> None:
+    """A router made without ``route_class=JsonBodyRoute`` would read ``{"a": 1, "a": 2}`` as
+    ``{"a": 2}``."""
+    for found in pkgutil.iter_modules(routes.__path__):
+        module = importlib.import_module(f"{routes.__name__}.{found.name}")
+        assert module.router.route_class is JsonBodyRoute, found.name

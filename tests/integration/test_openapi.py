@@ -256,6 +256,22 @@ def test_every_body_can_be_refused_as_not_json_and_test_deposits_over_a_limit(
     assert "deposit_limit_exceeded" in test_deposit["409"]["description"]
 
 
+def test_what_the_body_gate_refuses_is_documented_together(client: Any) -> None:
+    """The body gate (``BodyLimitMiddleware``) answers 413 for a body too large and 415 for one
+    sent with a ``Content-Encoding``, before any route: an operation that documents the one
+    documents the other (the logouts, which take no body, included)."""
+    described = client.get("/openapi.json").json()
+    gated = [
+        (path, method, operation["responses"])
+        for path, item in described["paths"].items()
+        for method, operation in item.items()
+        if "413" in operation["responses"]
+    ]
+    assert ("/api/logout", "post") in [(path, method) for path, method, _ in gated]
+    for path, method, responses in gated:
+        assert "Content-Encoding" in responses["415"]["description"], (method, path)
+
+
 def problem_validator(spec: dict[str, Any], path: str, method: str, status: int) -> Any:
     """The documented schema of a problem+json answer (``components`` included)."""
     response = spec["paths"][path][method]["responses"][str(status)]

@@ -17,7 +17,9 @@ class StrictJsonError(ValueError):
     """The text is not JSON a game file may hold; ``str()`` says why, as a predicate."""
 
 
-def _refuse_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def refuse_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``' ``object_pairs_hook``: the object, or :class:`StrictJsonError` naming a
+    name it gives twice (the server reads request bodies with it too)."""
     found: dict[str, Any] = {}
     for name, value in pairs:
         if name in found:
@@ -30,7 +32,7 @@ def parse(text: str | bytes) -> Any:
     """The JSON value of ``text``; :class:`StrictJsonError` when it is not JSON, repeats a name
     in an object, or cannot be read."""
     try:
-        return json.loads(text, object_pairs_hook=_refuse_repeats)
+        return json.loads(text, object_pairs_hook=refuse_repeats)
     except StrictJsonError:
         raise
     except UnicodeDecodeError:

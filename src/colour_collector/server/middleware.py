@@ -33,8 +33,22 @@ class BodyTooLarge(StarletteHTTPException):
         super().__init__(413, f"the request body is larger than {limit} bytes")
 
 
+def _content_codings(headers: Headers) -> list[str]:
+    """The content codings a request names in ``Content-Encoding``, ``identity`` (none) left
+    out."""
+    named = (
+        coding.strip().lower()
+        for value in headers.getlist("content-encoding")
+        for coding in value.split(",")
+    )
+    return [coding for coding in named if coding and coding != "identity"]
+
+
 class BodyLimitMiddleware:
-    """Refuse request bodies over ``max_bytes`` with 413 ``body_too_large``."""
+    """The gate every request body passes before any route runs: 413 ``body_too_large`` for one
+    over ``max_bytes``, 415 ``unsupported_media_type`` for one sent with a ``Content-Encoding``
+    (the server does not decode compressed request bodies; a route would read the compressed
+    bytes as they came)."""
 
     def __init__(self, app: ASGIApp, *, max_bytes: int) -> None:
         self.app = app
@@ -44,7 +58,8 @@ class BodyLimitMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = Headers(scope=scope).get("content-length")
+        headers = Headers(scope=scope)
+        declared = headers.get("content-length")
         if declared is not None:
             if not declared.isdigit():
                 await problems.problem_response(
@@ -57,6 +72,18 @@ class BodyLimitMiddleware:
                     f"the request body is larger than {self.max_bytes} bytes",
                 )(scope, receive, send)
                 return
+        # HTTP/1.1 frames a body by its Content-Length or a Transfer-Encoding.
+        announces_body = int(declared or "0") > 0 or "transfer-encoding" in headers
+        if announces_body and _content_codings(headers):
+            sent = ", ".join(headers.getlist("content-encoding"))
+            await problems.problem_response(
+                problems.NOT_JSON,
+                "the request body must be sent as it is, without a Content-Encoding (the server"
+                f" does not decode compressed request bodies), not with Content-Encoding: {sent!r}",
+                headers={"Accept-Encoding": "identity"},
+                errors=[{"field": "Content-Encoding", "message": "must be identity or not sent"}],
+            )(scope, receive, send)
+            return
         received = 0
 
         async def limited_receive() -> Message:

@@ -20,6 +20,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
+from colour_collector.game import strict_json
 from colour_collector.server.schemas import Problem
 from colour_collector.service import errors
 
@@ -331,10 +332,13 @@ async def _on_http_exception(request: Request, exc: Exception) -> Response:
     detail = exc.detail if isinstance(exc.detail, str) else kind.title
     if exc.status_code == 400 and detail == UNPARSABLE_BODY:
         # FastAPI's answer to a body the JSON parser gave up on for another reason than its
-        # syntax; FastAPI raises it from the parser's own error.
+        # syntax (``request_bodies`` refuses a repeated name); FastAPI raises it from the
+        # parser's own error.
         cause = exc.__cause__
         reason = "it cannot be parsed"
-        if cause is not None:
+        if isinstance(cause, strict_json.StrictJsonError):  # a name given twice in one object
+            reason = f"it {cause}"
+        elif cause is not None:
             reason = _UNPARSABLE_BECAUSE.get(type(cause), reason)
         return problem_response(
             MALFORMED_JSON,

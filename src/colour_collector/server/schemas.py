@@ -421,13 +421,21 @@ def problem_responses(descriptions: Mapping[int, str]) -> dict[int | str, dict[s
 
 
 BODY_PROBLEMS = {
-    400: "Malformed JSON (`invalid_request`).",
+    400: "Malformed JSON, or an object giving one name twice (`invalid_request`).",
     403: "CSRF check failed (`csrf_failed`).",
     413: "Body larger than the limit (`body_too_large`).",
-    415: "A body not sent as `application/json` (`unsupported_media_type`).",
+    415: "A body not sent as `application/json`, or sent with a `Content-Encoding`"
+    " (`unsupported_media_type`).",
     422: "A field is missing, unknown or invalid (`invalid_request`).",
 }
 """Problems any request with a JSON body can get."""
+
+ENCODED_BODY = (
+    "A body sent with a `Content-Encoding`: request bodies are not decoded"
+    " (`unsupported_media_type`)."
+)
+"""The 415 of a state-changing route without a body, which the body gate answers before it
+(as it does 413)."""
 
 
 BAD_PARAMETERS = problem_responses(

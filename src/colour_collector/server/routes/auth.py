@@ -8,11 +8,13 @@ from starlette.responses import Response
 
 from colour_collector.server.dependencies import ClientAddress, RuntimeDep, SessionToken
 from colour_collector.server.middleware import CSRF_HEADER, SESSION_COOKIE
+from colour_collector.server.request_bodies import JsonBodyRoute
 from colour_collector.server.responses import answer
 from colour_collector.server.runtime import Runtime
 from colour_collector.server.schemas import (
     BAD_PARAMETERS,
     BODY_PROBLEMS,
+    ENCODED_BODY,
     AccountResponse,
     ConfirmRequest,
     CsrfResponse,
@@ -28,7 +30,9 @@ from colour_collector.server.schemas import (
 )
 from colour_collector.service import accounts, password_reset, registration
 
-router = APIRouter(prefix="/api", tags=["accounts"], responses=BAD_PARAMETERS)
+router = APIRouter(
+    prefix="/api", tags=["accounts"], responses=BAD_PARAMETERS, route_class=JsonBodyRoute
+)
 
 _AUTH = {401: "Not logged in (`not_authenticated`)."}
 
@@ -208,7 +212,12 @@ def _logged_in(runtime: Runtime, logged_in: accounts.LoggedIn) -> Response:
     status_code=status.HTTP_204_NO_CONTENT,
     response_class=Response,
     responses=problem_responses(
-        {403: BODY_PROBLEMS[403], 413: BODY_PROBLEMS[413], 422: "A bad cookie (`invalid_request`)."}
+        {
+            403: BODY_PROBLEMS[403],
+            413: BODY_PROBLEMS[413],
+            415: ENCODED_BODY,
+            422: "A bad cookie (`invalid_request`).",
+        }
     ),
 )
 def logout(runtime: RuntimeDep, token: SessionToken = None) -> Response:

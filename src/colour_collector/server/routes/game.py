@@ -13,8 +13,9 @@ from colour_collector.server.play_schemas import (
     PrizeTableInfo,
     ReelRange,
 )
+from colour_collector.server.request_bodies import JsonBodyRoute
 
-router = APIRouter(prefix="/api", tags=["game"])
+router = APIRouter(prefix="/api", tags=["game"], route_class=JsonBodyRoute)
 
 
 @router.get("/game", response_model=GameResponse)

@@ -7,10 +7,11 @@ from starlette.responses import Response
 
 from colour_collector.server.dependencies import RuntimeDep
 from colour_collector.server.protection_schemas import GameInformationResponse, PrizeInformation
+from colour_collector.server.request_bodies import JsonBodyRoute
 from colour_collector.server.responses import answer
 from colour_collector.service.information import information
 
-router = APIRouter(prefix="/api", tags=["game"])
+router = APIRouter(prefix="/api", tags=["game"], route_class=JsonBodyRoute)
 
 
 @router.get("/game/information", response_model=GameInformationResponse)

@@ -11,8 +11,9 @@ from starlette.responses import Response
 from colour_collector.server.dependencies import RuntimeDep
 from colour_collector.server.metrics import exposition
 from colour_collector.server.problems import NOT_AUTHENTICATED, ProblemError
+from colour_collector.server.request_bodies import JsonBodyRoute
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=JsonBodyRoute)
 
 
 @router.get("/metrics")

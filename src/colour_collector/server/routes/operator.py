@@ -26,8 +26,14 @@ from colour_collector.server.operator_schemas import (
     SalesResponse,
 )
 from colour_collector.server.play_schemas import EmptyRequest
+from colour_collector.server.request_bodies import JsonBodyRoute
 from colour_collector.server.responses import answer
-from colour_collector.server.schemas import BAD_PARAMETERS, BODY_PROBLEMS, problem_responses
+from colour_collector.server.schemas import (
+    BAD_PARAMETERS,
+    BODY_PROBLEMS,
+    ENCODED_BODY,
+    problem_responses,
+)
 from colour_collector.service import (
     audit_checks,
     monitoring,
@@ -37,7 +43,9 @@ from colour_collector.service import (
     sales,
 )
 
-router = APIRouter(prefix="/api/operator", tags=["operator"], responses=BAD_PARAMETERS)
+router = APIRouter(
+    prefix="/api/operator", tags=["operator"], responses=BAD_PARAMETERS, route_class=JsonBodyRoute
+)
 
 CONSOLE_PATH = "/"
 """Path of the console cookie: the console page, its tables and the API all need it."""
@@ -81,7 +89,12 @@ def login(body: OperatorLoginRequest, runtime: RuntimeDep, client: ClientAddress
     status_code=status.HTTP_204_NO_CONTENT,
     response_class=Response,
     responses=problem_responses(
-        {403: BODY_PROBLEMS[403], 413: BODY_PROBLEMS[413], 422: "A bad cookie (`invalid_request`)."}
+        {
+            403: BODY_PROBLEMS[403],
+            413: BODY_PROBLEMS[413],
+            415: ENCODED_BODY,
+            422: "A bad cookie (`invalid_request`).",
+        }
     ),
 )
 def logout(runtime: RuntimeDep, token: OperatorToken = None) -> Response:

@@ -9,11 +9,14 @@ from starlette.responses import Response
 
 from colour_collector.server.dependencies import PaymentKey, RuntimeDep, SessionToken
 from colour_collector.server.protection_schemas import PaymentRequest, PaymentResponse
+from colour_collector.server.request_bodies import JsonBodyRoute
 from colour_collector.server.responses import answer
 from colour_collector.server.schemas import BAD_PARAMETERS, BODY_PROBLEMS, problem_responses
 from colour_collector.service import deposits, withdrawals
 
-router = APIRouter(prefix="/api/wallet", tags=["wallet"], responses=BAD_PARAMETERS)
+router = APIRouter(
+    prefix="/api/wallet", tags=["wallet"], responses=BAD_PARAMETERS, route_class=JsonBodyRoute
+)
 
 _REPEAT: dict[int | str, dict[str, Any]] = {
     200: {

@@ -39,6 +39,7 @@ from colour_collector.server.presenter import (
     steps_shown,
 )
 from colour_collector.server.problems import problem_of
+from colour_collector.server.request_bodies import JsonBodyRoute
 from colour_collector.server.responses import answer
 from colour_collector.server.runtime import Runtime
 from colour_collector.server.schemas import (
@@ -52,7 +53,9 @@ from colour_collector.service import purchase as buying
 from colour_collector.service import records, reveal, settle
 from colour_collector.service.play_models import StoredPlay
 
-router = APIRouter(prefix="/api", tags=["plays"], responses=BAD_PARAMETERS)
+router = APIRouter(
+    prefix="/api", tags=["plays"], responses=BAD_PARAMETERS, route_class=JsonBodyRoute
+)
 
 
 def _purchase(

@@ -15,12 +15,15 @@ from colour_collector.server.pool_schemas import (
     RegeneratedPlayResponse,
 )
 from colour_collector.server.presenter import board
+from colour_collector.server.request_bodies import JsonBodyRoute
 from colour_collector.server.responses import answer
 from colour_collector.server.schemas import BAD_PARAMETERS, InDigits, problem_responses
 from colour_collector.service import pool_views
 from colour_collector.service.models import LARGEST_ID
 
-router = APIRouter(prefix="/api/pools", tags=["pools"], responses=BAD_PARAMETERS)
+router = APIRouter(
+    prefix="/api/pools", tags=["pools"], responses=BAD_PARAMETERS, route_class=JsonBodyRoute
+)
 
 PoolIdPath = Annotated[int, Path(ge=1, le=LARGEST_ID, description="The pool's id."), InDigits]
 PositionPath = Annotated[

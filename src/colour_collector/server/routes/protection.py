@@ -17,13 +17,16 @@ from colour_collector.server.protection_schemas import (
     SelfExclusionRequest,
     TimeOutRequest,
 )
+from colour_collector.server.request_bodies import JsonBodyRoute
 from colour_collector.server.responses import answer
 from colour_collector.server.schemas import BAD_PARAMETERS, BODY_PROBLEMS, problem_responses
 from colour_collector.service import exclusions, inactivity, limits, protection, reality_checks
 from colour_collector.service.clock import utcnow
 from colour_collector.service.protection_models import ExclusionKind, LimitPeriod
 
-router = APIRouter(prefix="/api", tags=["protection"], responses=BAD_PARAMETERS)
+router = APIRouter(
+    prefix="/api", tags=["protection"], responses=BAD_PARAMETERS, route_class=JsonBodyRoute
+)
 
 _AUTH = {401: "Not logged in (`not_authenticated`)."}
 

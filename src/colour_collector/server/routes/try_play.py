@@ -17,11 +17,14 @@ from colour_collector.server.play_schemas import (
     TryViewResponse,
 )
 from colour_collector.server.presenter import board, resumed, step_and_board
+from colour_collector.server.request_bodies import JsonBodyRoute
 from colour_collector.server.responses import answer
 from colour_collector.server.schemas import BAD_PARAMETERS, BODY_PROBLEMS, problem_responses
 from colour_collector.service import records, try_plays
 
-router = APIRouter(prefix="/api/try", tags=["try"], responses=BAD_PARAMETERS)
+router = APIRouter(
+    prefix="/api/try", tags=["try"], responses=BAD_PARAMETERS, route_class=JsonBodyRoute
+)
 
 TryId = Annotated[str, Path(min_length=1, max_length=100, description="The Try play's secret id.")]
 _NOT_FOUND = {404: "No such Try play (`play_not_found`).", 422: "Invalid id (`invalid_request`)."}

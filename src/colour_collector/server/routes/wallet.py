@@ -8,6 +8,7 @@ from fastapi import APIRouter, Path, Query, status
 from starlette.responses import Response
 
 from colour_collector.server.dependencies import IdempotencyKey, RuntimeDep, SessionToken
+from colour_collector.server.request_bodies import JsonBodyRoute
 from colour_collector.server.responses import answer
 from colour_collector.server.schemas import (
     BAD_PARAMETERS,
@@ -22,7 +23,9 @@ from colour_collector.server.schemas import (
 from colour_collector.service import wallet
 from colour_collector.service.models import LARGEST_ID
 
-router = APIRouter(prefix="/api/wallet", tags=["wallet"], responses=BAD_PARAMETERS)
+router = APIRouter(
+    prefix="/api/wallet", tags=["wallet"], responses=BAD_PARAMETERS, route_class=JsonBodyRoute
+)
 
 _UNAUTHENTICATED = {401: "Not logged in (`not_authenticated`)."}
 _INVALID = {422: "Invalid parameter (`invalid_request`)."}
