@@ -28,6 +28,7 @@ from colour_collector.server.app import create_app
 from colour_collector.server.settings import Settings
 from colour_collector.service import operators, pools
 from colour_collector.service.accounts import Passwords
+from colour_collector.service.pool_views import FIGURES_MIN_OPEN
 from colour_collector.service.protection_models import OperatorRole
 from colour_collector.store import Database
 from pool_support import small_pool
@@ -109,8 +110,9 @@ def test_pools_sell_in_order_and_each_play_shows_its_pool_and_position(
         (2, "sold_out", 0),
         (1, "sold_out", 0),
     ]
-    # The £1,000,000 was bought, but no one has seen it yet: it is won when its play finishes.
-    assert listed[0]["top_prizes"][0]["left"] == 1
+    # The £1,000,000 was bought, but no one has seen it yet: it is won when its play finishes,
+    # and with a few plays open (none left to sell) the figure would tell their holders: none.
+    assert listed[0]["top_prizes"][0]["left"] is None
     for client, bought in bought_from_second:
         number = bought["play"]["play_number"]
         play_to_end(client, number, bought["board"])
@@ -261,11 +263,13 @@ def test_a_top_prize_counts_as_won_when_its_play_finishes(
 ) -> None:
     """The public count of top prizes left does not move when a top prize is bought, nor while
     it is revealed: only once its play is finished (as a scratchcard's when it is claimed), so
-    it tells no buyer what they hold before the reveal."""
-    pools.load(database, small_pool(3, {"£2,000": 3}), KEY, published_only=False)
+    it tells no buyer what they hold before the reveal. (A pool of FIGURES_MIN_OPEN plays:
+    over fewer open plays the figure is withheld while one is in progress.)"""
+    pool = small_pool(FIGURES_MIN_OPEN, {"£2,000": FIGURES_MIN_OPEN})  # every play wins it
+    pools.load(database, pool, KEY, published_only=False)
     anyone, client = new_client(app), buyer(app, new_client, 0)
 
-    def left() -> int:
+    def left() -> int | None:
         shown = anyone.get("/api/pools/current").json()["pool"]
         listed = anyone.get("/api/pools").json()["items"][0]
         one = anyone.get("/api/pools/1").json()
@@ -273,18 +277,39 @@ def test_a_top_prize_counts_as_won_when_its_play_finishes(
         assert len(counts) == 1, counts
         return counts.pop()
 
-    assert left() == 3
+    assert left() == FIGURES_MIN_OPEN
     bought = buy(client).json()
     assert bought["play"]["pool_position"] == 0
-    assert left() == 3  # bought: not won yet
+    assert left() == FIGURES_MIN_OPEN  # bought: not won yet
     number, board = bought["play"]["play_number"], bought["board"]
     while board["next"] is not None:
         answer = client.post(f"/api/plays/{number}/steps", json=step_body(board["next"], "odd"))
         assert answer.status_code == 200, answer.text
         board = answer.json()["board"]
-        assert left() == 3  # revealed step by step: still not won
+        assert left() == FIGURES_MIN_OPEN  # revealed step by step: still not won
     assert client.post(f"/api/plays/{number}/finish", json={}).status_code == 200
-    assert left() == 2
+    assert left() == FIGURES_MIN_OPEN - 1
+
+
+def test_near_the_end_of_a_pool_top_prizes_left_are_withheld_while_plays_are_in_progress(
+    app: Any, database: Database, new_client: Any
+) -> None:
+    """Sold out with one play in progress, the count of top prizes left would be that play's
+    prize: every public view withholds it (null) until the play is finished."""
+    pools.load(database, small_pool(1, {"£2,000": 1}), KEY, published_only=False)
+    anyone, client = new_client(app), buyer(app, new_client, 0)
+    bought = buy(client).json()
+    views = ("/api/pools/current", "/api/pools", "/api/pools/1")
+    shown = [anyone.get(path).json() for path in views]
+    assert shown[0] == {"pool": None, "queued": 0}  # sold out: none on sale
+    assert shown[1]["items"][0]["top_prizes"] == shown[2]["top_prizes"]
+    assert shown[2]["top_prizes"] == [
+        {"tier": "£2,000", "prize_pence": 200_000, "total": 1, "left": None}
+    ]
+    number = bought["play"]["play_number"]
+    play_to_end(client, number, bought["board"])
+    assert client.post(f"/api/plays/{number}/finish", json={}).status_code == 200
+    assert anyone.get("/api/pools/1").json()["top_prizes"][0]["left"] == 0
 
 
 def test_a_pool_closed_while_a_play_is_in_progress_keeps_its_secret_until_it_is_finished(

@@ -259,6 +259,39 @@ def test_top_prizes_left_are_shown_most_valuable_first() -> None:
     assert tops == [("£1,000,000", 1, 1), ("£2,000", 1, 1)]
 
 
+def test_top_prizes_left_are_withheld_near_the_end_while_plays_are_in_progress() -> None:
+    """The figure counts the top prizes among the open plays (not sold, or not finished): over
+    fewer than FIGURES_MIN_OPEN of them, while one is in progress, it would tell its holder
+    something of its prize (here, with the pool sold out, all of it), so it is withheld."""
+    db = FakeDatabase()
+    load(db, small_pool(2, {"£1,000": 1}))
+    token, bought = buy_with_token(db, 0)
+    shown = pool_views.view(db, 1)
+    assert shown.figures_withheld and [t.left for t in shown.top_prizes] == [None]
+    reveal_all(db, token, bought.play.play_number)
+    settle.finish(db, token, bought.play.play_number, now=T0)
+    other, last = buy_with_token(db, 1)  # sold out: the last open play is this one
+    assert [t.left for t in pool_views.view(db, 1).top_prizes] == [None]
+    assert pool_views.view(db, 1).status is PoolStatus.SOLD_OUT
+    reveal_all(db, other, last.play.play_number)
+    settle.finish(db, other, last.play.play_number, now=T0)
+    assert [t.left for t in pool_views.view(db, 1).top_prizes] == [0]  # nothing in progress
+
+
+def test_top_prizes_left_are_shown_over_enough_open_plays() -> None:
+    db = FakeDatabase()
+    load(db, small_pool(pool_views.FIGURES_MIN_OPEN, {"£1,000": 1}))
+    token, bought = buy_with_token(db, 0)  # in progress, one of FIGURES_MIN_OPEN open plays
+    shown = pool_views.current(db).on_sale
+    assert shown is not None and shown.in_progress == 1 and not shown.figures_withheld
+    assert [(t.total, t.left) for t in shown.top_prizes] == [(1, 1)]
+    reveal_all(db, token, bought.play.play_number)
+    settle.finish(db, token, bought.play.play_number, now=T0)  # one play fewer open
+    assert not pool_views.view(db, 1).figures_withheld  # none in progress
+    buy_one(db, 1)  # a purchase keeps a play open: finishing is what closes one
+    assert [t.left for t in pool_views.view(db, 1).top_prizes] == [None]
+
+
 def test_closing_publishes_the_secret_and_any_sold_play_can_be_regenerated() -> None:
     db = FakeDatabase()
     pool = small_pool(12, {"£5": 2, "£14 (£6 + £8)": 2, "£10 (£10 Prize Game)": 1})

@@ -9,7 +9,12 @@ from pydantic import Field
 from colour_collector.server.presenter import Board
 from colour_collector.server.schemas import Response
 from colour_collector.service.pool_models import PoolStatus
-from colour_collector.service.pool_views import Current, PoolView, RegeneratedPlay
+from colour_collector.service.pool_views import (
+    FIGURES_MIN_OPEN,
+    Current,
+    PoolView,
+    RegeneratedPlay,
+)
 
 
 class TopPrizeInfo(Response):
@@ -18,9 +23,12 @@ class TopPrizeInfo(Response):
     tier: str = Field(description="The prize tier as printed.")
     prize_pence: int
     total: int = Field(description="Plays of this tier in the pool.")
-    left: int = Field(
+    left: int | None = Field(
         description="Those not won yet: not sold, or sold to a play not finished yet (a prize"
         " counts as won when its play is finished, so a purchase does not move this figure)."
+        f" Null while plays of the pool are in progress and fewer than {FIGURES_MIN_OPEN:,} of"
+        " its plays are open (not sold, or not finished): over so few the figure would tell"
+        " those plays' holders something of their prizes before the reveal."
     )
 
 

@@ -29,7 +29,7 @@ from colour_collector.service.errors import (
 from colour_collector.service.models import Pence
 from colour_collector.service.pool_models import PoolId, PoolStatus, StoredPool
 from colour_collector.service.pools import check_sellable, parameters_of
-from colour_collector.service.ports import UnitOfWorkFactory
+from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
 from colour_collector.service.records import record_sha256
 
 log = logging.getLogger(__name__)
@@ -38,6 +38,14 @@ TOP_PRIZE_PENCE: Pence = 100_000
 """Prizes of £1,000 and more are the "top prizes" whose remaining numbers are shown."""
 MAX_LISTED = 100
 """Pools listed at most."""
+FIGURES_MIN_OPEN = 10_000
+"""While plays of a pool are in progress, its top prizes left are public only if at least this
+many of its plays are open (not sold yet, or sold and not finished). The figure is the number
+of top prizes among the open plays, so over a few of them it tells whoever holds one something
+of its prize before the reveal: all of it when theirs is the last open play of a sold-out pool.
+Over 10,000 open plays it puts a holder's chance of a top prize at no more than one in 10,000
+for each one left; of the published pool (6,500,000 plays) it is withheld only over the last
+0.15%, and then only while a play is in progress."""
 
 
 # -- what anyone may see ---------------------------------------------------------------------------
@@ -51,10 +59,11 @@ class TopPrize:
     """The tier."""
     total: int
     """Plays of this tier in the pool."""
-    left: int
-    """Those not won yet: not dealt, or dealt to a play not finished yet. A prize counts as won
-    when its play is finished, as a scratchcard's when it is claimed: counted at purchase, the
-    figure would drop the moment a top prize was bought, telling its buyer before the reveal."""
+    left: int | None
+    """Those not won yet: not dealt, or dealt to a play not finished yet; None while the pool's
+    figures are withheld (:data:`FIGURES_MIN_OPEN`). A prize counts as won when its play is
+    finished, as a scratchcard's when it is claimed: counted at purchase, the figure would drop
+    the moment a top prize was bought, telling its buyer before the reveal."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,12 +78,21 @@ class PoolView:
     """Size, counts and versions."""
     unfinished: Mapping[int, int] = field(default_factory=dict)
     """Plays dealt from it and not finished yet that win a prize, by tier index."""
+    in_progress: int = 0
+    """Plays dealt from it and not finished yet, whatever they win."""
+
+    @property
+    def figures_withheld(self) -> bool:
+        """Whether its top prizes left are withheld: plays of it are in progress and fewer than
+        :data:`FIGURES_MIN_OPEN` of its plays are open."""
+        return self.in_progress > 0 and self.pool.left + self.in_progress < FIGURES_MIN_OPEN
 
     @property
     def top_prizes(self) -> list[TopPrize]:
         """Each tier of £1,000 or more in the pool, most valuable first."""
+        withheld = self.figures_withheld
         return [
-            TopPrize(tier, total, left + self.unfinished.get(tier.index, 0))
+            TopPrize(tier, total, None if withheld else left + self.unfinished.get(tier.index, 0))
             for tier, total, left in zip(
                 load_tiers(), self.parameters.counts, self.pool.remaining, strict=False
             )
@@ -102,11 +120,24 @@ def _status(pool: StoredPool, on_sale: StoredPool | None) -> PoolStatus:
     return PoolStatus.QUEUED
 
 
-def _view(
-    pool: StoredPool, on_sale: StoredPool | None, unfinished: Mapping[tuple[PoolId, int], int]
-) -> PoolView:
-    mine = {tier: count for (pool_id, tier), count in unfinished.items() if pool_id == pool.id}
-    return PoolView(pool, _status(pool, on_sale), parameters_of(pool), mine)
+@dataclass(frozen=True, slots=True)
+class _Unfinished:
+    """The plays not finished yet of every pool, as one unit of work read them."""
+
+    prizes: Mapping[tuple[PoolId, int], int]
+    """Those that win a prize, by pool and tier index."""
+    plays: Mapping[PoolId, int]
+    """All of them, by pool."""
+
+    @classmethod
+    def read(cls, uow: UnitOfWork) -> _Unfinished:
+        return cls(uow.plays.unfinished_prizes(), uow.plays.unfinished_by_pool())
+
+
+def _view(pool: StoredPool, on_sale: StoredPool | None, unfinished: _Unfinished) -> PoolView:
+    mine = {t: count for (pool_id, t), count in unfinished.prizes.items() if pool_id == pool.id}
+    in_progress = unfinished.plays.get(pool.id, 0)
+    return PoolView(pool, _status(pool, on_sale), parameters_of(pool), mine, in_progress)
 
 
 def _dealt_from(
@@ -135,8 +166,8 @@ def current(
         found = uow.pools.on_sale()
         on_sale = _dealt_from(found, selling=selling, published_only=published_only)
         waiting = uow.pools.waiting() if on_sale is not None else 0
-        unfinished = uow.plays.unfinished_prizes() if on_sale is not None else {}
-    if on_sale is None:
+        unfinished = _Unfinished.read(uow) if on_sale is not None else None
+    if on_sale is None or unfinished is None:
         return Current(None, 0)
     return Current(_view(on_sale, on_sale, unfinished), waiting - 1)
 
@@ -154,7 +185,7 @@ def view(
     with factory() as uow:
         pool = uow.pools.get(pool_id)
         found = uow.pools.on_sale()
-        unfinished = uow.plays.unfinished_prizes()
+        unfinished = _Unfinished.read(uow)
     if pool is None:
         raise PoolNotFoundError(f"there is no pool {pool_id!r}")
     on_sale = _dealt_from(found, selling=selling, published_only=published_only)
@@ -173,7 +204,7 @@ def newest(
     with factory() as uow:
         pools = uow.pools.newest(limit)
         found = uow.pools.on_sale()
-        unfinished = uow.plays.unfinished_prizes()
+        unfinished = _Unfinished.read(uow)
     on_sale = _dealt_from(found, selling=selling, published_only=published_only)
     return [_view(pool, on_sale, unfinished) for pool in pools]
 
@@ -220,7 +251,7 @@ def regenerate(factory: UnitOfWorkFactory, pool_id: PoolId, position: int) -> Re
             )
         mark = uow.pools.checkpoint(pool_id, position)
         on_sale = uow.pools.on_sale()
-        unfinished = uow.plays.unfinished_prizes()
+        unfinished = _Unfinished.read(uow)
     shown = _view(pool, on_sale, unfinished)
     if mark is None:
         # Told to the operator, who can mend it; whoever asked is told only to come back later.

@@ -64,6 +64,10 @@ class Plays(Protocol):
         tier index."""
         ...
 
+    def unfinished_by_pool(self) -> Mapping[PoolId, int]:
+        """Plays dealt from a pool and not finished yet, whatever they win: how many, by pool."""
+        ...
+
     def unfinished_in_pool(self, pool_id: PoolId) -> tuple[int, dt.datetime | None]:
         """How many plays dealt from the pool are in progress, and the latest ``finish_by``
         among them."""
