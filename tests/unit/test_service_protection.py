@@ -4,6 +4,7 @@ deposits and withdrawals through the payment provider, and the sales switch."""
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import json
 import random
@@ -443,6 +444,22 @@ def test_a_reality_check_pauses_the_next_purchase_after_the_interval() -> None:
     assert shorter.due(T0 + HOUR + dt.timedelta(minutes=15))
     fresh = player(db, at=T0 + 3 * HOUR)
     assert not reality_checks.look(db, fresh, now=T0 + 3 * HOUR).due(T0 + 3 * HOUR)
+
+
+def test_a_due_reality_check_is_seen_before_a_longer_interval_puts_it_off() -> None:
+    """Choosing a longer interval while a check is due would skip the check unseen: refused,
+    with nothing written; a shorter one keeps it due and is taken; once seen, any is."""
+    db = FakeDatabase()
+    token = player(db)
+    at = T0 + HOUR
+    before, commits = copy.deepcopy(db.state), db.commits
+    with pytest.raises(RealityCheckDueError):
+        reality_checks.set_interval(db, token, 240, now=at)
+    assert db.commits == commits and db.state == before
+    assert reality_checks.set_interval(db, token, 30, now=at).due(at)
+    reality_checks.continue_playing(db, token, now=at)
+    assert not reality_checks.set_interval(db, token, 240, now=at).due(at)
+    assert reality_checks.look(db, token, now=at).due_at == at + 4 * HOUR
 
 
 @pytest.mark.parametrize("minutes", [9, 241, True])

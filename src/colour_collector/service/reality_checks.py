@@ -135,12 +135,18 @@ def set_interval(
     *,
     now: dt.datetime | None = None,
 ) -> RealityCheck:
-    """Choose the interval between checks (it applies to this session at once). Audited."""
+    """Choose the interval between checks (it applies to this session at once). Audited.
+
+    A check due is seen first: :class:`RealityCheckDueError` for an interval that would put it
+    off (a shorter one, which keeps it due, is taken), so that no check is skipped unseen."""
     interval = check_interval(minutes)
     at = now or utcnow()
     with factory() as uow:
         session = live_session(uow, token, at, lock_account=True)
         settings = uow.protection.settings(session.account_id)
+        last = uow.protection.last_reality_check(session.token_hash)
+        if due_at(session, interval, last) > at:
+            refuse_if_due(uow, session, at)
         uow.protection.save_settings(replace(settings, reality_check_minutes=interval))
         audit.append(
             uow,

@@ -170,7 +170,14 @@ def continue_after_reality_check(
 @router.post(
     "/protection/reality-check/interval",
     response_model=RealityCheckResponse,
-    responses=problem_responses({**BODY_PROBLEMS, **_AUTH}),
+    responses=problem_responses(
+        {
+            **BODY_PROBLEMS,
+            **_AUTH,
+            409: "A reality check is due (`reality_check_due`): see it (continue) before choosing"
+            " an interval that would put it off; nothing is written.",
+        }
+    ),
 )
 def set_reality_check_interval(
     body: RealityCheckIntervalRequest, runtime: RuntimeDep, token: SessionToken = None
