@@ -177,6 +177,17 @@ def test_a_player_checks_their_play_against_the_published_secret(
     changed = tid(page, "check-verdict").nth(0)
     assert changed.get_attribute("data-ok") == "false"
     assert "has changed since" in changed.inner_text() and "ab" * 32 in changed.inner_text()
+    # A browser that never saw the pool on sale vouches for the secret against the commitment
+    # the server gives now, not for that commitment having been published before the sale.
+    page.evaluate("() => localStorage.removeItem('cc_commitments')")
+    tid(page, "check-submit").click()
+    wait_idle(page, "check")
+    verdicts = tid(page, "check-verdict")
+    assert [verdicts.nth(i).get_attribute("data-ok") for i in range(3)] == ["null", "true", "true"]
+    assert "cannot vouch for the commitment" in verdicts.nth(0).inner_text()
+    matched = verdicts.nth(1).inner_text()
+    assert "the commitment the server gives for pool 1 now" in matched
+    assert "published before its sale" not in matched
 
 
 def test_the_check_form_says_what_is_wrong_next_to_the_field(

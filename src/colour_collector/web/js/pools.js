@@ -117,7 +117,7 @@ async function check({ pool, position, secret, play }) {
     ? { ok: true, text: `The commitment is the one this browser was shown on ${dateTimeText(seen.seen_at)}, while the pool was on sale.` }
     : { ok: null, text: `This browser was not shown pool ${pool} on sale, so it cannot vouch for the commitment: compare it with one you kept (colour-collector pool check --commitment does).` });
   if (!given) {
-    result.verdicts.push({ ok: null, text: `Pool ${pool} is not closed yet: its secret is published when it closes. Until then, keep its commitment: ${info.commitment}.` });
+    result.verdicts.push({ ok: null, text: `Pool ${pool}'s secret is not published yet: it is published once the pool is closed and every play of it is finished. Until then, keep its commitment: ${info.commitment}.` });
     view.drawCheck(result);
     return;
   }
@@ -129,10 +129,13 @@ async function check({ pool, position, secret, play }) {
     view.drawCheck(result);
     return;
   } else {
-    result.verdicts.push({ ok: true, text: `The secret matches the commitment pool ${pool} published before its sale, worked out in this browser.` });
+    // Only a commitment this browser saw on sale is known to be the one published before it.
+    result.verdicts.push({ ok: true, text: seen
+      ? `The secret matches the commitment pool ${pool} published before its sale, worked out in this browser.`
+      : `The secret matches the commitment the server gives for pool ${pool} now, worked out in this browser.` });
   }
   if (!info.secret) {
-    result.verdicts.push({ ok: null, text: `Pool ${pool} is not closed: its plays can be shown once its secret is published.` });
+    result.verdicts.push({ ok: null, text: `Pool ${pool}'s secret is not published yet: its plays can be shown once it is.` });
     view.drawCheck(result);
     return;
   }
