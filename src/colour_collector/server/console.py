@@ -6,8 +6,10 @@ of ``store.tables`` is mapped to a small class here for sqladmin alone (the rest
 Core). Access is tied to the operator's console session (the ``cc_operator`` cookie of
 ``POST /api/operator/login``) and needs the support role: the tables hold personal data. sqladmin's
 own login form is not used; without a session the tables send the browser to the console's
-login. Every page that shows rows (a list, a search, one row) is an audit entry naming the
-operator, as the player look-up is.
+login. Every page of the tables asked for (a list, a search, one row) is an audit entry naming
+the operator and the page, as the player look-up is; it is written before sqladmin serves the
+page, so a look-up that finds nothing (a search without rows, a row or table not there) is
+recorded too, as an auditor wants a probe recorded.
 """
 
 from __future__ import annotations
