@@ -81,9 +81,16 @@ def test_pools_are_built_certified_sold_rolled_closed_and_checked(
         env={"COLOUR_COLLECTOR_DRAW_MODE": "pool"},
     )  # fmt: skip
     assert "Pool 1 was loaded before" in again.output and "on sale now" in again.output
+    # Listed as a server with this shell's settings would sell them: one drawing independently
+    # sells none of them, so none is on sale.
     listed = json.loads(run("pool", "list", "--json", "--database-url", database_url).output)
+    assert [(p["id"], p["status"]) for p in listed["pools"]] == [(2, "queued"), (1, "queued")]
+    pool_mode = {"COLOUR_COLLECTOR_DRAW_MODE": "pool"}
+    listed = json.loads(
+        run("pool", "list", "--json", "--database-url", database_url, env=pool_mode).output
+    )
     assert [(p["id"], p["status"]) for p in listed["pools"]] == [(2, "queued"), (1, "on_sale")]
-    table = run("pool", "list", "--database-url", database_url).output.splitlines()
+    table = run("pool", "list", "--database-url", database_url, env=pool_mode).output.splitlines()
     assert table[0].split() == ["id", "status", "sold", "of", "commitment", "when"]
     assert [line.split()[:2] for line in table[1:]] == [["2", "queued"], ["1", "on_sale"]]
 

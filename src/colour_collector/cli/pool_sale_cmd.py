@@ -110,11 +110,18 @@ def listing(
     database_url: DatabaseUrl = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """The pools loaded, newest first: status, plays sold, commitment."""
+    """The pools loaded, newest first: status, plays sold, commitment. A pool is ``on_sale``
+    only as a server with this shell's settings would sell it (``DRAW_MODE``, the environment),
+    as ``GET /api/pools`` says."""
     from colour_collector.service import pool_views  # noqa: PLC0415
 
+    settings = server_settings("pool list")
     with open_database("pool list", database_url) as database:
-        shown = pool_views.newest(database)
+        shown = pool_views.newest(
+            database,
+            selling=settings.sells_pools,
+            published_only=settings.published_pools_only,
+        )
     if as_json:
         typer.echo(
             json.dumps(
