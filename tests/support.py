@@ -265,11 +265,12 @@ class SmtpServer:
         return link_token(body.get_content())
 
 
-def production_mail(port: int) -> dict[str, Any]:
-    """Settings production requires for mail: an SMTP server (here a local one, without TLS)
-    and the game's public https address."""
+def production_required(port: int) -> dict[str, Any]:
+    """Settings production requires beyond its secrets: an SMTP server (here a local one,
+    without TLS), the game's public https address and a token for ``/metrics``."""
     return {"smtp_host": "127.0.0.1", "smtp_port": port, "smtp_starttls": False,
-            "public_url": "https://play.example.com"}  # fmt: skip
+            "public_url": "https://play.example.com",
+            "metrics_token": "a metrics token for the tests"}  # fmt: skip
 
 
 class ServerClock:

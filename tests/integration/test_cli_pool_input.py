@@ -149,6 +149,7 @@ def test_bad_input_gets_a_clear_error(
         "COLOUR_COLLECTOR_PASSWORD_HASH_TIME_COST": "3",
         "COLOUR_COLLECTOR_SMTP_HOST": "127.0.0.1",  # production refuses to start without mail
         "COLOUR_COLLECTOR_PUBLIC_URL": "https://play.example.com",
+        "COLOUR_COLLECTOR_METRICS_TOKEN": "a metrics token for the tests",
     }
     env = production if args[1] == "load" else None
     result = run(*(a.format(tmp=tmp_path, url=database_url) for a in args), env=env)

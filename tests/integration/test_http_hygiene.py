@@ -10,7 +10,7 @@ import pytest
 
 from colour_collector.server.app import WEB_DIR, create_app
 from colour_collector.server.middleware import CONTENT_SECURITY_POLICY
-from support import free_port, make_settings, production_mail
+from support import free_port, make_settings, production_required
 
 
 @pytest.fixture
@@ -51,7 +51,7 @@ def test_production_sends_hsts_and_hides_the_api_description(
         secure_cookies=None,
         password_hash_time_cost=2,
         password_hash_memory_kib=19 * 1024,
-        **production_mail(free_port()),
+        **production_required(free_port()),
     )
     application = create_app(production)
     try:
@@ -65,7 +65,7 @@ def test_production_sends_hsts_and_hides_the_api_description(
     shown = create_app(make_settings(database_url, tmp_path, environment="production",
         secret_key="a-real-production-secret-of-enough-length-0123456789",
         test_deposits_enabled=False, api_docs=True, password_hash_time_cost=2,
-        password_hash_memory_kib=19 * 1024, **production_mail(free_port())))  # fmt: skip
+        password_hash_memory_kib=19 * 1024, **production_required(free_port())))  # fmt: skip
     try:
         assert new_client(shown, https=True).get("/openapi.json").status_code == 200
     finally:

@@ -32,7 +32,7 @@ from colour_collector.service.pool_views import FIGURES_MIN_OPEN
 from colour_collector.service.protection_models import OperatorRole
 from colour_collector.store import Database
 from pool_support import small_pool
-from support import SmtpServer, production_mail
+from support import SmtpServer, production_required
 
 KEY = pools.seal_key(SECRET)
 PASSWORDS = Passwords(time_cost=1, memory_kib=8, parallelism=1)
@@ -180,7 +180,7 @@ def test_a_production_server_tells_the_console_it_sells_no_test_pool(
                 data_dir=tmp_path / "data",
                 web_dir=tmp_path / "no-web",
                 draw_mode="pool",
-                **production_mail(smtp.port),
+                **production_required(smtp.port),
             )
         )
     database = app.state.database

@@ -23,7 +23,7 @@ from colour_collector.service.errors import (
 )
 from colour_collector.service.models import AuditKind, MovementKind, Session
 from colour_collector.store import Database, tables
-from support import PASSWORD, SmtpServer, production_mail, sign_up
+from support import PASSWORD, SmtpServer, production_required, sign_up
 
 
 def ledger_amounts(database: Database, account_id: int) -> list[int]:
@@ -90,7 +90,7 @@ def test_test_deposits_disabled_in_production(
             database_url=database_url,
             data_dir=tmp_path / "data",
             web_dir=tmp_path / "no-web",
-            **production_mail(smtp.port),
+            **production_required(smtp.port),
         )
         assert production.test_deposits is False
         assert production.cookies_secure is True
@@ -128,13 +128,16 @@ def test_production_refuses_unsafe_settings(tmp_path: Path) -> None:
     secret = "a-real-production-secret-of-enough-length-0123456789"
     with pytest.raises(ValidationError, match="SMTP_HOST"):
         Settings(environment="production", secret_key=secret, data_dir=tmp_path)
-    mail = production_mail(25)
+    mail = production_required(25)
     with pytest.raises(ValidationError, match="PUBLIC_URL"):
         Settings(**{**mail, "public_url": "http://play.example.com"},
                  environment="production", secret_key=secret, data_dir=tmp_path)  # fmt: skip
     with pytest.raises(ValidationError, match="SMTP_STARTTLS"):
         Settings(**mail, smtp_user="mailer", environment="production", secret_key=secret,
                  data_dir=tmp_path)  # fmt: skip
+    with pytest.raises(ValidationError, match="METRICS_TOKEN"):
+        Settings(**{**mail, "metrics_token": None},
+                 environment="production", secret_key=secret, data_dir=tmp_path)  # fmt: skip
     assert Settings(**mail, environment="production", secret_key=secret, data_dir=tmp_path)
     # Every problem at once, each its own error: not one a start.
     with pytest.raises(ValidationError) as several:
@@ -145,6 +148,7 @@ def test_production_refuses_unsafe_settings(tmp_path: Path) -> None:
         "COLOUR_COLLECTOR_TEST_DEPOSITS_ENABLED",
         "COLOUR_COLLECTOR_SMTP_HOST",
         "COLOUR_COLLECTOR_PUBLIC_URL",
+        "COLOUR_COLLECTOR_METRICS_TOKEN",
     ], said
     # Development may use the default secret.
     assert Settings(environment="development", data_dir=tmp_path).test_deposits is True

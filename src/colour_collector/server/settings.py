@@ -266,6 +266,13 @@ class Settings(BaseSettings):
                 "COLOUR_COLLECTOR_PUBLIC_URL must be set to the game's https:// address in"
                 " production (the links in the mails point there)"
             )
+        if production and self.metrics_token is None:
+            yield (
+                "COLOUR_COLLECTOR_METRICS_TOKEN must be set in production: /metrics is served on"
+                " the game's own address, and its figures are the operator's (near the end of a"
+                " prize pool, the prizes paid would tell the holders of its last unfinished plays"
+                " something of theirs)"
+            )
         if self.smtp_user and not self.smtp_starttls and production:
             yield (
                 "COLOUR_COLLECTOR_SMTP_STARTTLS must be on when COLOUR_COLLECTOR_SMTP_USER is set"
