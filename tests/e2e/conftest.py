@@ -6,9 +6,11 @@ outcome script (``COLOUR_COLLECTOR_OUTCOME_SCRIPT``, honoured only when the envi
 draw, in order. Over HTTP there is no way to choose an outcome.
 
 Every page records console errors, uncaught exceptions, failed requests and HTTP answers of 400
-or more; the test fails at teardown if any were seen. ``shot(page, "screen")`` saves
-``test-artifacts/screenshots/<test>-<screen>.png`` (and, with ``docs="name"`` when
-``UPDATE_DOCS_SCREENSHOTS=1``, ``docs/screenshots/name.png``: ``./scripts/screenshots``).
+or more; the test fails at teardown if any were seen, except those the test allows
+(``page.watch.allow(status, path)``; ``allow_failure(path)`` for requests it fails itself).
+``shot(page, "screen")`` saves ``test-artifacts/screenshots/<test>-<screen>.png`` (and, with
+``docs="name"`` when ``UPDATE_DOCS_SCREENSHOTS=1``, ``docs/screenshots/name.png``:
+``./scripts/screenshots``).
 
 Pages run with ``prefers-reduced-motion: reduce`` unless a test asks for motion; then
 ``speed`` (the client's test-speed switch, ``localStorage.cc_animation_speed``) runs every
@@ -154,10 +156,21 @@ class Watch:
 
     problems: list[str] = field(default_factory=list)
     allowed: list[tuple[int, str]] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
 
     def allow(self, status: int, path_pattern: str) -> None:
         """Accept an HTTP error the test provokes on purpose."""
         self.allowed.append((status, path_pattern))
+
+    def allow_failure(self, path_pattern: str) -> None:
+        """Accept failed requests (no answer) the test provokes on purpose (``page.route``)."""
+        self.failures.append(path_pattern)
+
+    def on_failure(self, request: Any) -> None:
+        path = re.sub(r"^https?://[^/]+", "", request.url)
+        if any(re.search(p, path) for p in self.failures):
+            return
+        self.problems.append(f"request failed: {request.method} {request.url} {request.failure}")
 
     def on_response(self, response: Any) -> None:
         if response.status < 400:
@@ -170,8 +183,8 @@ class Watch:
     def on_console(self, message: Any) -> None:
         if message.type != "error":
             return
-        if self.allowed and "Failed to load resource" in message.text:
-            return  # the console echo of an allowed HTTP error; real failures are caught above
+        if (self.allowed or self.failures) and "Failed to load resource" in message.text:
+            return  # the console echo of an allowed HTTP error or failure; others are caught above
         self.problems.append(f"console error: {message.text}")
 
 
@@ -222,12 +235,7 @@ class Browser:
         watch = Watch()
         page.on("console", watch.on_console)
         page.on("pageerror", lambda error: watch.problems.append(f"page error: {error}"))
-        page.on(
-            "requestfailed",
-            lambda request: watch.problems.append(
-                f"request failed: {request.method} {request.url} {request.failure}"
-            ),
-        )
+        page.on("requestfailed", watch.on_failure)
         page.on("response", watch.on_response)
         page.watch = watch
         self.watches.append(watch)

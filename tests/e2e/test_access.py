@@ -254,6 +254,15 @@ def test_play_numbers_and_lookup(start_server: Any, browser: Browser, size: str)
     wait_idle(page, "mygames")
 
     lookup = page.get_by_label("Find a play by its Play Number")
+    bare = play_number.replace("-", "")  # typed with no separators, in either case
+    for typed in (bare, bare.lower()):
+        lookup.fill(typed)
+        page.get_by_role("button", name="Find").click()
+        wait_idle(page, "recall")
+        assert play_number in text(page, "recall-position"), typed
+        tid(page, "recall-back").click()
+        wait_idle(page, "mygames")
+
     wrong = play_number[:-1] + ("0" if play_number[-1] != "0" else "1")  # a typo: caught
     told = {  # a typo, and text that cannot be a Play Number (told without asking the server)
         wrong: "No play with that Play Number is in your account.",

@@ -95,7 +95,6 @@ def test_setting_a_limit_and_being_refused_over_it(
 def test_taking_a_time_out(browser: Any, start_server: Any) -> None:
     server = start_server([None, None])
     page = browser.new_page(server)
-    page.watch.allow(422, r"^/api/protection/time-out$")
     register(page)
     deposit(page, 2000)
     number = buy(page)
@@ -105,10 +104,16 @@ def test_taking_a_time_out(browser: Any, start_server: Any) -> None:
     tid(page, "nav-lobby").click()
     wait_idle(page, "lobby")
     open_lobby_button(page, "lobby-protection", "protection")
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(r.url) if "/api/protection/" in r.url else None)
     tid(page, "timeout-days").select_option("1")
-    tid(page, "timeout-submit").click()  # not confirmed yet: refused, nothing taken
+    tid(page, "timeout-submit").click()  # not confirmed yet: said at once, nothing sent
     wait_idle(page, "protection")
     assert "Tick the box" in text(page, "timeout-error")
+    tid(page, "exclusion-submit").click()
+    wait_idle(page, "protection")
+    assert "Tick the box" in text(page, "exclusion-error")
+    assert sent == []
     assert api(page, "/api/protection")["exclusion"] is None
     tid(page, "timeout-confirm").check()
     tid(page, "timeout-submit").click()
@@ -141,6 +146,25 @@ def test_taking_a_time_out(browser: Any, start_server: Any) -> None:
     assert text(page, "money-break") == notice
     assert not tid(page, "pay-in-form").is_visible()
     assert tid(page, "pay-out-form").is_visible()  # the balance can still be withdrawn
+
+
+def test_saving_reality_checks_says_so(browser: Any, start_server: Any) -> None:
+    """Saving the reality check interval is said under its button, where the player looks."""
+    server = start_server([])
+    page = browser.new_page(server, VIEWPORTS["phone"])
+    register(page)
+    open_lobby_button(page, "lobby-protection", "protection")
+    status = tid(page, "reality-status")
+    assert not status.is_visible()
+    tid(page, "reality-interval").select_option("30")
+    tid(page, "reality-submit").click()
+    wait_idle(page, "protection")
+    assert status.is_visible()
+    assert text(page, "reality-status") == "Saved: reality checks every 30 minutes."
+    assert api(page, "/api/protection/reality-check")["interval_minutes"] == 30
+    check_no_overflow(page, "reality checks saved")
+    tid(page, "reality-interval").select_option("120")
+    assert not status.is_visible()  # unsaid once the choice changes
 
 
 def test_seeing_a_reality_check(browser: Any, start_server: Any) -> None:

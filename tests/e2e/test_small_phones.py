@@ -13,6 +13,9 @@ and the Bonus Game on the other short phones, measured on screen in Chromium.
   recall step by step and the lobby's other screens: nothing spills, nothing zooms out.
 - The Bonus Game on 360 x 640 and 375 x 667, where its panel was taller than the room under the
   Prize Table and the page scrolled, ODD and EVEN below the window: the same fit as above.
+- The Main Game on 360 x 640 and 375 x 667, logged in: the Play Grid's squares stay 38px or
+  more after every spin, also when the last spin's line runs over two lines or more (they were
+  29px once it took two).
 """
 
 from __future__ import annotations
@@ -50,6 +53,11 @@ SE = {"width": 320, "height": 568}
 OUTCOMES = {"prize-game": "£5,000 (£5,000 Prize Game)", "bonus-game": "£14 (£6 + £8)"}
 SMALLEST_SQUARE = 32  # px, a Play Grid square (4 to 21px before, with the last spin's line)
 SMALLEST_SYMBOL = 16  # px
+SMALL_PHONE_SQUARE = 38  # px, a Play Grid square on 360 x 640 and up (docs/client.md)
+LONG_LINE = (  # what a spin that collected nearly every square says: five lines at 360px
+    "PURPLE: collected 2 Circles, 2 Squares, 2 Triangles, 2 Diamonds, 2 Pentagons, 2 Hexagons,"
+    " 2 Stars, 2 Bonus symbols, 2 Prize Game symbols"
+)
 
 # The Play Grid's squares: how many, the narrowest square and the narrowest symbol (svg.item).
 GRID_JS = """() => {
@@ -180,3 +188,41 @@ def test_bonus_game_fits_a_short_phone(start_server: Any, browser: Any, size: st
         act(page)
         wait_idle(page)
         picks += 1
+
+
+@pytest.mark.parametrize("size", list(SMALL_PHONES))
+def test_play_grid_keeps_its_size_on_a_short_phone(
+    start_server: Any, browser: Any, size: str
+) -> None:
+    """The Main Game on 360 x 640 and 375 x 667, logged in (the top bar on two rows): after each
+    spin, and with the longest lines a spin says, the Play Grid's squares are 38px or more and
+    the game fits the window."""
+    server = start_server([None])
+    page = browser.new_page(server, SMALL_PHONES[size])
+    register(page)
+    deposit(page, 1000)
+    buy(page)
+    start_playing(page)
+    line = tid(page, "last-spin")
+    stretched = False
+    for step in range(300):
+        wait_idle(page)
+        now = phase(page)
+        if now == "over":
+            break
+        if now == "main":
+            check_live(page, f"Main Game at {size}, step {step}")
+            assert page.evaluate(GRID_JS)["square"] >= SMALL_PHONE_SQUARE, (step, line.inner_text())
+            if line.is_visible() and not stretched:  # the longest line a spin may say
+                stretched = True
+                said = line.evaluate("(el) => el.lastChild.textContent")
+                line.evaluate("(el, text) => { el.lastChild.textContent = text; }", LONG_LINE)
+                box = line.bounding_box()
+                assert box is not None and box["height"] >= 4 * 12, box
+                assert page.evaluate(GRID_JS)["square"] >= SMALL_PHONE_SQUARE
+                check_fits(page)
+                check_no_overflow(page, f"the longest last spin line at {size}")
+                browser.shot(page, "main-long-line")
+                line.evaluate("(el, text) => { el.lastChild.textContent = text; }", said)
+        act(page)
+    assert stretched

@@ -10,6 +10,7 @@ import { showScreen, announce } from "./screens.js";
 import { explain, showErrors, clearErrors, sayProblem } from "./problems.js";
 import { S } from "./state.js";
 import { sessionRenewed } from "./protection.js";
+import { payingForm } from "./money.js";
 
 const q = byTestId;
 
@@ -122,16 +123,12 @@ export function initAccount({ loggedIn, loggedOut, registered, guard }) {
     forget();
     await loggedOut();
   }));
-  q("deposit-form").addEventListener("submit", (event) => {
-    event.preventDefault();
+  // Test money is a payment too: one Idempotency-Key a deposit, a double click ignored.
+  payingForm(q("deposit-form"), guard, async (pay) => {
     const amount = Number.parseInt(q("deposit-amount").value, 10);
-    // One key a deposit: a retry of this request credits nothing more.
-    const key = crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`;
-    guard(async () => {
-      const done = await post("/api/wallet/test-deposit", { amount_pence: amount }, { "Idempotency-Key": key });
-      setBalance(done.balance_pence);
-      announce(`Test money added: ${money(amount)}. Balance ${money(S.balance)}.`);
-    });
+    const done = await pay("/api/wallet/test-deposit", amount);
+    setBalance(done.balance_pence);
+    announce(`Test money added: ${money(amount)}. Balance ${money(S.balance)}.`);
   });
 }
 

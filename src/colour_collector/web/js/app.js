@@ -18,10 +18,12 @@ import { byTestId } from "./dom.js";
 import { readGame, setGame, money } from "./format.js";
 import { syncCssTiming } from "./motion.js";
 import { tab } from "./storage.js";
-import { showScreen, announce, alertPlayer, initAlert, setBusy } from "./screens.js";
+import {
+  showScreen, announce, alertPlayer, initAlert, setBusy, problemShown, clearProblem,
+} from "./screens.js";
 import { sayProblem } from "./problems.js";
 import { route, redirect, go, listen, parse } from "./router.js";
-import { initHowTo, openHowTo } from "./howto.js";
+import { initHowTo, openHowTo, dismissHowTo } from "./howto.js";
 import { initSound } from "./sound.js";
 import { initInput } from "./input.js";
 import { S } from "./state.js";
@@ -40,11 +42,15 @@ import { initPassword, showForgot, showReset } from "./password.js";
 
 const q = byTestId;
 
-/** Run ``action`` with the busy flag; a problem is said in the alert box. */
+/** Run ``action`` with the busy flag; a problem is said in the alert box, and one shown before
+ * goes once the action has gone through (the server could be reached after all). */
 async function guard(action) {
   setBusy(true);
+  const problem = problemShown();
   try {
-    return await action();
+    const done = await action();
+    clearProblem(problem);
+    return done;
   } catch (error) {
     if (error instanceof ApiError && error.code === "not_authenticated" && S.me) {
       account.forget();
@@ -66,8 +72,9 @@ function setTryBanner(on) {
   document.body.dataset.mode = on ? "try" : S.me ? "account" : "";
 }
 
-/** Every screen but the play's: stop the play's animations, close recall. */
+/** Every screen but the play's: stop the play's animations, close HOW TO PLAY and recall. */
 function leaveGame() {
+  dismissHowTo();
   play.leave();
   leaveRecall();
   setTryBanner(false);
@@ -257,6 +264,13 @@ function wire() {
       if (error instanceof ApiError && error.code === "reality_check_due") {
         await open("reality", {}, { replace: true });
         return;
+      }
+      // No answer: the play may have been bought all the same. Show the purchase as the server
+      // has it now (the balance after the price, the play sold, which Confirm then continues
+      // without paying again), and say what went wrong. An answer (a refusal, a 503: nothing
+      // paid) leaves the screen as it is and is said in the alert.
+      if (!(error instanceof ApiError)) {
+        try { account.showPurchase(await account.purchaseQuote()); } catch { /* still offline */ }
       }
       throw error;
     }

@@ -41,12 +41,20 @@ export function openHowTo(close) {
 }
 
 function closeHowTo() {
+  const done = dismissHowTo();
+  if (done) done();
+  else if (returnFocus) returnFocus.focus();
+}
+
+/** Put the panels away without going on (another screen shows: Back, Forward, a link); returns
+ * what the X would have run. Left open, they would lie over that screen, and their X would
+ * start the play they were opened from under another address. */
+export function dismissHowTo() {
   $('[data-testid="how-to"]').hidden = true;
   delete document.body.dataset.overlay;
   const done = onClose;
   onClose = null;
-  if (done) done();
-  else if (returnFocus) returnFocus.focus();
+  return done;
 }
 
 export function initHowTo() {

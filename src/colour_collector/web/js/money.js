@@ -1,8 +1,8 @@
-// Money: deposits and withdrawals through the payment provider (each with an Idempotency-Key,
-// so a retried request never moves money twice), the deposit limit question before the first
-// deposit, and the history of the wallet's movements.
+// Money: deposits and withdrawals through the payment provider (each payment with one
+// Idempotency-Key, so a double click or a retried request never moves money twice), the
+// deposit limit question before the first deposit, and the history of the wallet's movements.
 
-import { get, post } from "./api.js";
+import { get, post, ApiError } from "./api.js";
 import { $, byTestId, el } from "./dom.js";
 import { money, dateTimeText } from "./format.js";
 import { showScreen, announce } from "./screens.js";
@@ -25,33 +25,68 @@ export function toPence(text) {
 
 const newKey = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`);
 
+/**
+ * Wire a form that moves money: ``run(pay)`` on submit, where ``pay(path, amount)`` POSTs
+ * ``{amount_pence: amount}`` to ``path`` with an Idempotency-Key. The key belongs to the payment
+ * the player means, not to a click: it is kept when the same amount is sent again after a lost
+ * answer, and made anew once that payment has gone through or been refused, or for another
+ * amount, so the server moves the money once. While the request runs, the form's
+ * button is disabled and its submits are ignored (a double click), as FINISH does.
+ * ``guard(fn)`` runs an action with the busy flag and alerts.
+ */
+export function payingForm(form, guard, run) {
+  let held = null;   // {path, amount, key}: the payment asked for and not known to be done
+  let sending = false;
+  const pay = async (path, amount) => {
+    if (!held || held.path !== path || held.amount !== amount) held = { path, amount, key: newKey() };
+    try {
+      const done = await post(path, { amount_pence: amount }, { "Idempotency-Key": held.key });
+      held = null;
+      return done;
+    } catch (error) {
+      // A refusal is an answer: sent again, it is a new payment (a provider may keep its
+      // decline under the key). Only a lost answer keeps the key, so its retry is the same one.
+      if (error instanceof ApiError && error.status < 500) held = null;
+      throw error;
+    }
+  };
+  const button = $('button[type="submit"]', form);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (sending) return;
+    sending = true;
+    button.disabled = true;
+    guard(() => run(pay)).finally(() => {
+      sending = false;
+      button.disabled = false;
+    });
+  });
+}
+
 /** ``open(name)`` navigates; ``guard(fn)`` runs an action with the busy flag; ``refresh()``
  * reloads the top bar. */
 export function initMoney({ open, guard, refresh }) {
-  const pay = (form, path, amountOf) => form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    guard(async () => {
-      clearErrors(form);
-      const amount = amountOf();
-      if (amount === null || amount <= 0) {
-        showErrors(form, { fields: { amount_pence: "Enter an amount in pounds, like 20 or 12.50." }, form: null });
-        return;
-      }
-      let done;
-      try {
-        done = await post(path, { amount_pence: amount }, { "Idempotency-Key": newKey() });
-      } catch (error) {
-        showErrors(form, explain(error, form.dataset.form));
-        if (error.code === "deposit_limits_unanswered") q("limit-question").hidden = false;
-        return;
-      }
-      await refresh();
-      announce(`${done.kind === "deposit" ? "Deposited" : "Withdrawn"}: ${money(done.amount_pence)}. Balance ${money(done.balance_pence)}.`);
-      await showMoney();
-    });
+  const paying = (form, path, amountOf) => payingForm(form, guard, async (pay) => {
+    clearErrors(form);
+    const amount = amountOf();
+    if (amount === null || amount <= 0) {
+      showErrors(form, { fields: { amount_pence: "Enter an amount in pounds, like 20 or 12.50." }, form: null });
+      return;
+    }
+    let done;
+    try {
+      done = await pay(path, amount);
+    } catch (error) {
+      showErrors(form, explain(error, form.dataset.form));
+      if (error.code === "deposit_limits_unanswered") q("limit-question").hidden = false;
+      return;
+    }
+    await refresh();
+    announce(`${done.kind === "deposit" ? "Deposited" : "Withdrawn"}: ${money(done.amount_pence)}. Balance ${money(done.balance_pence)}.`);
+    await showMoney();
   });
-  pay(q("pay-in-form"), "/api/wallet/deposits", () => Number.parseInt(q("payin-amount").value, 10));
-  pay(q("pay-out-form"), "/api/wallet/withdrawals", () => toPence(q("payout-amount").value));
+  paying(q("pay-in-form"), "/api/wallet/deposits", () => Number.parseInt(q("payin-amount").value, 10));
+  paying(q("pay-out-form"), "/api/wallet/withdrawals", () => toPence(q("payout-amount").value));
   q("limit-question-set").addEventListener("click", () => guard(() => open("protection")));
   q("limit-question-decline").addEventListener("click", () => guard(async () => {
     await post("/api/protection/deposit-limits/decline", {});

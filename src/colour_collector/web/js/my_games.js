@@ -15,10 +15,11 @@ const q = byTestId;
 const PER_PAGE = 10;
 // The shapes of a Play Number as the server reads them (service/play_numbers.py): CC and three
 // groups of three letters or digits (the first form: 4, 4 and a check symbol), any case, split
-// by spaces, hyphens or dashes. Text of another shape is told at once; a number of the right
-// shape that the server does not find (a mistyped character, its check character wrong, or a
-// play of another account) is told "no play with that Play Number".
-const SEP = "[\\s\\-\\u2010-\\u2015]+";
+// by spaces, hyphens or dashes, or not split at all ("ccyd1gfyzmk"). Text of another shape is
+// told at once; a number of the right shape that the server does not find (a mistyped
+// character, its check character wrong, or a play of another account) is told "no play with
+// that Play Number".
+const SEP = "[\\s\\-\\u2010-\\u2015]*";
 const PLAY_NUMBER_SHAPE = new RegExp(`^CC${SEP}[0-9A-Z]{3}${SEP}[0-9A-Z]{3}${SEP}[0-9A-Z]{3}$`, "i");
 const FIRST_FORM_SHAPE = new RegExp(`^CC${SEP}[0-9A-Z]{4}${SEP}[0-9A-Z]{4}${SEP}[0-9A-Z*~$=]$`, "i");
 const STATUS = { in_progress: "In progress", finished: "Finished", auto_finished: "Finished automatically" };

@@ -5,13 +5,15 @@
 // reveals a second step, and a tab that is behind (the play went on in another tab) is refused
 // with 409 step_out_of_order, or, one step behind, is answered that step again (`repeated`): it
 // tells the player and reloads the play as the server has it, instead of animating a step over
-// an old grid. A play finished in another tab goes on to My Games.
+// an old grid. A play finished in another tab goes on to My Games. A step whose answers were
+// all lost may have been revealed: the next action first reads the play, and shows that step
+// if it was (see lostStep).
 
 import { get, post, ApiError, retriable } from "./api.js";
 import { byTestId, focusHeading } from "./dom.js";
 import { colourName, describeCollected, money, bonusLabel } from "./format.js";
 import { wait } from "./motion.js";
-import { showScreen, announce, alertPlayer, setBusy, isBusy } from "./screens.js";
+import { showScreen, announce, alertPlayer, problemShown, clearProblem, setBusy, isBusy } from "./screens.js";
 import { sayProblem } from "./problems.js";
 import * as view from "./board.js";
 import * as anim from "./animations.js";
@@ -26,6 +28,7 @@ const P = {
   board: null,       // the board on screen, as the server sent it
   marks: null,       // the last step's marks (kept until the next action)
   label: "",         // "Play Number: CC-..." on the end screen
+  lost: false,       // the last step's answers were all lost: the server may have revealed it
 };
 let onFinished = async () => {};
 
@@ -49,6 +52,7 @@ export function load(mode, id, board, last = null) {
   P.tryId = mode === "try" ? id : null;
   P.board = board;
   P.marks = marksLeft(last, board);
+  P.lost = false;
   P.label = mode === "play" ? `Play Number: ${id}` : "TRY — no money: this play has no Play Number and pays nothing.";
   hideEnd();
   view.showBonusPanel(false);
@@ -124,10 +128,27 @@ async function requestStep(kind, pick) {
   }
 }
 
-/** The play went on elsewhere: say so, then show it as the server has it; a play finished
- * elsewhere is done with here too (app.js moves on, as after FINISH). */
-async function movedOn() {
+/** The answers to the step asked last were all lost (``P.lost``), so the board on screen may
+ * be one step behind the server's. Read the play: returns the step the server revealed meanwhile
+ * as its answer would have been (it is shown now, in place of the action asked for), null when
+ * nothing was revealed (the action goes ahead), or ``{movedOn: data}`` when the play is further
+ * on than that or finished (another tab has played it too). */
+async function lostStep(before) {
   const data = await get(statePath());
+  P.lost = false;
+  const going = !data.play || data.play.status === "in_progress";
+  if (going && data.board.revealed === before.revealed) return null;
+  if (going && data.board.revealed === before.revealed + 1 && data.last) {
+    return { step: data.last.step, board: data.board };
+  }
+  return { movedOn: data };
+}
+
+/** The play went on elsewhere: say so, then show it as the server has it (``data``: read
+ * already); a play finished elsewhere is done with here too (app.js moves on, as after FINISH). */
+async function movedOn(data = null) {
+  data = data || await get(statePath());
+  P.lost = false;
   if (data.play && data.play.status !== "in_progress") {
     const mode = P.mode;
     leave();
@@ -149,23 +170,33 @@ export async function act(kind, pick = null) {
   const board = P.board;
   if (isBusy() || !board || board.next !== kind || document.body.dataset.phase === "recall") return;
   setBusy(true);
+  const problem = problemShown();
   const before = board;
   let focusAfter = null;   // a button takes the focus only once it is enabled again
   try {
     // The last step's marks stay until this action.
     P.marks = null;
     view.drawLastSpin(null);
-    let answer;
+    let answer = null;
     try {
-      answer = await requestStep(kind, pick);
+      if (P.lost) answer = await lostStep(before);
+      if (answer === null) {
+        answer = await requestStep(kind, pick);
+        if (answer === null) answer = { movedOn: null };
+      }
     } catch (error) {
       if (error instanceof ApiError && error.code === "step_out_of_order") { await movedOn(); return; }
+      // No answer: the server may have revealed the step all the same. The next action reads
+      // the play first, rather than ask for this step again and be told it was "repeated".
+      if (retriable(error)) P.lost = true;
       alertPlayer(sayProblem(error));
       view.drawBoard(before, { marks: null });
       return;
     }
-    if (answer === null) { await movedOn(); return; }
-    focusAfter = await reveal(before, answer.step, answer.board, pick);
+    if ("movedOn" in answer) { await movedOn(answer.movedOn); return; }
+    clearProblem(problem);   // the server answered: "could not reach the server" is out of date
+    // A lost step is shown as its answer would have shown it, with its own pick.
+    focusAfter = await reveal(before, answer.step, answer.board, answer.step.pick || pick);
   } catch (error) {
     if (error instanceof anim.Cancelled) return;
     throw error;
@@ -247,10 +278,12 @@ async function changePhase(before, step, after) {
 export async function finish() {
   if (!P.board || P.board.phase !== "over") return;
   setBusy(true);
+  const problem = problemShown();
   q("finish").disabled = true;
   try {
     const path = P.mode === "try" ? `/api/try/${P.tryId}/finish` : `/api/plays/${P.playNumber}/finish`;
     const done = await post(path, {});
+    clearProblem(problem);
     const mode = P.mode;
     anim.cancelAnimations();
     hideEnd();

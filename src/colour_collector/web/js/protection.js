@@ -2,7 +2,7 @@
 // confirmation), the reality check interval, a time-out and self-exclusion; the reality check
 // itself (the pause before the next purchase); and the activity that keeps the session alive.
 
-import { get, post } from "./api.js";
+import { get, post, ApiError } from "./api.js";
 import { byTestId, el } from "./dom.js";
 import { money, dateTimeText } from "./format.js";
 import { showScreen, announce } from "./screens.js";
@@ -60,6 +60,7 @@ export async function showProtection() {
   q("protection-break").hidden = !text;
   q("protection-break").textContent = text || "";
   for (const id of ["timeout-confirm", "exclusion-confirm"]) q(id).checked = false;
+  q("reality-status").textContent = "";
   showScreen("protection");
 }
 
@@ -104,20 +105,33 @@ export function initProtection({ open, guard }) {
       await showProtection();
     });
   });
+  // Saved is said under the button, where the player looks (a status region: read out too),
+  // and unsaid once the choice changes.
+  const realityStatus = q("reality-status");
+  q("reality-interval").addEventListener("change", () => { realityStatus.textContent = ""; });
   q("reality-form").addEventListener("submit", (event) => {
     event.preventDefault();
     guard(async () => {
       const minutes = Number.parseInt(q("reality-interval").value, 10);
+      realityStatus.textContent = "";
       await post("/api/protection/reality-check/interval", { interval_minutes: minutes });
-      announce(`Reality checks every ${minutes} minutes.`);
+      const chosen = q("reality-interval").selectedOptions[0];
+      realityStatus.textContent = `Saved: reality checks every ${chosen ? chosen.textContent : `${minutes} minutes`}.`;
     });
   });
+  // A break must be confirmed with its box: unticked, it is said at once and nothing is sent
+  // (the server would refuse it in the same words).
   const takeBreak = (formEl, path, body) => formEl.addEventListener("submit", (event) => {
     event.preventDefault();
     guard(async () => {
       clearErrors(formEl);
+      const asked = body();
+      if (!asked.confirm) {
+        showErrors(formEl, explain(new ApiError(422, { code: "confirmation_required" }), formEl.dataset.form));
+        return;
+      }
       try {
-        await post(path, body());
+        await post(path, asked);
       } catch (error) {
         showErrors(formEl, explain(error, formEl.dataset.form));
         return;

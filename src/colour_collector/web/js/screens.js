@@ -25,6 +25,7 @@ export function announce(text) {
 
 let alertTimer = null;
 let alertScreen = null;
+let alertCount = 0;
 /** Show ``text`` in the alert box (read at once by screen readers) for a few seconds, or until
  * another screen shows. */
 export function alertPlayer(text, kind = "error") {
@@ -33,8 +34,23 @@ export function alertPlayer(text, kind = "error") {
   box.dataset.kind = kind;
   box.hidden = false;
   alertScreen = document.body.dataset.screen;
+  alertCount += 1;
   clearTimeout(alertTimer);
   alertTimer = setTimeout(hideAlert, 9000);
+}
+
+/** The problem the alert shows now (a number for ``clearProblem``), or 0 if none: taken before
+ * an action, so that the action, once it has gone through, can put away a problem it has made
+ * out of date ("could not reach the server" after a spin that worked), not one it raised. */
+export function problemShown() {
+  const box = byTestId("alert");
+  return !box.hidden && box.dataset.kind === "error" ? alertCount : 0;
+}
+
+/** An action has gone through: the problem ``shown`` (``problemShown()`` before it) goes, if
+ * it is still the one on screen. A notice ("moved on in another tab") stays its time. */
+export function clearProblem(shown) {
+  if (shown && shown === alertCount && !byTestId("alert").hidden) hideAlert();
 }
 
 /** A tap or click on the alert puts it away (on a phone it lies over the screen's top). */
