@@ -179,6 +179,19 @@ def test_seeing_a_reality_check(browser: Any, start_server: Any) -> None:
     tid(page, "nav-lobby").click()
     wait_idle(page, "lobby")
     server.forward(61 * 60)
+    # A check due is not put off unseen by a longer interval: the screen says so.
+    page.watch.allow(409, r"^/api/protection/reality-check/interval$")
+    open_lobby_button(page, "lobby-protection", "protection")
+    tid(page, "reality-interval").select_option("120")
+    tid(page, "reality-submit").click()
+    wait_idle(page, "protection")
+    assert text(page, "reality-status") == (
+        "A reality check is due: you will see it before your next play. Choose a longer"
+        " interval after it."
+    )
+    assert api(page, "/api/protection/reality-check")["interval_minutes"] == 60
+    tid(page, "nav-lobby").click()
+    wait_idle(page, "lobby")
     tid(page, "buy").click()
     wait_idle(page, "reality")
     assert text(page, "reality-time") == "1 hour 1 minute"

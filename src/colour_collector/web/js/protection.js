@@ -114,7 +114,14 @@ export function initProtection({ open, guard }) {
     guard(async () => {
       const minutes = Number.parseInt(q("reality-interval").value, 10);
       realityStatus.textContent = "";
-      await post("/api/protection/reality-check/interval", { interval_minutes: minutes });
+      try {
+        await post("/api/protection/reality-check/interval", { interval_minutes: minutes });
+      } catch (error) {
+        // A check due is seen first: a longer interval would put it off unseen.
+        if (!(error instanceof ApiError) || error.code !== "reality_check_due") throw error;
+        realityStatus.textContent = "A reality check is due: you will see it before your next play. Choose a longer interval after it.";
+        return;
+      }
       const chosen = q("reality-interval").selectedOptions[0];
       realityStatus.textContent = `Saved: reality checks every ${chosen ? chosen.textContent : `${minutes} minutes`}.`;
     });
