@@ -87,8 +87,9 @@ def test_operator_disable_ends_the_account_s_console_access(database_url: str) -
         database.dispose()
     listed = _invoke("operator", "list", "--database-url", database_url)
     assert "bob\tmanager\tcreated " in listed.output and "\tdisabled " in listed.output
+    # A name that names nothing is a bad argument (2), as `pool close 99` is.
     missing = _invoke("operator", "disable", "carol", "--database-url", database_url)
-    assert missing.exit_code == 1, missing.output
+    assert missing.exit_code == 2, missing.output
     assert "there is no operator named 'carol'" in missing.output
     bad = _invoke("operator", "disable", "b a d", "--database-url", database_url)
     assert bad.exit_code == 2 and "operator name" in bad.output

@@ -14,6 +14,7 @@ from sqlalchemy import make_url
 from typer.testing import CliRunner
 
 from colour_collector.cli.app import app as cli
+from colour_collector.cli.base import PENDING
 from colour_collector.game.prize_table import load_tiers
 from colour_collector.server.app import create_app
 from colour_collector.server.settings import Settings
@@ -114,11 +115,30 @@ def test_pools_are_built_certified_sold_rolled_closed_and_checked(
         assert "Loaded pool 2: 5 plays" in again.output and "sold out." in again.output
         # Its plays are in progress: the pool closes, but its secret (which would tell their
         # prizes) waits until they are finished.
+        # A script tells "stopped selling, still sealed" (3) from "published" (0).
         early = run("pool", "close", "1", "--database-url", database_url)
-        assert early.exit_code == 0, early.output
+        assert early.exit_code == PENDING == 3, early.output
         assert "Closed pool 1 (6 of 6 plays sold): no more sales." in early.output
         assert "6 of its plays are in progress" in early.output
         assert "Secret:" not in early.output and "Database:    " in early.output
+        still = run("pool", "close", "1", "--database-url", database_url)
+        assert still.exit_code == PENDING and "not published yet" in still.output, still.output
+        # Closed, its secret not published yet: that is what every refusal says.
+        sealed = new_client(app).get("/api/pools/1")
+        assert (sealed.json()["status"], sealed.json()["secret"]) == ("closed", None)
+        (tmp_path / "sealed.json").write_text(sealed.text, encoding="utf-8")
+        not_yet = (
+            "secret is not published yet (it is once the pool is closed and every play of it is"
+            " finished)"
+        )
+        sealed_file = str(tmp_path / "sealed.json")
+        for args in (("verify", sealed_file), ("check", "--pool", sealed_file, "--position", "0")):
+            refused = run("pool", *args)
+            assert refused.exit_code == 2, refused.output
+            assert not_yet in refused.output and "not closed" not in refused.output
+        play = assert_problem(new_client(app).get("/api/pools/1/plays/0"), 409, "pool_not_closed")
+        assert play["title"] == "The prize pool's secret is not published yet", play
+        assert "once the pool is closed and every play of it is finished" in play["detail"]
         for player, bought in sold:
             answer = player.get(f"/api/plays/{bought['play_number']}").json()
             play_to_end(player, bought["play_number"], answer["board"])
@@ -216,6 +236,16 @@ def test_an_altered_pool_file_fails_verify(tmp_path: Path) -> None:
     assert refused.exit_code == 1, refused.output
     assert "is an altered or damaged pool file" in refused.output
     assert "no_win must be" in refused.output  # the reason, not a side effect of it
+    # With --json every refusal is one JSON object on stdout, with the same status.
+    counted = json.loads(pool.read_text())
+    counted["parameters"]["counts"][0][1] += 1  # one more £5 winner than the file can hold
+    (tmp_path / "counted.json").write_text(json.dumps(counted), encoding="utf-8")
+    for path in (damaged, tmp_path / "counted.json", altered):
+        as_json = CliRunner().invoke(cli, ["pool", "verify", str(path), "--json"], env=ENV)
+        assert as_json.exit_code == 1, as_json.output
+        answer = json.loads(as_json.stdout)
+        assert answer["ok"] is False and len(answer["problems"]) == 1, answer
+        assert "altered" in answer["problems"][0], answer
     mismatch = run("pool", "verify", str(pool), "--commitment", "0" * 64)
     assert mismatch.exit_code == 1 and "is not '0000" in mismatch.output
     sliced = run("pool", "verify", str(pool), "--positions", "2:5", "--json")

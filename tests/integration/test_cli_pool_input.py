@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import functools
 import http.server
+import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import make_url
 from test_cli_pool import build, run
+
+from colour_collector.cli.base import FAILED
 
 
 @pytest.fixture
@@ -101,6 +105,20 @@ def backend() -> str:
             2,
             "--commitment must be a SHA-256 in hex",
         ),
+        (
+            (
+                "pool",
+                "check",
+                "--pool",
+                "{tmp}/pool.json",
+                "--position",
+                "0",
+                "--expect-sha256",
+                "xyz",
+            ),
+            2,
+            "--expect-sha256 must be a SHA-256 in hex (64 digits 0-9 and a-f), not 'xyz'",
+        ),
         (("pool", "report", "{tmp}/pool.json", "--out", "{tmp}"), 2, "exists"),
         (
             ("pool", "check", "--pool", "{tmp}/pool.json", "--position", "99"),
@@ -186,3 +204,19 @@ def test_verify_and_check_take_the_address_a_server_publishes(tmp_path: Path, se
     missing = run("pool", "verify", f"{served}/none.json")
     assert missing.exit_code == 2 and "cannot fetch" in missing.output, missing.output
     assert "404" in missing.output and "Traceback" not in missing.output
+
+
+def test_a_damaged_pool_row_is_named_in_one_line(tmp_path: Path, database_url: str) -> None:
+    """A pool's row edited by hand (or damaged) stopped every command that read it with a
+    JSONDecodeError's traceback: now one line names the row, and the status is a failed check's."""
+    pool = build(tmp_path, "pool", 10, {"£5": 1})
+    assert run("pool", "load", str(pool), "--database-url", database_url).exit_code == 0
+    with sqlite3.connect(make_url(database_url).database or "") as connection:
+        connection.execute("update pools set remaining = 'garbage' where id = 1")
+    for args in (("close", "1"), ("load", str(pool)), ("list",), ("list", "--json")):
+        done = run("pool", *args, "--database-url", database_url)
+        assert done.exit_code == FAILED, done.output
+        assert done.output == (
+            f"colour-collector pool {args[0]}: the database's row of pool 1 is damaged: its"
+            " remaining is 'garbage', not a JSON list of counts (restore the row from a backup)\n"
+        )

@@ -92,6 +92,23 @@ def test_a_pool_without_winners_is_refused_in_one_line(tmp_path: Path) -> None:
     assert not (tmp_path / "report").exists()
 
 
+@pytest.mark.parametrize("plays", [1, 2, 9])
+def test_a_pool_of_fewer_than_ten_plays_has_its_report(tmp_path: Path, plays: int) -> None:
+    # The payout band started at 10 plays: in a smaller pool it drew n > size and stopped on
+    # "math domain error" (the square root of a negative).
+    counts, pool = tmp_path / "counts.json", tmp_path / "pool.json"
+    counts.write_text('{"£5": 1}', encoding="utf-8")
+    built = run("pool", "build", "--plays", str(plays), "--out", str(pool), "--counts", str(counts))
+    assert built.exit_code == 0, built.output
+    report = tmp_path / "report"
+    done = run("pool", "report", str(pool), "--out", str(report), "--naturalness-plays", "50")
+    assert done.exit_code == 0, done.output
+    page = (report / "index.html").read_text(encoding="utf-8")
+    for name in ("prizes", "tiers", "band", "running", "segments"):
+        assert f'src="{name}.png"' in page
+        assert (report / f"{name}.png").read_bytes()[:8] == PNG
+
+
 def test_a_report_that_breaks_half_way_leaves_nothing_behind(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

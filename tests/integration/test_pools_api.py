@@ -21,16 +21,19 @@ from plays_fixtures import (
     play_to_end,
     step_body,
 )
+from sqlalchemy import update
 from test_console_api import game_figures
 from test_openapi import validator_for
 
 from colour_collector.server.app import create_app
+from colour_collector.server.problems import DAMAGED_ROW_DETAIL
 from colour_collector.server.settings import Settings
 from colour_collector.service import operators, pools
 from colour_collector.service.accounts import Passwords
 from colour_collector.service.pool_views import FIGURES_MIN_OPEN
 from colour_collector.service.protection_models import OperatorRole
 from colour_collector.store import Database
+from colour_collector.store.tables import pools as pool_table
 from pool_support import small_pool
 from support import SmtpServer, production_required
 
@@ -393,6 +396,27 @@ def test_a_closed_pool_publishes_its_secret_and_each_sold_play_checks(
     assert_problem(anyone.get("/api/pools/2"), 404, "pool_not_found")
     assert_problem(anyone.get("/api/pools/0"), 422, "invalid_request", "pool_id")
     assert_problem(anyone.get("/api/pools/x/plays/0"), 422, "invalid_request", "pool_id")
+
+
+def test_a_damaged_pool_row_is_logged_and_answered_503_not_500(
+    app: Any, database: Database, new_client: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A row edited by hand (or damaged) answered 500 with JSONDecodeError's traceback in the
+    log: now the log names the row and the answer is the 503 of database trouble."""
+    pools.load(database, small_pool(), KEY, published_only=False)
+    client = buyer(app, new_client, 0)
+    with database.engine.begin() as connection:
+        connection.execute(update(pool_table).where(pool_table.c.id == 1).values(remaining="x"))
+    anyone = new_client(app)
+    with caplog.at_level(logging.ERROR, logger="colour_collector.server.problems"):
+        for path in ("/api/pools", "/api/pools/current", "/api/pools/1", "/api/pools/1/plays/0"):
+            body = assert_problem(anyone.get(path), 503, "unavailable")
+            assert body["detail"] == DAMAGED_ROW_DETAIL, body  # the row is the operator's business
+        assert_problem(buy(client), 503, "unavailable")
+    logged = [r.getMessage() for r in caplog.records]
+    assert logged and all("the database's row of pool 1 is damaged" in m for m in logged), logged
+    assert not [r for r in caplog.records if r.exc_info], "no traceback: the line says it all"
+    assert balance(client) == 500  # nothing debited
 
 
 def test_a_pool_this_server_cannot_unseal_sells_nothing(

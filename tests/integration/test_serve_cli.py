@@ -227,13 +227,14 @@ def test_a_bad_checkpoint_key_file_stops_serve_before_it_listens(tmp_path: Path)
         )
         assert done.returncode == 2, done
         assert "checkpoint key file" in done.stderr and "Traceback" not in done.stderr
+        assert not (tmp_path / "data").exists()  # it made nothing, not even the mail outbox
 
 
 def test_a_missing_checkpoint_directory_stops_serve_before_it_listens(tmp_path: Path) -> None:
     key_file, missing = tmp_path / "key", tmp_path / "mnt" / "anchors"
     key_file.write_bytes(b"k" * 48)
     done = run_command(
-        [*COMMAND, "serve", "--port", str(free_port())],
+        [*COMMAND, "serve", "--port", str(free_port()), "--data-dir", str(tmp_path / "new")],
         tmp_path,
         clean_env(
             COLOUR_COLLECTOR_AUDIT_CHECKPOINT_DIR=str(missing),
@@ -245,6 +246,7 @@ def test_a_missing_checkpoint_directory_stops_serve_before_it_listens(tmp_path: 
     assert "is not a directory: create or mount it first" in done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "mnt").exists()
+    assert not (tmp_path / "new").exists()  # nor the data directory and its mail outbox
 
 
 def test_a_missing_outcome_script_is_named_not_blamed_on_the_database(tmp_path: Path) -> None:

@@ -2,9 +2,10 @@
 stops: its exit statuses, its message, the server's settings it reads.
 
 Exit status, for every command: 0 done; 1 the command ran and the answer is no (a check failed, an
-operation was refused); 2 the command could not run (bad arguments, unreadable files, settings,
-a database or server that is not there or cannot be used), as ``cmp`` and ``diff`` do. A script
-can tell "broken" from "not checked".
+operation was refused); 2 the command could not run (bad arguments, among them an id or a name
+that names nothing, unreadable files, settings, a database or server that is not there or cannot
+be used), as ``cmp`` and ``diff`` do. A script can tell "broken" from "not checked". 3 (``pool
+close`` only): done in part, the rest must wait; run the command again later.
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ FAILED = 1
 """Exit status of a command that ran and found something wrong or refused."""
 UNUSABLE = 2
 """Exit status of a command that could not run."""
+PENDING = 3
+"""Exit status of a command that did part of what was asked and must be run again later for the
+rest (``pool close`` while plays of the pool are in progress: the sale is stopped, the secret not
+published yet)."""
 
 app = typer.Typer(
     name="colour-collector",

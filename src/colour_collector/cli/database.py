@@ -5,7 +5,9 @@ unless ``--database-url`` names another. A command that only reads refuses an SQ
 not there rather than let SQLite create an empty database; a command that writes (``create``)
 makes it and migrates it to the latest schema first, as the server does when it starts. Every
 way the database can fail the command (not a URL, not there, not reachable, not migrated, a role
-that may not read) stops it with one line saying so and exit status 2.
+that may not read) stops it with one line saying so and exit status 2; a row the command cannot
+read (altered by hand, or damaged: ``DamagedRowError``) stops it with one line naming the row and
+exit status 1, as a failed check.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from colour_collector.cli.base import first_line, server_settings, stop_command
+from colour_collector.cli.base import FAILED, first_line, server_settings, stop_command
 
 if TYPE_CHECKING:
     from sqlalchemy import URL
@@ -66,6 +68,7 @@ def open_database(
     from sqlalchemy import make_url  # noqa: PLC0415
     from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
 
+    from colour_collector.service.errors import DamagedRowError  # noqa: PLC0415
     from colour_collector.store import Database, upgrade_to_head  # noqa: PLC0415
     from colour_collector.store.migrate import current_revision  # noqa: PLC0415
 
@@ -112,5 +115,7 @@ def open_database(
         yield database
     except SQLAlchemyError as error:  # a database never migrated, a role that may not read...
         stop_command(command, f"cannot read the database: {first_line(error)}")
+    except DamagedRowError as error:
+        stop_command(command, str(error), FAILED)
     finally:
         database.dispose()

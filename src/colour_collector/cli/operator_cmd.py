@@ -124,8 +124,8 @@ def disable(
     with open_database("operator disable", database_url) as database:
         try:
             done = operators.disable(database, cleaned)
-        except NotFoundError as error:
-            stop_command("operator disable", str(error), FAILED)
+        except NotFoundError as error:  # a name that names nothing: a bad argument
+            stop_command("operator disable", str(error))
     since = "" if done.disabled_at is None else f" (since {done.disabled_at:%Y-%m-%d %H:%M} UTC)"
     typer.echo(
         f"Operator {done.name!r} is disabled{since}: it can no longer log in to the console."

@@ -17,8 +17,9 @@ import datetime as dt
 import json
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
@@ -58,10 +59,18 @@ def read_source(source: str, command: str, limit: int) -> bytes:
         )
 
 
-def read_pool_file(source: str, command: str, *, published: bool = False) -> PoolFile:
+def read_pool_file(
+    source: str,
+    command: str,
+    *,
+    published: bool = False,
+    refuse: Callable[[str], NoReturn] | None = None,
+) -> PoolFile:
     """The pool file at ``source`` (a file, or an http(s) address); with ``published``, also a
     closed pool as the server describes it (``GET /api/pools/ID``: its commitment, parameters and
-    published secret)."""
+    published secret). A file that says it is a pool file and does not hold together (altered or
+    damaged) is given to ``refuse`` (a command's own way to fail a check: ``verify --json``
+    answers in JSON), by default a line on stderr and exit status 1."""
     from colour_collector.game.pool_deal import (  # noqa: PLC0415
         PoolDealError,
         PoolParameters,
@@ -86,9 +95,10 @@ def read_pool_file(source: str, command: str, *, published: bool = False) -> Poo
         info = None
     if isinstance(info, dict) and info.get("format") == FORMAT:
         # it says it is a pool file and does not hold together: altered or damaged
-        stop_command(
-            f"pool {command}", f"{source!r} is an altered or damaged pool file: {problem}", FAILED
-        )
+        damaged = f"{source!r} is an altered or damaged pool file: {problem}"
+        if refuse is not None:
+            refuse(damaged)
+        stop_command(f"pool {command}", damaged, FAILED)
     if (
         published
         and isinstance(info, dict)
@@ -97,7 +107,9 @@ def read_pool_file(source: str, command: str, *, published: bool = False) -> Poo
     ):
         if not isinstance(info["secret"], str):
             stop_command(
-                f"pool {command}", f"{source!r} describes a pool that is not closed: no secret yet"
+                f"pool {command}",
+                f"{source!r} describes a pool whose secret is not published yet (it is once the"
+                " pool is closed and every play of it is finished)",
             )
         try:
             parameters = PoolParameters.from_text(str(info["parameters"]))
@@ -128,16 +140,17 @@ def read_positions(text: str | None, size: int, command: str) -> tuple[int, int]
     return start, stop
 
 
-def read_commitment(text: str | None, command: str) -> str | None:
-    """A ``--commitment`` as the pool files write it (64 hex digits, lower case); a text that
-    cannot be one stops the command (exit 2) rather than fail the check (exit 1)."""
+def read_sha256(text: str | None, command: str, option: str = "--commitment") -> str | None:
+    """A SHA-256 given in ``option`` (``--commitment``, ``--expect-sha256``) as the pool files and
+    recall write it (64 hex digits, lower case); a text that cannot be one stops the command
+    (exit 2) rather than fail the check (exit 1)."""
     if text is None:
         return None
     cleaned = text.strip().lower()
     if len(cleaned) != 64 or any(c not in "0123456789abcdef" for c in cleaned):
         stop_command(
             f"pool {command}",
-            f"--commitment must be a SHA-256 in hex (64 digits 0-9 and a-f), not {text!r}",
+            f"{option} must be a SHA-256 in hex (64 digits 0-9 and a-f), not {text!r}",
         )
     return cleaned
 

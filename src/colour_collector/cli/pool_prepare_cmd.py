@@ -20,9 +20,9 @@ from colour_collector.cli.base import FAILED, stop_command
 from colour_collector.cli.pool_base import (
     describe,
     pool_app,
-    read_commitment,
     read_pool_file,
     read_positions,
+    read_sha256,
     require_versions,
     warm_generator,
 )
@@ -269,11 +269,11 @@ def _verify_text(pool: PoolFile, run: Run, problems: list[str]) -> str:
     return "\n".join(lines)
 
 
-def _refuse_verify(pool: PoolFile, problem: str, as_json: bool) -> NoReturn:
+def _refuse_verify(commitment: str | None, problem: str, as_json: bool) -> NoReturn:
     """Stop ``pool verify`` with ``problem`` before any play is replayed (exit 1), as one JSON
-    object with ``--json``."""
+    object with ``--json`` (``commitment``: the pool file's, None if it cannot be read)."""
     if as_json:
-        payload = {"ok": False, "problems": [problem], "commitment": pool.commitment}
+        payload = {"ok": False, "problems": [problem], "commitment": commitment}
         typer.echo(json.dumps(payload, ensure_ascii=False))
     else:
         typer.echo(f"FAILED: {problem}")
@@ -318,15 +318,22 @@ def verify(
     """
     from colour_collector.game.pool_file import PoolFileError  # noqa: PLC0415
 
-    wanted = read_commitment(expected, "verify")
-    pool = read_pool_file(pool_file, "verify", published=True)
+    wanted = read_sha256(expected, "verify")
+    pool = read_pool_file(
+        pool_file,
+        "verify",
+        published=True,
+        refuse=lambda problem: _refuse_verify(None, problem, as_json),
+    )
     try:
         pool.check()
     except PoolFileError as error:
-        _refuse_verify(pool, str(error), as_json)
+        _refuse_verify(pool.commitment, str(error), as_json)
     if wanted is not None and wanted != pool.commitment:
         _refuse_verify(
-            pool, f"the pool file's commitment {pool.commitment} is not {wanted!r}", as_json
+            pool.commitment,
+            f"the pool file's commitment {pool.commitment} is not {wanted!r}",
+            as_json,
         )
     require_versions(pool.parameters, "verify")
     start, stop = read_positions(positions, pool.parameters.size, "verify")

@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from colour_collector.cli.base import FAILED, first_line, server_settings, stop_command
+from colour_collector.cli.base import FAILED, PENDING, first_line, server_settings, stop_command
 from colour_collector.cli.database import DatabaseUrl, open_database, shown_url
 from colour_collector.cli.pool_base import (
     describe,
     pool_app,
-    read_commitment,
     read_pool_file,
+    read_sha256,
     read_source,
     require_versions,
     warm_generator,
@@ -167,7 +167,17 @@ def close(
     ] = None,
     database_url: DatabaseUrl = None,
 ) -> None:
-    """Close a pool and publish its secret: anyone can then check every play of it."""
+    """Close a pool and publish its secret: anyone can then check every play of it.
+
+    While a play of the pool is in progress its secret would tell that play's prize: the close
+    then stops the sale but keeps the secret sealed, and exits 3; run it again once those plays
+    are finished (by their players, or by the server) to publish it.
+
+    Exits 0 when the secret is published (now, or before), 1 when the close is refused (plays
+    unsold without --withdraw, a sale that does not follow the secret, a secret that is not the
+    pool's, a damaged row), 2 when it cannot run (no such pool, a database that cannot be used),
+    3 when the sale is stopped and the secret is not published yet.
+    """
     from colour_collector.service import pools  # noqa: PLC0415
     from colour_collector.service.errors import (  # noqa: PLC0415
         PoolNotFoundError,
@@ -195,7 +205,7 @@ def close(
                     progress=advance,
                     checking=lambda done: advance(total + done),
                 )
-        except PoolNotFoundError as error:
+        except PoolNotFoundError as error:  # an id that names nothing: a bad argument
             stop_command("pool close", str(error))
         except (PoolRefusedError, PoolSecretError) as error:
             stop_command("pool close", str(error), FAILED)
@@ -220,6 +230,8 @@ def close(
     if closed.secret is not None:
         typer.echo(f"Secret:      {closed.secret}")
     typer.echo(f"Database:    {shown}")
+    if closed.secret is None:
+        raise typer.Exit(PENDING)
 
 
 # -- check -----------------------------------------------------------------------------------------
@@ -316,7 +328,9 @@ def check(
     published before the sale).
 
     Exits 1 if the commitment is not the one given, the secret does not match it, the play does
-    not replay to its outcome, or it is not the play with --expect-sha256.
+    not replay to its outcome, or it is not the play with --expect-sha256; 2 if it cannot check
+    (among others, a --commitment or --expect-sha256 that is not a SHA-256, or a pool whose
+    secret is not published yet).
     """
     import hashlib  # noqa: PLC0415
 
@@ -333,12 +347,15 @@ def check(
     )
     from colour_collector.game.replay import replay  # noqa: PLC0415
 
-    seen = read_commitment(expected_commitment, "check")
+    seen = read_sha256(expected_commitment, "check")
+    wanted_sha256 = read_sha256(expect_sha256, "check", "--expect-sha256")
     published = _published(pool)
     text = published.secret if secret_text is None else secret_text
     if text is None:
         stop_command(
-            "pool check", "the pool's secret is not published yet (it is when the pool closes)"
+            "pool check",
+            "the pool's secret is not published yet (it is once the pool is closed and every"
+            " play of it is finished)",
         )
     try:
         secret = secret_from_hex(text)
@@ -380,10 +397,10 @@ def check(
     else:
         if replayed != tier:
             problems.append("the play does not replay to the outcome dealt to its position")
-    if expect_sha256 is not None and expect_sha256.strip().lower() != digest:
+    if wanted_sha256 is not None and wanted_sha256 != digest:
         problems.append(
             f"the play at position {position:,} has record SHA-256 {digest}, not"
-            f" {expect_sha256.strip()!r}: it is not that play"
+            f" {wanted_sha256!r}: it is not that play"
         )
     prize = 0 if tier is None else tier.prize_pence
     if as_json:
@@ -415,7 +432,7 @@ def check(
         if not problems:
             typer.echo(
                 "OK: this play is the one the pool's secret fixes at this position"
-                + (" and is the play you saw" if expect_sha256 else "")
+                + (" and is the play you saw" if wanted_sha256 else "")
                 + (
                     "; the secret was fixed before the sale by the commitment you saw"
                     if expected_commitment is not None

@@ -42,6 +42,8 @@ BIG_PRIZE_PENCE = 5_000
 """Prizes whose positions the Kolmogorov-Smirnov test looks at: £50 and more."""
 CURVE_POINTS = 400
 """Points of each curve."""
+BAND_FIRST_PLAYS = 10
+"""The payout band starts at this many plays (a pool of this many or fewer: at one)."""
 Z_95 = 1.959963984540054
 """The normal distribution's two-sided 95% point."""
 
@@ -187,8 +189,10 @@ def _return_moments(parameters: PoolParameters) -> tuple[Fraction, Fraction]:
 
 
 def _band(size: int, sd: float) -> tuple[list[int], list[float]]:
-    """The 95% half-width of the payout of ``n`` plays dealt from ``size`` (finite population)."""
-    plays = sorted({int(n) for n in np.geomspace(10, size, CURVE_POINTS)} | {size})
+    """The 95% half-width of the payout of ``n`` plays dealt from ``size`` (finite population),
+    from 10 plays (from 1 in a pool of 10 plays or fewer) to all of them."""
+    first = BAND_FIRST_PLAYS if size > BAND_FIRST_PLAYS else 1
+    plays = sorted({int(n) for n in np.geomspace(first, size, CURVE_POINTS)} | {size})
     widths = [
         Z_95 * sd / math.sqrt(n) * math.sqrt((size - n) / (size - 1)) if size > 1 else 0.0
         for n in plays

@@ -33,7 +33,8 @@ class TopPrizeInfo(Response):
 
 
 class PoolInfo(Response):
-    """A prize pool as anyone may see it. Its secret only once it is closed."""
+    """A prize pool as anyone may see it. Its secret only once it is closed and every play of it
+    is finished."""
 
     id: int = Field(description="Pools go on sale in the order of their ids.")
     status: PoolStatus
@@ -57,7 +58,9 @@ class PoolInfo(Response):
     sold_out_at: dt.datetime | None
     closed_at: dt.datetime | None
     secret: str | None = Field(
-        description="The pool's secret (64 hex digits), published when it closes; null until then."
+        description="The pool's secret (64 hex digits), published once the pool is closed and"
+        " every play of it is finished; null until then (a pool closed while plays of it are in"
+        " progress is `closed` with no secret yet)."
     )
 
     @classmethod

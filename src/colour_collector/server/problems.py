@@ -76,7 +76,11 @@ DUPLICATE_PLAY = ProblemKind(409, "duplicate_play", "The play clashed with anoth
 SOLD_OUT = ProblemKind(503, "sold_out", "The prize pools are sold out")
 POOL_UNAVAILABLE = ProblemKind(503, "pool_unavailable", "The prize pool cannot be used")
 POOL_NOT_FOUND = ProblemKind(404, "pool_not_found", "No such prize pool")
-POOL_NOT_CLOSED = ProblemKind(409, "pool_not_closed", "The prize pool is not closed")
+POOL_NOT_CLOSED = ProblemKind(
+    409, "pool_not_closed", "The prize pool's secret is not published yet"
+)
+"""Its code predates the pools closed with plays in progress (closed, the secret not published
+until they are finished): clients depend on it, so it stays."""
 TOO_MANY_TRIES = ProblemKind(429, "too_many_tries", "Too many Try plays from this address")
 INTERNAL_ERROR = ProblemKind(500, "internal_error", "Internal server error")
 SALES_STOPPED = ProblemKind(503, "sales_stopped", "Sales of the game are stopped")
@@ -116,6 +120,7 @@ SERVICE_ERRORS: Sequence[tuple[type[errors.ServiceError], ProblemKind]] = (
     (errors.PoolUnavailableError, POOL_UNAVAILABLE),
     (errors.PoolNotFoundError, POOL_NOT_FOUND),
     (errors.PoolNotClosedError, POOL_NOT_CLOSED),
+    (errors.DamagedRowError, UNAVAILABLE),
     (errors.TooManyTriesError, TOO_MANY_TRIES),
     (errors.SalesStoppedError, SALES_STOPPED),
     (errors.TimedOutError, TIMED_OUT),
@@ -146,6 +151,9 @@ SERVICE_ERRORS: Sequence[tuple[type[errors.ServiceError], ProblemKind]] = (
 """Domain error -> HTTP. A new service error goes here (and in the error table of its API page),
 or, if no route ever lets it out, in ``tests/unit/test_service_errors.py``'s list, which fails
 for an error in neither: one left out would be answered 500 ``internal_error``."""
+
+DAMAGED_ROW_DETAIL = "the server cannot read its data just now; please try again later"
+"""The ``detail`` of the 503 answering a request that met a damaged row (its log line names it)."""
 
 _BY_STATUS = {
     404: NOT_FOUND,
@@ -223,7 +231,12 @@ def problem_from_service_error(error: errors.ServiceError) -> ProblemError:
             if isinstance(error, errors.NotAuthenticatedError):
                 headers["WWW-Authenticate"] = 'Cookie realm="colour-collector"'
             extra.update(_protection_details(error))
-            return ProblemError(kind, str(error), headers=headers, extra=extra)
+            detail = str(error)
+            if isinstance(error, errors.DamagedRowError):
+                # The row is the operator's to mend (the log names it): whoever asked is told
+                # only to come back later.
+                detail = DAMAGED_ROW_DETAIL
+            return ProblemError(kind, detail, headers=headers, extra=extra)
     return ProblemError(INTERNAL_ERROR, "the server could not complete the request")
 
 
@@ -362,6 +375,8 @@ async def _on_problem(request: Request, exc: Exception) -> Response:
 async def _on_service_error(request: Request, exc: Exception) -> Response:
     if not isinstance(exc, errors.ServiceError):
         raise TypeError(exc)
+    if isinstance(exc, errors.DamagedRowError):
+        log.error("%s", exc)
     return await _on_problem(request, problem_from_service_error(exc))
 
 

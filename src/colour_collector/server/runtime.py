@@ -136,9 +136,9 @@ def operator_policy(settings: Settings, passwords: Passwords) -> OperatorPolicy:
 def check_setting_files(settings: Settings) -> None:
     """Refuse (``InvalidInputError``) to start with a file or folder a setting names that cannot
     be used: the mail outbox (made if needed), the outcome script, and the audit checkpoints'
-    key file and directory. ``serve`` runs it before any worker starts, and each app again."""
-    if settings.smtp_host is None:
-        usable_outbox(settings.mail_outbox)
+    key file and directory. ``serve`` runs it before any worker starts, and each app again. The
+    outbox is made last, once every other setting is found usable: a server that refuses to
+    start makes nothing."""
     if settings.outcome_script is not None:
         scripted_outcomes(settings.outcome_script)
     if settings.audit_checkpoint_key_file is not None:
@@ -150,6 +150,8 @@ def check_setting_files(settings: Settings) -> None:
             " mount it first (the server does not make it, so that an unmounted mount is not"
             " taken for a local folder)"
         )
+    if settings.smtp_host is None:
+        usable_outbox(settings.mail_outbox)
 
 
 def scripted_outcomes(path: Path) -> list[str | None]:

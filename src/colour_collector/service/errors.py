@@ -292,5 +292,11 @@ class DuplicatePoolError(ServiceError):
     """A pool with the same commitment is stored."""
 
 
+class DamagedRowError(ServiceError):
+    """A row of the database cannot be read as what it stores (altered by hand, or damaged): the
+    message names the row, for the operator. The server logs it and answers 503 ``unavailable``
+    without it; the commands stop on it with exit status 1."""
+
+
 class PoolSecretError(ServiceError):
     """A pool secret does not match the pool's commitment (or cannot be unsealed)."""

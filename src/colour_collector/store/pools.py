@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from colour_collector.service.errors import DuplicatePoolError
+from colour_collector.service.errors import DamagedRowError, DuplicatePoolError
 from colour_collector.service.pool_models import Checkpoint, PoolId, StoredPool
 from colour_collector.store.tables import pool_checkpoints, pools
 
@@ -51,15 +51,45 @@ _CHECKPOINT = (
 )
 
 
-def _counts(text: str) -> tuple[int, ...]:
-    return tuple(int(n) for n in json.loads(text))
+SHOWN_CHARACTERS = 40
+"""How much of a damaged value its error shows."""
+
+
+def _damaged(where: str, name: str, value: object, wanted: str) -> DamagedRowError:
+    shown = repr(value)
+    if len(shown) > SHOWN_CHARACTERS:
+        shown = shown[:SHOWN_CHARACTERS] + "..."
+    return DamagedRowError(
+        f"the database's row of {where} is damaged: its {name} is {shown}, not {wanted} (restore"
+        " the row from a backup)"
+    )
+
+
+def _integer(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _counts(text: object, where: str) -> tuple[int, ...]:
+    """The counts stored as a JSON list of integers; ``DamagedRowError`` naming ``where`` if the
+    text is not one (whether they add up is the close's check)."""
+    try:
+        found = json.loads(text) if isinstance(text, str) else None
+    except (ValueError, RecursionError):
+        found = None
+    if not isinstance(found, list) or not all(_integer(n) for n in found):
+        raise _damaged(where, "remaining", text, "a JSON list of counts")
+    return tuple(found)
 
 
 def _pool(row: Any) -> StoredPool:
     values = row._mapping
+    where = f"pool {values['id']}"
+    for name in ("size", "dealt"):
+        if not _integer(values[name]):
+            raise _damaged(where, name, values[name], "an integer")
     return StoredPool(
         **{name: values[name] for name in _FIELDS if name != "remaining"},
-        remaining=_counts(values["remaining"]),
+        remaining=_counts(values["remaining"], where),
     )
 
 
@@ -131,4 +161,8 @@ class SqlPools:
         row = self.connection.execute(
             _CHECKPOINT, {"pool_id": pool_id, "position": position}
         ).first()
-        return None if row is None else (int(row.position), _counts(row.remaining))
+        if row is None:
+            return None
+        return int(row.position), _counts(
+            row.remaining, f"pool {pool_id}'s checkpoint at position {row.position}"
+        )

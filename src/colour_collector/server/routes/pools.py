@@ -79,7 +79,8 @@ def get_pool(pool_id: PoolIdPath, runtime: RuntimeDep) -> Response:
     responses=problem_responses(
         {
             **_NOT_FOUND,
-            409: "The pool is not closed: its secret is not published (`pool_not_closed`).",
+            409: "The pool's secret is not published yet: it is once the pool is closed and"
+            " every play of it is finished (`pool_not_closed`).",
             422: "Invalid parameter, or a position outside the pool (`invalid_request`).",
             503: "This server cannot regenerate the pool's plays (`pool_unavailable`).",
         }

@@ -12,7 +12,8 @@ class Pools(Protocol):
     """Prize pools loaded for sale, what each has dealt, and the checkpoints of closed ones.
 
     Dealers lock the pool on sale (:meth:`on_sale_for_update`) after the account and before the
-    play: account, pool, play, audit head.
+    play: account, pool, play, audit head. A read that meets a row it cannot read as a pool or a
+    checkpoint (altered by hand, or damaged) raises ``DamagedRowError`` naming it.
     """
 
     def add(self, pool: StoredPool) -> StoredPool:

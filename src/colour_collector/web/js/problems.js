@@ -110,7 +110,7 @@ export function sayProblem(error) {
     case "sold_out": return "Colour Collector has sold out: no plays are left until the next prize pool opens.";
     case "pool_unavailable": return "No plays can be sold just now. Try again later.";
     case "pool_not_found": return "There is no such prize pool.";
-    case "pool_not_closed": return "That prize pool is not closed yet: its secret is published when it closes.";
+    case "pool_not_closed": return "That prize pool's secret is not published yet: it is once the pool is closed and every play of it is finished.";
     case "test_deposits_disabled": return "Test money cannot be added here.";
     case "play_not_found": return "That play is not in your account.";
     case "duplicate_play": return "The play could not be bought just now. Try again.";
