@@ -65,11 +65,14 @@ def test_the_start_screen_shows_the_pool_on_sale(
     lobby = tid(page, "pool-info-lobby")
     lobby.wait_for(state="visible")
     assert text(page, "pool-left-lobby") == "30 of 30 plays left"
-    tops = page.get_by_role("table", name="Top prizes left").get_by_role("row")
+    # 30 plays open: how many top prizes are left would tell something of the next ones, so
+    # the server withholds it and the panel says how many the pool holds.
+    tops = page.get_by_role("table", name="Top prizes").get_by_role("row")
     assert [" ".join(row.split()) for row in tops.all_inner_texts()] == [
-        "£1,000,000 1 of 1 left",
-        "£2,000 1 of 1 left",
+        "£1,000,000 1 in the pool",
+        "£2,000 1 in the pool",
     ]
+    assert "how many are left is not shown" in text(page, "pool-tops-withheld-lobby")
     check_screen(page, browser, f"lobby-pool-{viewport}")
     buy(page)
     panel = tid(page, "pool-info-start")
@@ -77,8 +80,7 @@ def test_the_start_screen_shows_the_pool_on_sale(
     assert page.get_by_role("heading", name="Prize pool 1").is_visible()
     assert text(page, "pool-left-start") == "29 of 30 plays left"
     assert text(page, "pool-commitment-start") == pool["commitment"]
-    # 29 plays to sell and this one in progress: over so few open plays, how many top prizes
-    # are left would say something of this play's prize, so the server withholds it.
+    # 29 plays to sell and this one in progress: still withheld.
     left = server.api("/api/pools/current")["pool"]["top_prizes"]
     assert [(t["tier"], t["total"], t["left"]) for t in left] == [
         ("£1,000,000", 1, None),
@@ -89,9 +91,7 @@ def test_the_start_screen_shows_the_pool_on_sale(
         "£1,000,000 1 in the pool",
         "£2,000 1 in the pool",
     ]
-    assert "shown again when the plays in progress are finished" in text(
-        page, "pool-tops-withheld-start"
-    )
+    assert "how many are left is not shown" in text(page, "pool-tops-withheld-start")
     check_screen(page, browser, f"start-pool-{viewport}", "Colour Collector")
     mine = api(page, "/api/plays/current")["play"]
     assert (mine["pool_id"], mine["pool_position"]) == (1, 0)

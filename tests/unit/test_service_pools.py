@@ -252,24 +252,28 @@ def test_the_console_is_told_why_nothing_is_sold_from_the_pools() -> None:
 
 def test_top_prizes_left_are_shown_most_valuable_first() -> None:
     db = FakeDatabase()
-    load(db, small_pool())
+    load(db, small_pool(pool_views.FIGURES_MIN_OPEN))
     on_sale = pool_views.current(db).on_sale
     assert on_sale is not None
     tops = [(t.tier.name, t.total, t.left) for t in on_sale.top_prizes]
     assert tops == [("£1,000,000", 1, 1), ("£2,000", 1, 1)]
 
 
-def test_top_prizes_left_are_withheld_near_the_end_while_plays_are_in_progress() -> None:
+def test_top_prizes_left_are_withheld_near_the_end_of_a_pool() -> None:
     """The figure counts the top prizes among the open plays (not sold, or not finished): over
-    fewer than FIGURES_MIN_OPEN of them, while one is in progress, it would tell its holder
-    something of its prize (here, with the pool sold out, all of it), so it is withheld."""
+    fewer than FIGURES_MIN_OPEN of them it would tell something of their prizes, to a holder
+    (with the pool sold out, all of theirs) or to whoever buys next (plays are sold in the order
+    of their positions), so it is withheld until none is open."""
     db = FakeDatabase()
     load(db, small_pool(2, {"£1,000": 1}))
+    assert [t.left for t in pool_views.view(db, 1).top_prizes] == [None]
     token, bought = buy_with_token(db, 0)
     shown = pool_views.view(db, 1)
     assert shown.figures_withheld and [t.left for t in shown.top_prizes] == [None]
     reveal_all(db, token, bought.play.play_number)
     settle.finish(db, token, bought.play.play_number, now=T0)
+    # Nothing in progress, one play left to sell: the figure would be that play's prize.
+    assert [t.left for t in pool_views.view(db, 1).top_prizes] == [None]
     other, last = buy_with_token(db, 1)  # sold out: the last open play is this one
     assert [t.left for t in pool_views.view(db, 1).top_prizes] == [None]
     assert pool_views.view(db, 1).status is PoolStatus.SOLD_OUT
@@ -286,9 +290,7 @@ def test_top_prizes_left_are_shown_over_enough_open_plays() -> None:
     assert shown is not None and shown.in_progress == 1 and not shown.figures_withheld
     assert [(t.total, t.left) for t in shown.top_prizes] == [(1, 1)]
     reveal_all(db, token, bought.play.play_number)
-    settle.finish(db, token, bought.play.play_number, now=T0)  # one play fewer open
-    assert not pool_views.view(db, 1).figures_withheld  # none in progress
-    buy_one(db, 1)  # a purchase keeps a play open: finishing is what closes one
+    settle.finish(db, token, bought.play.play_number, now=T0)  # finishing closes a play
     assert [t.left for t in pool_views.view(db, 1).top_prizes] == [None]
 
 

@@ -26,9 +26,9 @@ class TopPrizeInfo(Response):
     left: int | None = Field(
         description="Those not won yet: not sold, or sold to a play not finished yet (a prize"
         " counts as won when its play is finished, so a purchase does not move this figure)."
-        f" Null while plays of the pool are in progress and fewer than {FIGURES_MIN_OPEN:,} of"
-        " its plays are open (not sold, or not finished): over so few the figure would tell"
-        " those plays' holders something of their prizes before the reveal."
+        f" Null while fewer than {FIGURES_MIN_OPEN:,} of the pool's plays are open (not sold,"
+        " or not finished), but some are, and its secret is not published: over so few the"
+        " figure would tell something of those plays' prizes before they are revealed."
     )
 
 

@@ -39,13 +39,14 @@ TOP_PRIZE_PENCE: Pence = 100_000
 MAX_LISTED = 100
 """Pools listed at most."""
 FIGURES_MIN_OPEN = 10_000
-"""While plays of a pool are in progress, its top prizes left are public only if at least this
-many of its plays are open (not sold yet, or sold and not finished). The figure is the number
-of top prizes among the open plays, so over a few of them it tells whoever holds one something
-of its prize before the reveal: all of it when theirs is the last open play of a sold-out pool.
-Over 10,000 open plays it puts a holder's chance of a top prize at no more than one in 10,000
-for each one left; of the published pool (6,500,000 plays) it is withheld only over the last
-0.15%, and then only while a play is in progress."""
+"""A pool's top prizes left are public only while at least this many of its plays are open (not
+sold yet, or sold and not finished), or none is (every play sold and finished), or once its
+secret is published. The figure is the number of top prizes among the open plays, so over a few
+of them it tells something of their prizes before the reveal: all of it to the holder of a
+sold-out pool's last unfinished play, or, since plays are sold in the order of their positions,
+to whoever is about to buy a pool's last play. Over 10,000 open plays it puts the chance of any
+one of them being a top prize at no more than one in 10,000 for each one left; of the published
+pool (6,500,000 plays) it is withheld over the last 0.15%."""
 
 
 # -- what anyone may see ---------------------------------------------------------------------------
@@ -83,9 +84,10 @@ class PoolView:
 
     @property
     def figures_withheld(self) -> bool:
-        """Whether its top prizes left are withheld: plays of it are in progress and fewer than
-        :data:`FIGURES_MIN_OPEN` of its plays are open."""
-        return self.in_progress > 0 and self.pool.left + self.in_progress < FIGURES_MIN_OPEN
+        """Whether its top prizes left are withheld: fewer than :data:`FIGURES_MIN_OPEN` of its
+        plays are open, but some are, and its secret is not published."""
+        open_plays = self.pool.left + self.in_progress
+        return self.pool.secret is None and 0 < open_plays < FIGURES_MIN_OPEN
 
     @property
     def top_prizes(self) -> list[TopPrize]:

@@ -19,8 +19,8 @@ export function drawPoolInfo(where, pool) {
   box.append(el("h2", { id: heading, text: `Prize pool ${pool.id}` }));
   box.append(el("p", { "data-testid": `pool-left-${where}`, text: `${count(pool.left)} of ${count(pool.size)} plays left` }));
   if (pool.top_prizes.length) {
-    // Near the end of a pool, while plays are in progress, the server withholds how many are
-    // left (null): over a few open plays it would tell their holders their prizes.
+    // Near the end of a pool the server withholds how many are left (null): over a few open
+    // plays it would tell something of their prizes before they are revealed.
     const withheld = pool.top_prizes.some((top) => top.left === null);
     const rows = pool.top_prizes.map((top) => el("tr", {},
       el("th", { scope: "row", text: top.tier }),
@@ -29,7 +29,7 @@ export function drawPoolInfo(where, pool) {
       el("caption", { text: withheld ? "Top prizes" : "Top prizes left" }), el("tbody", {}, ...rows)));
     if (withheld) {
       box.append(el("p", { class: "hint", "data-testid": `pool-tops-withheld-${where}`,
-        text: "How many are left is shown again when the plays in progress are finished: near the end of a pool it would give away their prizes." }));
+        text: "Near the end of a pool, how many are left is not shown: it would give away something of the last plays' prizes." }));
     }
   }
   box.append(el("p", { class: "commit" }, "Commitment, published before the sale: ",
