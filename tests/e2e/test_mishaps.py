@@ -59,7 +59,8 @@ def shown_balance(page: Any, pence: int) -> None:
 def test_a_double_click_moves_money_once(start_server: Any, browser: Browser) -> None:
     """A double click on Add test money, Deposit or Withdraw moves the money once; a deposit
     sent again after its answer was lost is the same deposit (its Idempotency-Key is kept until
-    it has gone through); the next one is a new deposit."""
+    it has gone through, on that screen); the next one, or one after the screen is drawn again,
+    is a new deposit."""
     server = start_server([])
     page = browser.new_page(server)
     page.watch.allow_failure(r"^/api/wallet/deposits$")
@@ -104,6 +105,23 @@ def test_a_double_click_moves_money_once(start_server: Any, browser: Browser) ->
     wait_idle(page, "money")
     assert api(page, "/api/wallet")["balance_pence"] == 4500
     assert tid(page, "history").locator("tbody tr").count() == 5
+
+    # A lost answer not sent again: once the screen is drawn again (the player has seen the
+    # balance and history), the same amount is another deposit, not the lost one again.
+    page.route(DEPOSITS, lose_answer, times=1)
+    tid(page, "payin-amount").select_option("1000")
+    tid(page, "payin-submit").click()
+    wait_idle(page, "money")
+    assert api(page, "/api/wallet")["balance_pence"] == 5500  # it went through
+    tid(page, "money-back").click()
+    wait_idle(page, "lobby")
+    tid(page, "lobby-money").click()
+    wait_idle(page, "money")
+    tid(page, "payin-amount").select_option("1000")
+    tid(page, "payin-submit").click()
+    wait_idle(page, "money")
+    assert api(page, "/api/wallet")["balance_pence"] == 6500
+    assert tid(page, "history").locator("tbody tr").count() == 7
 
 
 def test_back_closes_how_to_play(start_server: Any, browser: Browser) -> None:

@@ -10,7 +10,7 @@ import { showScreen, announce } from "./screens.js";
 import { explain, showErrors, clearErrors, sayProblem } from "./problems.js";
 import { S } from "./state.js";
 import { sessionRenewed } from "./protection.js";
-import { payingForm } from "./money.js";
+import { payingForm, newKey } from "./money.js";
 
 const q = byTestId;
 
@@ -229,7 +229,7 @@ export function showPurchase(quote) {
 
 /** Confirm: buy (or continue the unfinished play); returns ``{play, board}``. */
 export async function buy() {
-  const key = crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`;
+  const key = newKey();
   const bought = await post("/api/plays", { confirm: true }, { "Idempotency-Key": key });
   setBalance(bought.balance_pence);
   await refreshAccount();

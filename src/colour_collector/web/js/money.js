@@ -5,7 +5,7 @@
 import { get, post, ApiError } from "./api.js";
 import { $, byTestId, el } from "./dom.js";
 import { money, dateTimeText } from "./format.js";
-import { showScreen, announce } from "./screens.js";
+import { showScreen, announce, screenDraws } from "./screens.js";
 import { explain, showErrors, clearErrors, breakText } from "./problems.js";
 import { S } from "./state.js";
 
@@ -23,14 +23,16 @@ export function toPence(text) {
   return Number.parseInt(pounds, 10) * 100 + Number.parseInt(pence.padEnd(2, "0") || "0", 10);
 }
 
-const newKey = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`);
+/** A fresh Idempotency-Key. */
+export const newKey = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`);
 
 /**
  * Wire a form that moves money: ``run(pay)`` on submit, where ``pay(path, amount)`` POSTs
  * ``{amount_pence: amount}`` to ``path`` with an Idempotency-Key. The key belongs to the payment
  * the player means, not to a click: it is kept when the same amount is sent again after a lost
- * answer, and made anew once that payment has gone through or been refused, or for another
- * amount, so the server moves the money once. While the request runs, the form's
+ * answer on the same screen, and made anew once that payment has gone through or been refused,
+ * for another amount, or once the screen has been drawn again (the player has seen the balance
+ * and history since, so the same amount again is meant as another payment). While the request runs, the form's
  * button is disabled and its submits are ignored (a double click), as FINISH does.
  * ``guard(fn)`` runs an action with the busy flag and alerts.
  */
@@ -38,7 +40,10 @@ export function payingForm(form, guard, run) {
   let held = null;   // {path, amount, key}: the payment asked for and not known to be done
   let sending = false;
   const pay = async (path, amount) => {
-    if (!held || held.path !== path || held.amount !== amount) held = { path, amount, key: newKey() };
+    const drawn = screenDraws();
+    if (!held || held.path !== path || held.amount !== amount || held.drawn !== drawn) {
+      held = { path, amount, drawn, key: newKey() };
+    }
     try {
       const done = await post(path, { amount_pence: amount }, { "Idempotency-Key": held.key });
       held = null;

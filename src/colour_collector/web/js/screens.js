@@ -6,7 +6,12 @@ import { $, $$, byTestId, focusHeading } from "./dom.js";
 import { clearErrors } from "./problems.js";
 
 /** Show the ``<section class="screen" data-screen=name>``; focus its h1 unless ``focus`` is false. */
+let draws = 0;
+/** How many times a screen has been drawn: what a form can tell "still the same screen" by. */
+export const screenDraws = () => draws;
+
 export function showScreen(name, { focus = true } = {}) {
+  draws += 1;
   const screen = $(`section.screen[data-screen="${name}"]`);
   for (const s of $$("section.screen")) s.hidden = s !== screen;
   if (name !== alertScreen) hideAlert();   // an alert belongs to the screen it was raised on
