@@ -13,7 +13,7 @@
 //   #/reset/TOKEN    that link: choose a new password (logs in), on to the lobby
 //   #/check[?pool=&position=&play=]                   check a play of a closed pool
 
-import { get, post, ApiError, retriable } from "./api.js";
+import { get, post, ApiError } from "./api.js";
 import { byTestId } from "./dom.js";
 import { readGame, setGame, money } from "./format.js";
 import { syncCssTiming } from "./motion.js";
@@ -265,11 +265,12 @@ function wire() {
         await open("reality", {}, { replace: true });
         return;
       }
-      // No answer, or 503 (the database may have lost the connection after the commit): the
-      // play may have been bought all the same. Show the purchase as the server has it now (the
-      // balance after the price, the play sold, which Confirm then continues without paying
-      // again), and say what went wrong. A refusal leaves the screen as it is, said in the alert.
-      if (retriable(error)) {
+      // No answer, or 503 `unavailable` (the database may have lost the connection after the
+      // commit): the play may have been bought all the same. Show the purchase as the server
+      // has it now (the balance after the price, the play sold, which Confirm then continues
+      // without paying again), and say what went wrong. A refusal (sales stopped, sold out: a
+      // 503 too, but an answer) leaves the screen as it is, said in the alert.
+      if (!(error instanceof ApiError) || error.code === "unavailable") {
         try { account.showPurchase(await account.purchaseQuote()); } catch { /* still offline */ }
       }
       throw error;
