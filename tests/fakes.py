@@ -400,22 +400,11 @@ class FakePlays:
             :limit
         ]
 
-    def unfinished_prizes(self) -> Mapping[tuple[PoolId, int], int]:
-        found: dict[tuple[PoolId, int], int] = {}
-        for p in self.state.plays.values():
-            if (
-                p.status is PlayStatus.IN_PROGRESS
-                and p.pool_id is not None
-                and p.tier_index is not None
-            ):
-                found[p.pool_id, p.tier_index] = found.get((p.pool_id, p.tier_index), 0) + 1
-        return found
-
-    def unfinished_by_pool(self) -> Mapping[PoolId, int]:
-        found: dict[PoolId, int] = {}
+    def unfinished_plays(self) -> Mapping[tuple[PoolId, int | None], int]:
+        found: dict[tuple[PoolId, int | None], int] = {}
         for p in self.state.plays.values():
             if p.status is PlayStatus.IN_PROGRESS and p.pool_id is not None:
-                found[p.pool_id] = found.get(p.pool_id, 0) + 1
+                found[p.pool_id, p.tier_index] = found.get((p.pool_id, p.tier_index), 0) + 1
         return found
 
     def unfinished_in_pool(self, pool_id: PoolId) -> tuple[int, dt.datetime | None]:

@@ -56,6 +56,13 @@ def shown_balance(page: Any, pence: int) -> None:
     )
 
 
+def pay_in(page: Any, pence: int) -> None:
+    """Deposit ``pence`` on the money screen (one click)."""
+    tid(page, "payin-amount").select_option(str(pence))
+    tid(page, "payin-submit").click()
+    wait_idle(page, "money")
+
+
 def test_a_double_click_moves_money_once(start_server: Any, browser: Browser) -> None:
     """A double click on Add test money, Deposit or Withdraw moves the money once; a deposit
     sent again after its answer was lost is the same deposit (its Idempotency-Key is kept until
@@ -91,35 +98,27 @@ def test_a_double_click_moves_money_once(start_server: Any, browser: Browser) ->
 
     # The deposit's answer is lost: sent again, it is the same deposit.
     page.route(DEPOSITS, lose_answer, times=1)
-    tid(page, "payin-amount").select_option("1000")
-    tid(page, "payin-submit").click()
-    wait_idle(page, "money")
+    pay_in(page, 1000)
     assert NO_SERVER in text(page, "payin-error")
     assert api(page, "/api/wallet")["balance_pence"] == 3500  # it went through
-    tid(page, "payin-submit").click()
-    wait_idle(page, "money")
+    pay_in(page, 1000)  # the same amount again
     assert api(page, "/api/wallet")["balance_pence"] == 3500
     assert text(page, "money-balance") == money(3500)
     assert tid(page, "history").locator("tbody tr").count() == 4
-    tid(page, "payin-submit").click()  # a new deposit of the same amount
-    wait_idle(page, "money")
+    pay_in(page, 1000)  # a new deposit of the same amount
     assert api(page, "/api/wallet")["balance_pence"] == 4500
     assert tid(page, "history").locator("tbody tr").count() == 5
 
     # A lost answer not sent again: once the screen is drawn again (the player has seen the
     # balance and history), the same amount is another deposit, not the lost one again.
     page.route(DEPOSITS, lose_answer, times=1)
-    tid(page, "payin-amount").select_option("1000")
-    tid(page, "payin-submit").click()
-    wait_idle(page, "money")
+    pay_in(page, 1000)
     assert api(page, "/api/wallet")["balance_pence"] == 5500  # it went through
     tid(page, "money-back").click()
     wait_idle(page, "lobby")
     tid(page, "lobby-money").click()
     wait_idle(page, "money")
-    tid(page, "payin-amount").select_option("1000")
-    tid(page, "payin-submit").click()
-    wait_idle(page, "money")
+    pay_in(page, 1000)
     assert api(page, "/api/wallet")["balance_pence"] == 6500
     assert tid(page, "history").locator("tbody tr").count() == 7
 

@@ -125,7 +125,7 @@ def test_a_position_of_a_pool_is_sold_at_most_once(database: Database) -> None:
         uow.plays.add(a_play(account, "CC-0000-0004-4", pool.id, 0))
 
 
-def test_the_plays_of_a_pool_are_read_by_position_and_unfinished_prizes_counted(
+def test_the_plays_of_a_pool_are_read_by_position_and_unfinished_plays_counted(
     database: Database,
 ) -> None:
     account = sign_up(database, "p@example.com")[0].id
@@ -155,7 +155,8 @@ def test_the_plays_of_a_pool_are_read_by_position_and_unfinished_prizes_counted(
         ]
         assert [s.position for s in uow.plays.sold_from(first.id, 0, 2)] == [1, 2]
         assert uow.plays.sold_from(first.id, 3, 10) == []
-        assert uow.plays.unfinished_prizes() == {
+        assert uow.plays.unfinished_plays() == {
+            (first.id, None): 1,
             (first.id, 7): 1,
             (first.id, 9): 1,
             (second.id, 7): 1,

@@ -162,13 +162,11 @@ def pool_left(uow: UnitOfWork, pool: PrizePool) -> PoolLeft | None:
     if on_sale is None:
         return None
     *tiers, no_win = on_sale.remaining  # one count per tier, then the plays that win nothing
-    unfinished = {
-        tier: count
-        for (pool_id, tier), count in uow.plays.unfinished_prizes().items()
-        if pool_id == on_sale.id
+    mine = {
+        t: n for (pool_id, t), n in uow.plays.unfinished_plays().items() if pool_id == on_sale.id
     }
-    in_progress, _ = uow.plays.unfinished_in_pool(on_sale.id)
-    by_prize: dict[Pence, int] = {0: no_win + in_progress - sum(unfinished.values())}
+    unfinished = {tier: count for tier, count in mine.items() if tier is not None}
+    by_prize: dict[Pence, int] = {0: no_win + mine.get(None, 0)}
     for tier, count in zip(pool.tiers, tiers, strict=True):
         left = count + unfinished.get(tier.index, 0)
         by_prize[tier.prize_pence] = by_prize.get(tier.prize_pence, 0) + left

@@ -29,7 +29,7 @@ from colour_collector.service.errors import (
 from colour_collector.service.models import Pence
 from colour_collector.service.pool_models import PoolId, PoolStatus, StoredPool
 from colour_collector.service.pools import check_sellable, parameters_of
-from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
+from colour_collector.service.ports import UnitOfWorkFactory
 from colour_collector.service.records import record_sha256
 
 log = logging.getLogger(__name__)
@@ -122,24 +122,14 @@ def _status(pool: StoredPool, on_sale: StoredPool | None) -> PoolStatus:
     return PoolStatus.QUEUED
 
 
-@dataclass(frozen=True, slots=True)
-class _Unfinished:
-    """The plays not finished yet of every pool, as one unit of work read them."""
-
-    prizes: Mapping[tuple[PoolId, int], int]
-    """Those that win a prize, by pool and tier index."""
-    plays: Mapping[PoolId, int]
-    """All of them, by pool."""
-
-    @classmethod
-    def read(cls, uow: UnitOfWork) -> _Unfinished:
-        return cls(uow.plays.unfinished_prizes(), uow.plays.unfinished_by_pool())
+Unfinished = Mapping[tuple[PoolId, int | None], int]
+"""The plays of every pool not finished yet, by pool and tier index (None: no win)."""
 
 
-def _view(pool: StoredPool, on_sale: StoredPool | None, unfinished: _Unfinished) -> PoolView:
-    mine = {t: count for (pool_id, t), count in unfinished.prizes.items() if pool_id == pool.id}
-    in_progress = unfinished.plays.get(pool.id, 0)
-    return PoolView(pool, _status(pool, on_sale), parameters_of(pool), mine, in_progress)
+def _view(pool: StoredPool, on_sale: StoredPool | None, unfinished: Unfinished) -> PoolView:
+    mine = {t: count for (pool_id, t), count in unfinished.items() if pool_id == pool.id}
+    prizes = {tier: count for tier, count in mine.items() if tier is not None}
+    return PoolView(pool, _status(pool, on_sale), parameters_of(pool), prizes, sum(mine.values()))
 
 
 def _dealt_from(
@@ -168,7 +158,7 @@ def current(
         found = uow.pools.on_sale()
         on_sale = _dealt_from(found, selling=selling, published_only=published_only)
         waiting = uow.pools.waiting() if on_sale is not None else 0
-        unfinished = _Unfinished.read(uow) if on_sale is not None else None
+        unfinished = uow.plays.unfinished_plays() if on_sale is not None else None
     if on_sale is None or unfinished is None:
         return Current(None, 0)
     return Current(_view(on_sale, on_sale, unfinished), waiting - 1)
@@ -187,7 +177,7 @@ def view(
     with factory() as uow:
         pool = uow.pools.get(pool_id)
         found = uow.pools.on_sale()
-        unfinished = _Unfinished.read(uow)
+        unfinished = uow.plays.unfinished_plays()
     if pool is None:
         raise PoolNotFoundError(f"there is no pool {pool_id!r}")
     on_sale = _dealt_from(found, selling=selling, published_only=published_only)
@@ -206,7 +196,7 @@ def newest(
     with factory() as uow:
         pools = uow.pools.newest(limit)
         found = uow.pools.on_sale()
-        unfinished = _Unfinished.read(uow)
+        unfinished = uow.plays.unfinished_plays()
     on_sale = _dealt_from(found, selling=selling, published_only=published_only)
     return [_view(pool, on_sale, unfinished) for pool in pools]
 
@@ -253,7 +243,7 @@ def regenerate(factory: UnitOfWorkFactory, pool_id: PoolId, position: int) -> Re
             )
         mark = uow.pools.checkpoint(pool_id, position)
         on_sale = uow.pools.on_sale()
-        unfinished = _Unfinished.read(uow)
+        unfinished = uow.plays.unfinished_plays()
     shown = _view(pool, on_sale, unfinished)
     if mark is None:
         # Told to the operator, who can mend it; whoever asked is told only to come back later.

@@ -162,25 +162,13 @@ class SqlPlays:
         )
         return [_play(row) for row in rows]
 
-    def unfinished_prizes(self) -> Mapping[tuple[PoolId, int], int]:
+    def unfinished_plays(self) -> Mapping[tuple[PoolId, int | None], int]:
         rows = self.connection.execute(
             select(plays.c.pool_id, plays.c.tier_index, func.count().label("plays"))
-            .where(
-                plays.c.status == PlayStatus.IN_PROGRESS.value,
-                plays.c.pool_id.is_not(None),
-                plays.c.tier_index.is_not(None),
-            )
+            .where(plays.c.status == PlayStatus.IN_PROGRESS.value, plays.c.pool_id.is_not(None))
             .group_by(plays.c.pool_id, plays.c.tier_index)
         )
         return {(row.pool_id, row.tier_index): int(row.plays) for row in rows}
-
-    def unfinished_by_pool(self) -> Mapping[PoolId, int]:
-        rows = self.connection.execute(
-            select(plays.c.pool_id, func.count().label("plays"))
-            .where(plays.c.status == PlayStatus.IN_PROGRESS.value, plays.c.pool_id.is_not(None))
-            .group_by(plays.c.pool_id)
-        )
-        return {row.pool_id: int(row.plays) for row in rows}
 
     def unfinished_in_pool(self, pool_id: PoolId) -> tuple[int, dt.datetime | None]:
         row = self.connection.execute(

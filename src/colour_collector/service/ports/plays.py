@@ -59,13 +59,9 @@ class Plays(Protocol):
         read them all a batch at a time)."""
         ...
 
-    def unfinished_prizes(self) -> Mapping[tuple[PoolId, int], int]:
-        """Plays dealt from a pool, not finished yet, that win a prize: how many, by pool and
-        tier index."""
-        ...
-
-    def unfinished_by_pool(self) -> Mapping[PoolId, int]:
-        """Plays dealt from a pool and not finished yet, whatever they win: how many, by pool."""
+    def unfinished_plays(self) -> Mapping[tuple[PoolId, int | None], int]:
+        """Plays dealt from a pool and not finished yet: how many, by pool and tier index (None:
+        no win)."""
         ...
 
     def unfinished_in_pool(self, pool_id: PoolId) -> tuple[int, dt.datetime | None]:
