@@ -206,13 +206,20 @@ class Terminal:
             label = spec[prize["kind"]].label + (f" {prize['value']}" if prize["value"] else "")
             self.say(f"You picked {detail['pick'].upper()}; the reel shows {detail['number']}.")
             self.say(f"{verdict}" + (f" - you win {label}!" if detail["won"] else ""))
-            return
-        wheel = detail["wheel"]
-        collected = detail["collected_items"]
-        what = ", ".join(item_text(item) for item in collected) or "nothing"
-        self.say(f"The wheel stops on {wheel.upper()} ({self.letters[wheel]}): collected {what}.")
-        if detail.get("bonus_games_started"):
-            self.say("BONUS GAME UNLOCKED!")
+        else:
+            wheel = detail["wheel"]
+            collected = detail["collected_items"]
+            what = ", ".join(item_text(item) for item in collected) or "nothing"
+            self.say(
+                f"The wheel stops on {wheel.upper()} ({self.letters[wheel]}): collected {what}."
+            )
+            if detail.get("bonus_games_started"):
+                self.say("BONUS GAME UNLOCKED!")
+        # Said as it happens: unlocked on the last spin or by the Bonus Game after it, the Prize
+        # Game starts at once, and no Main Game screen shows the box unlocked in between.
+        before = _board(self.record, index, self.config)["prize_game_unlocked"]
+        if not before and _board(self.record, index + 1, self.config)["prize_game_unlocked"]:
+            self.say("PRIZE GAME UNLOCKED!")
 
     def show_end(self, view: dict[str, Any]) -> None:
         """The end screen."""

@@ -126,6 +126,9 @@ class Game:
         """Panel of the current Bonus Game."""
         self.awards: list[Award] = []
         """Prizes won so far in the current Bonus Game."""
+        self.promised: list[int] = [0] * cfg.shapes
+        """In a Bonus Game: filled boxes in each Prize Table row once the Symbols its prizes won
+        so far are added."""
         self.prize_grid_start = prize_grid
         """The Prize Game grid at its start, as recorded."""
         self.prize_grid: list[Item] = list(prize_grid or ())
@@ -340,10 +343,7 @@ class Game:
                     f"rows {list(bonus_round.rows)} given for a round that adds no symbols",
                 )
             return
-        pending = list(self.filled)
-        for award in self.awards:
-            for row in award.rows:
-                pending[row] += 1
+        pending = list(self.promised)
         free = sum(row.boxes - n for row, n in zip(cfg.prize_table, pending, strict=True))
         placed = min(prize.value, free)
         if len(bonus_round.rows) != placed:
@@ -424,12 +424,15 @@ class Game:
     def _start_bonus_game(self) -> None:
         self.panel = self.panels.pop(0)
         self.awards = []
+        self.promised = list(self.filled)
         self.bonus_games_played += 1
         self.phase = Phase.BONUS
 
     def _apply_bonus_round(self, bonus_round: BonusRound) -> None:
         if bonus_round.won:
             self.awards.append(Award(self.panel[bonus_round.prize], bonus_round.rows))
+            for row in bonus_round.rows:
+                self.promised[row] += 1
             return
         for award in self.awards:
             self._take_effect(award)
