@@ -16,6 +16,7 @@ from e2e_support import (
     PHONE,
     VIEWPORTS,
     Browser,
+    act,
     api,
     buy,
     check_axe,
@@ -25,6 +26,7 @@ from e2e_support import (
     deposit,
     finish,
     open_mailed_link,
+    phase,
     play_to_end,
     register,
     start_playing,
@@ -362,3 +364,133 @@ def test_colour_patterns_are_told_apart_without_colour(start_server: Any, browse
         for pair in found["pairs"]:
             a, b = COLOURS[pair["i"]], COLOURS[pair["j"]]
             assert pair["score"] < 0.6, (name, a, b, round(pair["score"], 2))
+
+
+# A laptop's window at 200% zoom (1280 x 800), at 175% (1366 x 768), at 150% (1280 x 800).
+ZOOMED = {"640x400": (640, 400), "780x439": (780, 439), "853x533": (853, 533)}
+UNCOVERED = """(e) => { e.scrollIntoView({block: 'center'}); const b = e.getBoundingClientRect();
+  const hit = document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2);
+  return b.width > 0 && (hit === e || e.contains(hit)); }"""
+
+
+@pytest.mark.parametrize("size", list(ZOOMED))
+def test_the_game_reflows_when_zoomed(start_server: Any, browser: Browser, size: str) -> None:
+    """A zoomed laptop window (WCAG 1.4.4, 1.4.10): the Play Grid's squares stay bigger than
+    their letters (the screen scrolls, never sideways) and the Bonus Game's heading,
+    instruction and ODD / EVEN are not covered by its prizes."""
+    width, height = ZOOMED[size]
+    server = start_server(["£14 (£6 + £8)"])
+    page = browser.new_page(server, {"width": width, "height": height})
+    register(page)
+    deposit(page, 1000)
+    buy(page)
+    start_playing(page)
+    seen = set()
+    for _ in range(60):
+        wait_idle(page)
+        now = phase(page)
+        if now == "over":
+            break
+        if now == "main":
+            cell = tid(page, "cell-0").bounding_box()
+            letter = tid(page, "cell-0").locator(".letter").bounding_box()
+            assert cell["width"] >= 40, (size, cell)
+            assert letter["width"] < cell["width"] / 2, (size, cell, letter)
+        if now == "bonus" and now not in seen:
+            for name in ("bonus-heading", "pick-odd", "pick-even"):
+                assert tid(page, name).evaluate(UNCOVERED), (size, name)
+            assert page.locator(".bp-instr").evaluate(UNCOVERED), size
+        seen.add(now)
+        widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert widths[0] <= widths[1], (size, widths)
+        act(page)
+    assert "bonus" in seen
+    tid(page, "end-screen").wait_for(state="visible")
+    assert tid(page, "finish").evaluate(UNCOVERED)
+    browser.shot(page, f"zoomed-{size}-end")
+
+
+def test_a_payment_keeps_the_focus_and_a_refusal_is_read(
+    start_server: Any, browser: Browser
+) -> None:
+    """Keyboard only: the focus is not lost to the page when Add test money has gone through
+    (its button, disabled while it ran, has it back); a deposit refused over a limit is read
+    with the amount, which takes the focus, instead of silently, the focus on the page."""
+    server = start_server([])
+    page = browser.new_page(server, PHONE)
+    page.watch.allow(409, r"^/api/wallet/deposits$")
+    register(page)
+    tid(page, "deposit-submit").focus()
+    page.keyboard.press("Enter")
+    page.get_by_role("status").filter(has_text="Test money added").wait_for()
+    wait_idle(page, "lobby")
+    assert tid(page, "deposit-submit").evaluate("(e) => e === document.activeElement")
+
+    tid(page, "lobby-money").click()
+    wait_idle(page, "money")
+    tid(page, "limit-question-set").click()
+    wait_idle(page, "protection")
+    tid(page, "limit-daily").fill("10")
+    tid(page, "limits-submit").click()
+    wait_idle(page, "protection")
+    tid(page, "protection-back").click()
+    wait_idle(page, "lobby")
+    tid(page, "lobby-money").click()
+    wait_idle(page, "money")
+    tid(page, "payin-amount").select_option("2000")
+    tid(page, "payin-submit").focus()
+    page.keyboard.press("Enter")
+    tid(page, "payin-error").wait_for(state="visible")
+    wait_idle(page, "money")
+    amount = tid(page, "payin-amount")
+    assert amount.evaluate("(e) => e === document.activeElement")
+    assert amount.get_attribute("aria-invalid") == "true"
+    assert "would go over your daily deposit limit of £10.00" in description(amount)
+    check_axe(page, "a refused deposit")
+
+
+def covers(page: Any, a: str, b: str) -> bool:
+    """Whether the elements of test ids ``a`` and ``b`` overlap on the window."""
+    one, two = tid(page, a).bounding_box(), tid(page, b).bounding_box()
+    return bool(
+        one["x"] < two["x"] + two["width"]
+        and two["x"] < one["x"] + one["width"]
+        and one["y"] < two["y"] + two["height"]
+        and two["y"] < one["y"] + one["height"]
+    )
+
+
+def test_an_alert_stays_until_put_away_and_keeps_clear_of_the_focus(
+    start_server: Any, browser: Browser
+) -> None:
+    """A problem said in the alert stays until the player puts it away, however long they take
+    to read it (WCAG 2.2.1), with a button a keyboard reaches that gives the focus back; on a
+    phone, where it lies over the top bar, it moves to the window's bottom when the focus goes
+    to a link it covers (2.4.11)."""
+    server = start_server([None])
+    page = browser.new_page(server, PHONE)
+    page.watch.allow_failure(r"^/api/plays/[^/]+/steps$")
+    register(page)
+    deposit(page, 500)
+    buy(page)
+    start_playing(page)
+    page.clock.install()
+    page.route(re.compile(r"/api/plays/[^/]+/steps$"), lambda route: route.abort(), times=3)
+    tid(page, "spin").click()
+    wait_idle(page, "main")
+    alert = tid(page, "alert")
+    assert "could not reach the server" in text(page, "alert")
+    page.clock.run_for(60_000)
+    assert alert.is_visible()
+
+    assert covers(page, "alert-box", "nav-my-games")
+    tid(page, "nav-my-games").focus()
+    assert alert.is_visible()
+    assert not covers(page, "alert-box", "nav-my-games")
+    check_axe(page, "an alert")
+
+    tid(page, "spin").focus()
+    tid(page, "alert-close").focus()
+    page.keyboard.press("Enter")
+    assert not alert.is_visible()
+    assert tid(page, "spin").evaluate("(e) => e === document.activeElement")

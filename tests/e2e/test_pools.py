@@ -190,6 +190,46 @@ def test_a_player_checks_their_play_against_the_published_secret(
     assert "published before its sale" not in matched
 
 
+def test_a_check_that_cannot_find_the_players_play_says_so(
+    start_server: Any, browser: Browser, tmp_path: Path
+) -> None:
+    """Recall's "Check this play" link names the player's play. Opened with no session (a
+    bookmark kept until the close, a session that timed out), or naming a play that is not the
+    player's, the page left the play out: the commitment and the secret ticked green, the play
+    at the position shown, and not a word on the player's play, read at a glance as checked."""
+    server = start_server([], POOL_MODE)
+    load_pool(server, tmp_path, 2, {"£5": 1})
+    page = browser.new_page(server, VIEWPORTS["desktop"])
+    register(page)
+    deposit(page, 2000)
+    number = buy(page)
+    start_playing(page)
+    play_to_end(page)
+    finish(page, number, 1500)
+    pool_command(server, "close", "1", "--withdraw")
+    link = f"/#/check?pool=1&position=0&play={number}"
+    page.watch.allow(401, r"^/api/(me|my-games/.*)$")
+    page.watch.allow(404, r"^/api/my-games/.*$")
+    page.context.clear_cookies()  # logged out
+    page.goto("/")
+    page.goto(link)
+    wait_idle(page, "check")
+    tid(page, "check-result").wait_for(state="visible")
+    verdicts = tid(page, "check-verdict")
+    assert verdicts.count() == 3, [verdicts.nth(i).inner_text() for i in range(verdicts.count())]
+    unchecked = verdicts.nth(2)
+    assert unchecked.get_attribute("data-ok") == "null"
+    assert f"Log in to compare your play {number} with this one" in unchecked.inner_text()
+    register(page)  # another player: the play is not theirs
+    page.goto(link)
+    wait_idle(page, "check")
+    tid(page, "check-result").wait_for(state="visible")
+    verdicts = tid(page, "check-verdict")
+    assert verdicts.count() == 3, [verdicts.nth(i).inner_text() for i in range(verdicts.count())]
+    assert verdicts.nth(2).get_attribute("data-ok") == "false"
+    assert f"{number} is not one of your plays" in verdicts.nth(2).inner_text()
+
+
 def test_the_check_form_says_what_is_wrong_next_to_the_field(
     start_server: Any, browser: Browser
 ) -> None:

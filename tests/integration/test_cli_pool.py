@@ -254,6 +254,45 @@ def test_an_altered_pool_file_fails_verify(tmp_path: Path) -> None:
     assert (answer["start"], answer["stop"], answer["plays"], answer["whole"]) == (2, 5, 3, False)
 
 
+def test_verify_of_a_published_pool_says_whether_it_is_the_pool_committed_to(
+    tmp_path: Path,
+) -> None:
+    """A server can publish, after the close, another pool that holds together (another secret,
+    its own commitment and parameters): ``pool verify`` of what it publishes certified it as
+    "OK" without a word on the commitment, where ``pool check`` says it did not compare it with
+    the one published before the sale. Now verify says so too, and ``--commitment`` compares."""
+    sold = json.loads(build(tmp_path, "sold", 10, {"£5": 1}).read_text("utf-8"))
+    other = json.loads(build(tmp_path, "other", 10, {"£5": 1}).read_text("utf-8"))
+    parameters = json.dumps(
+        other["parameters"], sort_keys=True, separators=(",", ":"), ensure_ascii=True
+    )
+    described = tmp_path / "published.json"  # as GET /api/pools/ID answers, once closed
+    described.write_text(
+        json.dumps(
+            {"commitment": other["commitment"], "parameters": parameters,
+             "secret": other["secret"]}
+        ),
+        encoding="utf-8",
+    )  # fmt: skip
+    unchecked = run("pool", "verify", str(described))
+    assert unchecked.exit_code == 0, unchecked.output
+    assert (
+        "to know the pool was fixed before the sale, check this commitment is the one published"
+        " then (--commitment)" in unchecked.output
+    ), unchecked.output
+    as_json = json.loads(run("pool", "verify", str(described), "--json").output)
+    assert as_json["ok"] is True and as_json["commitment_checked"] is False, as_json
+    swapped = run("pool", "verify", str(described), "--commitment", sold["commitment"])
+    assert swapped.exit_code == 1 and f"is not {sold['commitment']!r}" in swapped.output
+    seen = run("pool", "verify", str(described), "--commitment", other["commitment"])
+    assert seen.exit_code == 0, seen.output
+    assert "(--commitment)" not in seen.output
+    assert "it is the pool of the commitment given" in seen.output, seen.output
+    # A pool file is the pool itself: nothing to say about a commitment not given.
+    from_file = run("pool", "verify", str(tmp_path / "sold.json"))
+    assert from_file.exit_code == 0 and "(--commitment)" not in from_file.output
+
+
 def test_a_pool_file_is_never_overwritten(tmp_path: Path) -> None:
     pool = build(tmp_path, "pool", 10, {"£5": 1})
     before = pool.read_bytes()

@@ -220,3 +220,27 @@ def test_a_damaged_pool_row_is_named_in_one_line(tmp_path: Path, database_url: s
             f"colour-collector pool {args[0]}: the database's row of pool 1 is damaged: its"
             " remaining is 'garbage', not a JSON list of counts (restore the row from a backup)\n"
         )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("pool", "verify", "{file}"),
+        ("pool", "report", "{file}", "--out", "{tmp}/report"),
+        ("pool", "check", "--pool", "{file}", "--position", "0"),
+        ("pool", "load", "{file}", "--database-url", "{url}"),
+        ("pool", "close", "1", "--pool-file", "{file}", "--database-url", "{url}"),
+    ],
+)
+def test_a_file_nested_too_deeply_is_not_a_pool_file(
+    tmp_path: Path, database_url: str, args: tuple[str, ...]
+) -> None:
+    """A file of 200 KB nested 100,000 deep (a tenth of the size a pool file may have) stopped
+    every command reading a pool file with a RecursionError's traceback and exit status 1 (a
+    failed check): it is not a pool file, which the command cannot run on (2)."""
+    nested = tmp_path / "nested.json"
+    nested.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    done = run(*(a.format(file=nested, tmp=tmp_path, url=database_url) for a in args))
+    assert done.exit_code == 2, done.output
+    assert "is nested too deeply" in done.output, done.output
+    assert not (tmp_path / "report").exists()

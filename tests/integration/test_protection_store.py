@@ -77,7 +77,8 @@ def test_the_exclusion_in_force_is_the_one_that_ends_last(
         )  # fmt: skip
         uow.commit()
     with database() as uow:
-        assert uow.protection.active_exclusion(account_id, WHEN - DAY) is None
+        # In force from the moment it is stored, even at a time read before it was taken.
+        assert uow.protection.active_exclusion(account_id, WHEN - DAY) == long
         assert uow.protection.active_exclusion(account_id, WHEN + DAY) == long
         assert uow.protection.active_exclusion(account_id, WHEN + 200 * DAY) is None
         assert uow.protection.exclusions(account_id) == [short, long]

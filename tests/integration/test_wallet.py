@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -18,8 +19,10 @@ from colour_collector.service import accounts, audit, wallet
 from colour_collector.service.accounts import Passwords
 from colour_collector.service.errors import (
     InsufficientFundsError,
+    InvalidCredentialsError,
     InvalidInputError,
     NotAuthenticatedError,
+    TooManyAttemptsError,
 )
 from colour_collector.service.models import AuditKind, MovementKind, Session
 from colour_collector.store import Database, tables
@@ -236,6 +239,70 @@ def test_a_live_session_locks_its_account(database: Database) -> None:
         assert uow.accounts.session_for_update("none", NOW) is None
     with database() as uow, pytest.raises(NotAuthenticatedError):
         accounts.live_session(uow, "not a token", NOW, lock_account=True)
+
+
+def test_a_session_ended_while_its_account_was_locked_is_gone(database: Database) -> None:
+    # A password reset locks the account and ends its sessions; a purchase or withdrawal of one
+    # of them waiting for that lock must then find no session. On PostgreSQL the statement that
+    # waited rechecks only the row it locked (the account), so it used to go on with the
+    # session as it had found it before waiting, after the reset was committed and answered.
+    account_id = new_account(database)
+    with database() as uow:
+        uow.accounts.add_session(Session("live", account_id, NOW, NOW + dt.timedelta(hours=1)))
+        uow.commit()
+    locked = threading.Event()
+
+    def end_its_sessions() -> None:
+        with database() as uow:
+            assert uow.accounts.get_for_update(account_id) is not None
+            assert uow.accounts.remove_sessions(account_id) >= 1
+            locked.set()
+            time.sleep(0.3)  # the read below waits for the account meanwhile
+            uow.commit()
+
+    with ThreadPoolExecutor(1) as pool:
+        ending = pool.submit(end_its_sessions)
+        assert locked.wait(10)
+        with database() as uow:
+            assert uow.accounts.session_for_update("live", NOW) is None
+            with pytest.raises(NotAuthenticatedError):
+                accounts.live_session(uow, "live", NOW, lock_account=True)
+        ending.result()
+
+
+def test_failed_logins_made_at_once_are_counted_one_after_another(database: Database) -> None:
+    # Each attempt counts the account's recent failures and adds its own, under the account's
+    # lock: sixteen wrong passwords sent at once have three checked (the policy's limit) and
+    # thirteen refused unchecked. Without the lock, on PostgreSQL, attempts counted without
+    # each other's uncommitted failures and more passwords were checked than the limit.
+    new_account(database, "guessed@example.com")
+    policy = accounts.AccountPolicy(
+        passwords=Passwords(time_cost=1, memory_kib=8, parallelism=1),
+        max_failures_per_email=3,
+        max_failures_per_client=1000,
+    )
+    workers = 16
+    start = threading.Barrier(workers)
+
+    def attempt(n: int) -> str:
+        start.wait()
+        try:
+            accounts.login(
+                database,
+                policy,
+                email="guessed@example.com",
+                password=f"wrong {n}",
+                client=f"client {n}",
+                now=NOW,
+            )
+        except (InvalidCredentialsError, TooManyAttemptsError) as refused:
+            return type(refused).__name__
+        return "logged in"
+
+    with ThreadPoolExecutor(workers) as pool:
+        answers = list(pool.map(attempt, range(workers)))
+    assert answers.count("InvalidCredentialsError") == 3, answers
+    assert answers.count("TooManyAttemptsError") == workers - 3, answers
 
 
 def test_uncommitted_unit_of_work_rolls_back(database: Database) -> None:

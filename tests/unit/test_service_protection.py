@@ -204,6 +204,22 @@ def test_a_deposit_over_a_limit_is_refused_naming_it_and_when_it_fits() -> None:
     pay_in(db, token, 1000, T0 + DAY + 5 * HOUR)
 
 
+def test_a_deposit_stored_with_a_later_time_counts_against_the_limit() -> None:
+    # Two deposits at once: the one whose time was read later (or on a server whose clock is
+    # ahead) takes the account's lock first; the other, read a millisecond earlier, must still
+    # see it, or two deposits each "fit" a limit together twice over.
+    db = FakeDatabase()
+    token = player(db)
+    limits.set_limits(db, token, {**NO_LIMITS, LimitPeriod.DAILY: 1000}, now=T0)
+    pay_in(db, token, 1000, T0 + HOUR)
+    with pytest.raises(DepositLimitExceededError) as over:
+        pay_in(db, token, 1000, T0 + HOUR - dt.timedelta(milliseconds=1))
+    assert over.value.deposited_pence == 1000
+    assert over.value.resets_at == T0 + HOUR + DAY
+    seen = protection.overview(db, token, now=T0 + HOUR - dt.timedelta(milliseconds=1))
+    assert seen.limits[LimitPeriod.DAILY].deposited_pence == 1000
+
+
 def test_a_deposit_larger_than_the_limit_never_fits() -> None:
     db = FakeDatabase()
     token = player(db)
@@ -362,6 +378,29 @@ def test_a_time_out_refuses_plays_and_deposits_at_once_until_it_ends() -> None:
                             rng=random.Random(1), now=T0 + HOUR + DAY)  # fmt: skip
     assert again.created
     assert audit_kinds(db).count("time_out") == 1
+
+
+@pytest.mark.parametrize(("kind", "length"), [(ExclusionKind.TIME_OUT, 1),
+                                              (ExclusionKind.SELF_EXCLUSION, 6)])  # fmt: skip
+def test_a_break_refuses_a_purchase_whose_time_was_read_before_it_was_taken(
+    kind: ExclusionKind, length: int
+) -> None:
+    # A purchase reads the time, then waits for the account's lock, which the break's request
+    # (its time read a moment later, or on a server whose clock is ahead) holds: once the break
+    # is stored the purchase must be refused, and so must a deposit.
+    db = FakeDatabase()
+    token = player(db)
+    limits.decline(db, token, now=T0)
+    pay_in(db, token, 2000, T0)
+    exclusions.take(db, token, kind, length, confirm=True, now=T0 + HOUR)
+    earlier = T0 + HOUR - dt.timedelta(milliseconds=1)
+    with pytest.raises(TimedOutError if kind is ExclusionKind.TIME_OUT else SelfExcludedError):
+        buying.purchase(db, token, policy([None]), confirm=True, idempotency_key=None,
+                        rng=random.Random(1), now=earlier)  # fmt: skip
+    with pytest.raises(TimedOutError if kind is ExclusionKind.TIME_OUT else SelfExcludedError):
+        pay_in(db, token, 100, earlier)
+    assert protection.overview(db, token, now=earlier).exclusion is not None
+    assert db.state.plays == {}
 
 
 def test_a_self_exclusion_cannot_be_shortened_by_a_time_out() -> None:

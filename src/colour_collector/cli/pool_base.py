@@ -63,14 +63,26 @@ def read_pool_file(
     source: str,
     command: str,
     *,
-    published: bool = False,
     refuse: Callable[[str], NoReturn] | None = None,
 ) -> PoolFile:
-    """The pool file at ``source`` (a file, or an http(s) address); with ``published``, also a
-    closed pool as the server describes it (``GET /api/pools/ID``: its commitment, parameters and
-    published secret). A file that says it is a pool file and does not hold together (altered or
-    damaged) is given to ``refuse`` (a command's own way to fail a check: ``verify --json``
-    answers in JSON), by default a line on stderr and exit status 1."""
+    """The pool file at ``source`` (a file, or an http(s) address). A file that says it is a
+    pool file and does not hold together (altered or damaged) is given to ``refuse`` (a
+    command's own way to fail a check: ``verify --json`` answers in JSON), by default a line on
+    stderr and exit status 1."""
+    pool, _ = read_pool(source, command, published=False, refuse=refuse)
+    return pool
+
+
+def read_pool(
+    source: str,
+    command: str,
+    *,
+    published: bool,
+    refuse: Callable[[str], NoReturn] | None = None,
+) -> tuple[PoolFile, bool]:
+    """:func:`read_pool_file`; with ``published``, also a closed pool as the server describes it
+    (``GET /api/pools/ID``: its commitment, parameters and published secret), and whether it was
+    one: only the commitment seen before the sale tells that this is the pool sold then."""
     from colour_collector.game.pool_deal import (  # noqa: PLC0415
         PoolDealError,
         PoolParameters,
@@ -86,12 +98,12 @@ def read_pool_file(
 
     data = read_source(source, command, MAX_BYTES + 1)
     try:
-        return loads(data)
+        return loads(data), False
     except PoolFileError as error:
         problem = error
     try:
         info = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):  # ``problem`` says why (nested too deeply: the latter)
         info = None
     if isinstance(info, dict) and info.get("format") == FORMAT:
         # it says it is a pool file and does not hold together: altered or damaged
@@ -116,7 +128,8 @@ def read_pool_file(
             secret = secret_from_hex(info["secret"])
         except PoolDealError as error:
             stop_command(f"pool {command}", f"{source!r}: {error}")
-        return PoolFile(secret, parameters, str(info["commitment"]), dt.datetime.now(dt.UTC))
+        described = PoolFile(secret, parameters, str(info["commitment"]), dt.datetime.now(dt.UTC))
+        return described, True
     stop_command(f"pool {command}", f"{source!r} is not a pool file: {problem}")
 
 

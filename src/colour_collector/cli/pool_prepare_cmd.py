@@ -20,6 +20,7 @@ from colour_collector.cli.base import FAILED, stop_command
 from colour_collector.cli.pool_base import (
     describe,
     pool_app,
+    read_pool,
     read_pool_file,
     read_positions,
     read_sha256,
@@ -222,7 +223,9 @@ def _verify_json(pool: PoolFile, run: Run, problems: list[str]) -> dict[str, Any
     }
 
 
-def _verify_text(pool: PoolFile, run: Run, problems: list[str]) -> str:
+def _verify_text(pool: PoolFile, run: Run, problems: list[str], seen: str = "") -> str:
+    """The verdict as text; ``seen`` ends an OK (for a pool as a server describes it: whether
+    its commitment was compared with the one published before the sale)."""
     from colour_collector.game.pool import STAKE_PENCE  # noqa: PLC0415
 
     certificate = run.certificate
@@ -258,13 +261,13 @@ def _verify_text(pool: PoolFile, run: Run, problems: list[str]) -> str:
     lines.append(f"Time:          {run.seconds:,.1f} s on {run.engine}")
     lines.extend(f"FAILED: {problem}" for problem in problems)
     if not problems and not certificate.whole:
-        lines.append("OK: these positions verify (certify the whole pool before its sale)")
+        lines.append(f"OK: these positions verify (certify the whole pool before its sale){seen}")
     elif not problems and pool.parameters.is_published:
-        lines.append("OK: the pool is certified, with the published prize structure")
+        lines.append(f"OK: the pool is certified, with the published prize structure{seen}")
     elif not problems:
         lines.append(
             "OK: the pool holds together, with another prize structure (for tests): it is not"
-            " the published game, and a production server refuses to sell it"
+            f" the published game, and a production server refuses to sell it{seen}"
         )
     return "\n".join(lines)
 
@@ -319,7 +322,7 @@ def verify(
     from colour_collector.game.pool_file import PoolFileError  # noqa: PLC0415
 
     wanted = read_sha256(expected, "verify")
-    pool = read_pool_file(
+    pool, described = read_pool(
         pool_file,
         "verify",
         published=True,
@@ -340,9 +343,18 @@ def verify(
     run = certify(pool, start, stop, workers=workers, scheduler=scheduler, command="verify")
     problems = run.certificate.problems()
     if as_json:
-        typer.echo(json.dumps(_verify_json(pool, run, problems), ensure_ascii=False))
+        answer = {**_verify_json(pool, run, problems), "commitment_checked": wanted is not None}
+        typer.echo(json.dumps(answer, ensure_ascii=False))
     else:
-        typer.echo(_verify_text(pool, run, problems))
+        seen = (
+            ""
+            if not described
+            else "; it is the pool of the commitment given"
+            if wanted is not None
+            else "; to know the pool was fixed before the sale, check this commitment is the one"
+            " published then (--commitment)"
+        )
+        typer.echo(_verify_text(pool, run, problems, seen))
     if problems:
         raise typer.Exit(FAILED)
 

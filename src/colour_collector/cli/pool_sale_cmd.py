@@ -258,6 +258,8 @@ def _published(source: str) -> PublishedPool:
         stop_command("pool check", f"{source!r} is too large to be a pool's description")
     try:
         info = json.loads(data)
+    except RecursionError:
+        stop_command("pool check", f"{source!r} cannot be read: it is nested too deeply")
     except ValueError:
         stop_command("pool check", f"{source!r} is not JSON")
     if isinstance(info, dict) and info.get("format") == FORMAT:

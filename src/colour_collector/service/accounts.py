@@ -225,6 +225,13 @@ def login(
     except InvalidInputError:
         normalised = email.strip().lower()[:254]
     with factory() as uow:
+        stored = uow.accounts.by_email(normalised)
+        if stored is not None:
+            # Attempts at one account made at once are counted one after another, each seeing
+            # the failures added before it: otherwise (on PostgreSQL) each counted without the
+            # others' uncommitted ones and all had their password checked. An address with no
+            # account has nothing to guess.
+            uow.accounts.get_for_update(stored.account.id)
         failures = uow.login_throttle.failures(
             email=normalised, client=client, after=at - policy.window
         )
@@ -239,7 +246,6 @@ def login(
             )
         uow.login_throttle.add_failure(email=normalised, client=client, at=at)
         uow.login_throttle.forget_before(at - policy.window * 4)
-        stored = uow.accounts.by_email(normalised)
         uow.commit()
     matches = policy.passwords.verify(None if stored is None else stored.password_hash, password)
     if stored is None or not matches:

@@ -134,13 +134,17 @@ def check_deposit(
 ) -> None:
     """Refuse a deposit of ``amount`` at ``now`` that would go over a limit in force, given the
     deposits of the longest window, oldest first. Of several limits it would break, the one that
-    stays in the way longest is named."""
+    stays in the way longest is named.
+
+    A deposit stored with a time after ``now`` counts too: its request read the time after this
+    one's but took the account's lock first (or ran on a server whose clock is ahead), and
+    leaving it out would let two deposits made at once each fit the limit."""
     broken: list[DepositLimitExceededError] = []
     for limit in limits:
         if limit.amount_pence is None:
             continue
         start = now - limit.period.window
-        recent = [m for m in deposits if start < m.created_at <= now]
+        recent = [m for m in deposits if start < m.created_at]
         so_far = sum(m.amount_pence for m in recent)
         if so_far + amount <= limit.amount_pence:
             continue

@@ -48,9 +48,10 @@ def limits_by_period(uow: UnitOfWork, account_id: AccountId) -> Mapping[LimitPer
 
 
 def deposited(deposits: Sequence[Movement], period: LimitPeriod, now: dt.datetime) -> Pence:
-    """Deposits made in ``period``'s window ending at ``now``."""
+    """Deposits made in ``period``'s window ending at ``now``, and any stored with a later time
+    (``limits.check_deposit``)."""
     start = now - period.window
-    return sum(m.amount_pence for m in deposits if start < m.created_at <= now)
+    return sum(m.amount_pence for m in deposits if start < m.created_at)
 
 
 def limit_standings(

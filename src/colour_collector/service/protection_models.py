@@ -104,8 +104,10 @@ class Exclusion:
     """When it ends (it cannot be lifted earlier)."""
 
     def active(self, now: dt.datetime) -> bool:
-        """Whether it is in force at ``now``."""
-        return self.starts_at <= now < self.ends_at
+        """Whether it is in force at ``now``: from the moment it is stored (a break starts at
+        once: a request whose time was read a moment before it was taken, or on a server whose
+        clock is behind, is refused as well) until it ends."""
+        return now < self.ends_at
 
 
 @dataclass(frozen=True, slots=True)

@@ -129,7 +129,13 @@ class SqlAccounts:
         row = self.connection.execute(
             _LIVE_SESSION_LOCKING_ACCOUNT, {"token_hash": token_hash, "now": now}
         ).first()
-        return None if row is None else _session(row)
+        if row is None:
+            return None
+        # On PostgreSQL a statement that waited for the account's lock rechecks the locked row
+        # only, and goes on with the session as it found it before waiting, which a password
+        # reset holding that lock may have ended. So the session is read again, now that the
+        # lock is ours, by a statement of its own (which sees what was committed before).
+        return self.session(token_hash, now)
 
     def remove_session(self, token_hash: str) -> Session | None:
         row = self.connection.execute(

@@ -35,7 +35,6 @@ _ACTIVE = (
     select(exclusions)
     .where(
         exclusions.c.account_id == bindparam("account_id"),
-        exclusions.c.starts_at <= bindparam("now"),
         exclusions.c.ends_at > bindparam("now"),
     )
     .order_by(exclusions.c.ends_at.desc())

@@ -61,7 +61,9 @@ class Accounts(Protocol):
         ...
 
     def session_for_update(self, token_hash: str, now: dt.datetime) -> Session | None:
-        """:meth:`session`, with its account locked as :meth:`get_for_update` locks it."""
+        """:meth:`session`, with its account locked as :meth:`get_for_update` locks it: as it is
+        once the lock is held, so a session ended by whoever held the lock before (a password
+        reset) is not found."""
         ...
 
     def remove_session(self, token_hash: str) -> Session | None:

@@ -52,7 +52,8 @@ class PlayerProtections(Protocol):
         ...
 
     def active_exclusion(self, account_id: AccountId, now: dt.datetime) -> Exclusion | None:
-        """The exclusion in force at ``now`` that ends last, if any."""
+        """The exclusion in force at ``now`` that ends last, if any: any one stored that has
+        not ended by ``now``, whatever time it was taken at (``Exclusion.active``)."""
         ...
 
     def last_reality_check(self, token_hash: str) -> dt.datetime | None:

@@ -33,7 +33,8 @@ export const newKey = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.n
  * answer on the same screen, and made anew once that payment has gone through or been refused,
  * for another amount, or once the screen has been drawn again (the player has seen the balance
  * and history since, so the same amount again is meant as another payment). While the request runs, the form's
- * button is disabled and its submits are ignored (a double click), as FINISH does.
+ * button is disabled and its submits are ignored (a double click), as FINISH does; it has the
+ * focus back once enabled, unless the answer has put it elsewhere.
  * ``guard(fn)`` runs an action with the busy flag and alerts.
  */
 export function payingForm(form, guard, run) {
@@ -64,6 +65,9 @@ export function payingForm(form, guard, run) {
     guard(() => run(pay)).finally(() => {
       sending = false;
       button.disabled = false;
+      // Disabled, the button lost the focus to the page; it takes it back unless the answer
+      // put it elsewhere (a field in error, the heading of a screen drawn again).
+      if (document.activeElement === document.body && !form.hidden) button.focus();
     });
   });
 }

@@ -146,6 +146,10 @@ async function check({ pool, position, secret, play }) {
     } catch (error) {
       if (!(error instanceof ApiError) || error.status >= 500) throw error;
       result.play = null;
+      // Not a word here read as a play checked: say why it was not compared.
+      result.verdicts.push(error.status === 401
+        ? { ok: null, text: `Log in to compare your play ${play} with this one: only its player can see it.` }
+        : { ok: false, text: `Play ${play} is not one of your plays: it cannot be compared with this one.` });
     }
     if (result.play) {
       const mine = result.play;

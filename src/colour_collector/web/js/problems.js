@@ -169,13 +169,13 @@ export function showErrors(formEl, explained) {
   if (explained.form) {
     const box = $(`#${name}-form-error`) || $(`#${name}-${Object.keys(explained.fields)[0]}-error`);
     if (box) { box.textContent = explained.form; box.hidden = false; }
-    for (const input of $$("input", formEl)) {
+    for (const input of $$("input, select", formEl)) {
       if (!box || input.getAttribute("aria-invalid")) continue;
       const ids = (input.getAttribute("aria-describedby") || "").split(/\s+/).filter(Boolean);
       input.setAttribute("aria-describedby", [...ids, box.id].join(" "));
       input.setAttribute("aria-invalid", "true");
     }
   }
-  const focus = first || $("input", formEl);
+  const focus = first || $("input, select", formEl);
   if (focus) focus.focus();
 }

@@ -28,44 +28,68 @@ export function announce(text) {
   setTimeout(() => { live.textContent = text; }, 30);
 }
 
-let alertTimer = null;
 let alertScreen = null;
 let alertCount = 0;
-/** Show ``text`` in the alert box (read at once by screen readers) for a few seconds, or until
- * another screen shows. */
+let focusBefore = null;
+const alertBox = () => byTestId("alert-box");
+
+/** Show ``text`` in the alert (read at once by screen readers) until the player puts it away,
+ * another screen shows, or, for a problem, a later action goes through: no timer takes it away
+ * unread (WCAG 2.2.1). */
 export function alertPlayer(text, kind = "error") {
-  const box = byTestId("alert");
-  box.textContent = text;
+  const box = alertBox();
+  byTestId("alert").textContent = text;
   box.dataset.kind = kind;
+  box.classList.remove("toast-flipped");
   box.hidden = false;
   alertScreen = document.body.dataset.screen;
   alertCount += 1;
-  clearTimeout(alertTimer);
-  alertTimer = setTimeout(hideAlert, 9000);
+  keepClearOf(document.activeElement);
 }
 
 /** The problem the alert shows now (a number for ``clearProblem``), or 0 if none: taken before
  * an action, so that the action, once it has gone through, can put away a problem it has made
  * out of date ("could not reach the server" after a spin that worked), not one it raised. */
 export function problemShown() {
-  const box = byTestId("alert");
+  const box = alertBox();
   return !box.hidden && box.dataset.kind === "error" ? alertCount : 0;
 }
 
 /** An action has gone through: the problem ``shown`` (``problemShown()`` before it) goes, if
- * it is still the one on screen. A notice ("moved on in another tab") stays its time. */
+ * it is still the one on screen. A notice ("moved on in another tab") stays until put away. */
 export function clearProblem(shown) {
-  if (shown && shown === alertCount && !byTestId("alert").hidden) hideAlert();
+  if (shown && shown === alertCount && !alertBox().hidden) hideAlert();
 }
 
-/** A tap or click on the alert puts it away (on a phone it lies over the screen's top). */
+/** The alert is put away by a tap on it or by its × button (the focus then goes back where it
+ * was). It lies at one end of the window (the bottom; on a phone the top, over the top bar):
+ * when the focus moves to something it covers, it moves to the other end (WCAG 2.4.11). */
 export function initAlert() {
-  byTestId("alert").addEventListener("click", hideAlert);
+  alertBox().addEventListener("click", () => {
+    const back = focusBefore;
+    const hadFocus = alertBox().contains(document.activeElement);
+    hideAlert();
+    if (hadFocus && back && back.isConnected && back.offsetParent !== null) back.focus();
+  });
+  document.addEventListener("focusin", (event) => {
+    if (alertBox().contains(event.target)) return;
+    focusBefore = event.target;
+    keepClearOf(event.target);
+  });
+}
+
+function keepClearOf(element) {
+  const box = alertBox();
+  if (box.hidden || !element || element === document.body) return;
+  const a = box.getBoundingClientRect();
+  const b = element.getBoundingClientRect();
+  if (b.height > window.innerHeight / 2) return;   // a whole screen or panel: nowhere to go
+  const covers = a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  if (covers) box.classList.toggle("toast-flipped");
 }
 
 function hideAlert() {
-  clearTimeout(alertTimer);
-  byTestId("alert").hidden = true;
+  alertBox().hidden = true;
   alertScreen = null;
 }
 
