@@ -270,6 +270,36 @@ def test_a_session_ended_while_its_account_was_locked_is_gone(database: Database
         ending.result()
 
 
+def test_a_logout_waits_for_a_payment_of_its_session_in_progress(database: Database) -> None:
+    # A payment (or purchase) holding the account's lock is committed before the logout that
+    # came meanwhile: the logout locks the account first, so nothing of the session is
+    # committed after the logout has been answered.
+    account_id = new_account(database)
+    with database() as uow:
+        uow.accounts.add_session(
+            Session(accounts.hash_token("live"), account_id, NOW, NOW + dt.timedelta(hours=1))
+        )
+        uow.commit()
+    finished: list[str] = []
+
+    def log_out() -> None:
+        assert accounts.logout(database, "live", now=NOW) is True
+        finished.append("logout")
+
+    with ThreadPoolExecutor(1) as pool:
+        with database() as uow:
+            accounts.live_session(uow, "live", NOW, lock_account=True)
+            credit(uow, account_id, 500)
+            logging_out = pool.submit(log_out)
+            time.sleep(0.3)  # the logout waits for the account meanwhile
+            finished.append("payment")
+            uow.commit()
+        logging_out.result()
+    assert finished == ["payment", "logout"]
+    with database() as uow:
+        assert uow.accounts.session(accounts.hash_token("live"), NOW) is None
+
+
 def test_failed_logins_made_at_once_are_counted_one_after_another(database: Database) -> None:
     # Each attempt counts the account's recent failures and adds its own, under the account's
     # lock: sixteen wrong passwords sent at once have three checked (the policy's limit) and

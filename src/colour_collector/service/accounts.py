@@ -278,12 +278,19 @@ def start_session(
     return LoggedIn(account=account, token=token, expires_at=expires)
 
 
-def logout(factory: UnitOfWorkFactory, token: str | None) -> bool:
+def logout(
+    factory: UnitOfWorkFactory, token: str | None, *, now: dt.datetime | None = None
+) -> bool:
     """End the session of ``token`` if it exists; whether one was ended."""
     if not token:
         return False
+    token_hash = hash_token(token)
     with factory() as uow:
-        ended = uow.accounts.remove_session(hash_token(token))
+        # The account is locked first, as a password reset does: a purchase or payment of this
+        # session holding it is committed before the logout, and one waiting for it then finds
+        # no session (``session_for_update``) instead of going through after the logout.
+        uow.accounts.session_for_update(token_hash, now or utcnow())
+        ended = uow.accounts.remove_session(token_hash)
         if ended is None:
             return False
         audit.append(uow, AuditKind.LOGOUT, ended.account_id, {})
