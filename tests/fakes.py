@@ -629,6 +629,7 @@ class FakeSalesSwitch:
     def state(self) -> SalesState:
         return self.stored.sales
 
+    state_for_sale = state
     state_for_update = state
 
     def save(self, state: SalesState) -> None:

@@ -4,7 +4,9 @@ promise (``service.ports``), as ``test_store_adapters.py`` checks the others."""
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from test_store_adapters import a_play
@@ -111,6 +113,32 @@ def test_the_sales_switch_is_one_row_on_sale_at_first(database: Database) -> Non
         uow.commit()
     with database() as uow:
         assert uow.sales.state_for_update() == stopped
+
+
+def test_a_stop_of_sales_waits_for_the_purchases_that_found_them_on(database: Database) -> None:
+    # A purchase that read the switch on sale is committed before the stop that came meanwhile
+    # (on PostgreSQL the stop waits for it; on SQLite one writer at a time): no purchase is
+    # committed after sales were stopped.
+    done: list[str] = []
+
+    def stop() -> None:
+        with database() as uow:
+            assert uow.sales.state_for_update().on_sale
+            uow.sales.save(SalesState(False, WHEN, "mia", "check"))
+            uow.commit()
+        done.append("stop")
+
+    with ThreadPoolExecutor(1) as pool:
+        with database() as uow:
+            assert uow.sales.state_for_sale().on_sale
+            stopping = pool.submit(stop)
+            time.sleep(0.3)  # the stop waits for this purchase meanwhile
+            done.append("purchase")
+            uow.commit()
+        stopping.result()
+    assert done == ["purchase", "stop"]
+    with database() as uow:
+        assert not uow.sales.state_for_sale().on_sale
 
 
 def test_payments_are_found_by_kind_and_key(database: Database, account_id: int) -> None:

@@ -23,8 +23,9 @@ MAX_REASON = 500
 
 
 def refuse_if_stopped(uow: UnitOfWork) -> None:
-    """Raise :class:`SalesStoppedError` when sales are stopped."""
-    if not uow.sales.state().on_sale:
+    """Raise :class:`SalesStoppedError` when sales are stopped. Read by a purchase: a stop
+    waits for the purchases that found sales on to be committed (``state_for_sale``)."""
+    if not uow.sales.state_for_sale().on_sale:
         raise SalesStoppedError("sales of Colour Collector are stopped: no plays are on sale")
 
 

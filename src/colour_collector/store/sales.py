@@ -15,6 +15,22 @@ SWITCH_ROW = 1
 _STATE = select(game_sales).where(game_sales.c.id == SWITCH_ROW)
 _STATE_FOR_UPDATE = _STATE.with_for_update()
 
+# On PostgreSQL a purchase reads the switch under a shared advisory lock, and a change takes it
+# exclusively: the change waits for the purchases that found sales on, and purchases that come
+# after it wait for it (PostgreSQL queues lock requests in order, so a stream of purchases does
+# not hold a change off). The lock lives in memory, in the statement that reads the row: no
+# round trip of its own, nothing written. On SQLite one writer at a time orders them already.
+SWITCH_LOCK = 0x53414C45  # "SALE"
+"""Key of the advisory lock that orders purchases and changes of the switch (PostgreSQL)."""
+_STATE_FOR_SALE_PG = select(game_sales, func.pg_advisory_xact_lock_shared(SWITCH_LOCK)).where(
+    game_sales.c.id == SWITCH_ROW
+)
+_STATE_FOR_UPDATE_PG = (
+    select(game_sales, func.pg_advisory_xact_lock(SWITCH_LOCK))
+    .where(game_sales.c.id == SWITCH_ROW)
+    .with_for_update()
+)
+
 
 def _state(row: object) -> SalesState:
     if row is None:
@@ -32,12 +48,18 @@ class SqlSalesSwitch:
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
+        self._postgresql = connection.dialect.name == "postgresql"
 
     def state(self) -> SalesState:
         return _state(self.connection.execute(_STATE).first())
 
+    def state_for_sale(self) -> SalesState:
+        query = _STATE_FOR_SALE_PG if self._postgresql else _STATE
+        return _state(self.connection.execute(query).first())
+
     def state_for_update(self) -> SalesState:
-        return _state(self.connection.execute(_STATE_FOR_UPDATE).first())
+        query = _STATE_FOR_UPDATE_PG if self._postgresql else _STATE_FOR_UPDATE
+        return _state(self.connection.execute(query).first())
 
     def save(self, state: SalesState) -> None:
         self.connection.execute(

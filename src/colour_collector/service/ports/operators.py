@@ -63,8 +63,14 @@ class SalesSwitch(Protocol):
         """The switch (on sale when never changed)."""
         ...
 
+    def state_for_sale(self) -> SalesState:
+        """The switch as a purchase reads it: a change of the switch waits until this unit of
+        work ends, so a purchase that found sales on is committed before they are stopped."""
+        ...
+
     def state_for_update(self) -> SalesState:
-        """The switch, locked until the unit of work ends (operators change it one at a time)."""
+        """The switch, locked until the unit of work ends (operators change it one at a time),
+        once the purchases that read it (``state_for_sale``) have ended."""
         ...
 
     def save(self, state: SalesState) -> None:
