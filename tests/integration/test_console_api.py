@@ -4,6 +4,7 @@ read-only tables behind the console session, Prometheus metrics and request ids.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -159,7 +160,8 @@ def test_player_look_up_and_audit_verification(
     last = manager.get("/api/operator/game").json()["last_audit_check"]
     assert last["operator"] == "mia" and last["intact"]
     looked = [p for kind, p in audit_entries(database) if kind == "player_lookup"]
-    assert looked == [{"operator": "mia"}]
+    # The look-up that found no one is recorded too; the refused query, being no query, is not.
+    assert looked == [{"operator": "mia"}, {"operator": "mia", "account": 99999, "found": False}]
 
 
 def test_the_tables_open_with_a_support_console_session(
@@ -329,3 +331,72 @@ def test_a_look_up_that_is_no_account_number_nor_address_names_the_query(
         helper.post("/api/operator/players/lookup", json={"query": "2147483647"}), 404, "not_found"
     )
     assert missing["detail"] == "no player has the account number 2147483647"
+
+
+def test_the_tables_are_never_kept_in_a_cache(
+    app: Any, new_client: Any, player: Any, database: Database
+) -> None:
+    """Their pages hold players' personal data: no browser or proxy may keep them, nor show
+    them again from its cache (the Back button) once the operator has logged out."""
+    helper = console(app, new_client, database, "sam", OperatorRole.SUPPORT)
+    for page in ("/operator/tables/", "/operator/tables/accounts/list"):
+        shown = helper.get(page)
+        assert shown.status_code == 200 and shown.headers["cache-control"] == "no-store"
+    shown = helper.get("/operator/tables/accounts/details/1")
+    assert "player@example.com" in shown.text and shown.headers["cache-control"] == "no-store"
+
+
+def test_the_tables_file_pages_answer_404_whatever_the_row(
+    app: Any, new_client: Any, player: Any, database: Database
+) -> None:
+    """sqladmin's download and preview pages: no column of these tables is a file. An id that
+    named no row failed with a 500 where one that did answered 404: a way to tell which rows
+    exist without the audited pages."""
+    helper = console(app, new_client, database, "sam", OperatorRole.SUPPORT)
+    for table in ("accounts", "plays", "ledger", "audit"):
+        for row in ("1", "99", "abc"):
+            for page in ("download", "preview"):
+                answer = helper.get(f"/operator/tables/{table}/{row}/email/{page}/")
+                assert answer.status_code == 404, (table, row, page, answer.text)
+
+
+def test_console_input_with_a_nul_is_refused_by_name(
+    app: Any, new_client: Any, database: Database
+) -> None:
+    """PostgreSQL stores no NUL: a reason, a name or a search with one was a 500."""
+    manager = console(app, new_client, database, "mia", OperatorRole.MANAGER)
+    stopped = manager.post("/api/operator/sales", json={"on_sale": False, "reason": "a\x00b"})
+    assert (
+        "control characters" in assert_problem(stopped, 422, "invalid_request", "reason")["detail"]
+    )
+    assert manager.get("/api/operator/game").json()["sales"]["on_sale"] is True
+    assert "sales_stopped" not in [kind for kind, _ in audit_entries(database)]
+    stranger = new_client(app)
+    wrong = stranger.post("/api/operator/login", json={"name": "mia\x00", "password": SECRET})
+    assert_problem(wrong, 401, "invalid_credentials")
+    for table in ("accounts", "plays", "ledger", "audit"):
+        searched = manager.get(f"/operator/tables/{table}/list?search=a%00b")
+        assert searched.status_code == 400 and "NUL" in searched.text, (table, searched.text)
+
+
+def test_console_logins_at_one_name_at_once_check_no_more_passwords_than_allowed(
+    app: Any, new_client: Any, database: Database
+) -> None:
+    """Attempts made together are counted one after another: on PostgreSQL each counted
+    without the others' failures, and nine of thirty had their password checked, not five."""
+    operators.add(database, PASSWORDS, name="olga", password=SECRET, role=OperatorRole.VIEWER)
+    clients = [new_client(app) for _ in range(30)]
+    start = threading.Barrier(len(clients))
+    answers: list[int] = []
+
+    def guess(client: Any) -> None:
+        start.wait()
+        wrong = {"name": "olga", "password": "not the password"}
+        answers.append(client.post("/api/operator/login", json=wrong).status_code)
+
+    threads = [threading.Thread(target=guess, args=(client,)) for client in clients]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(answers) == [401] * 5 + [429] * 25

@@ -256,3 +256,17 @@ def test_registration_names_every_bad_field_at_once() -> None:
     assert not isinstance(both.value, UnderageError)
     assert [field for field, _ in both.value.problems] == ["email", "password"]
     assert db.commits == 0
+
+
+def test_a_login_with_an_address_no_account_can_have_counts_for_its_client() -> None:
+    """Not an address (the HTTP layer refuses these first; the service does not rely on it):
+    wrong credentials, counted against the client under the text's printable characters
+    (PostgreSQL stores no NUL), never looked up."""
+    db = FakeDatabase()
+    for email in ("a\x00b", "not an address"):
+        with pytest.raises(InvalidCredentialsError):
+            accounts.login(db, POLICY, email=email, password=PASSWORD, client="c", now=T0)
+    assert [(key, client) for key, client, _ in db.state.failures] == [
+        ("ab", "c"),
+        ("not an address", "c"),
+    ]

@@ -114,6 +114,48 @@ def test_console_logins_are_throttled_by_name() -> None:
     assert operators.login(db, RULES, name="alice", password=SECRET, client="c", now=later)
 
 
+def test_console_logins_are_throttled_by_client_address() -> None:
+    """One address spraying a password over many names is stopped as a player's is: the per-name
+    count alone would let it try every name five times a window."""
+    db = FakeDatabase()
+    operators.add(db, PASSWORDS, name="alice", password=SECRET, role=OperatorRole.VIEWER, now=T0)
+    for n in range(RULES.max_client_failures):
+        with pytest.raises(InvalidCredentialsError):
+            operators.login(db, RULES, name=f"guess{n}", password=SECRET, client="c", now=T0)
+    with pytest.raises(TooManyAttemptsError) as refused:
+        operators.login(db, RULES, name="alice", password=SECRET, client="c", now=T0)
+    assert refused.value.retry_after_seconds == int(RULES.window.total_seconds()) + 1
+    assert operators.login(db, RULES, name="alice", password=SECRET, client="d", now=T0)
+
+
+def test_a_console_login_with_a_name_no_operator_can_have_is_a_failure_of_its_client() -> None:
+    """A name no operator can have is not looked up (one cut to 64 characters could name one)
+    and is counted against its client, under its printable characters (PostgreSQL stores no
+    NUL)."""
+    db = FakeDatabase()
+    operators.add(db, PASSWORDS, name="a" * 64, password=SECRET, role=OperatorRole.VIEWER, now=T0)
+    audited = len(db.state.audit)
+    for name in ("mia\x00", "x", "a" * 65, "bob smith"):
+        with pytest.raises(InvalidCredentialsError):
+            operators.login(db, RULES, name=name, password=SECRET, client="c", now=T0)
+    assert len(db.state.audit) == audited
+    keys = [key for key, _, _ in db.state.failures]
+    assert keys == ["operator:mia", "operator:x", "operator:" + "a" * 64, "operator:bob smith"]
+    assert all(client == "c" for _, client, _ in db.state.failures)
+
+
+def test_a_reason_for_the_sales_switch_has_no_control_characters() -> None:
+    db = FakeDatabase()
+    token = operator(db, "mia", OperatorRole.MANAGER)
+    for reason in ("pool\x00check", "pool\ncheck", "pool\tcheck"):
+        with pytest.raises(InvalidInputError, match="control characters") as bad:
+            sales.switch(db, token, on_sale=False, reason=reason, now=T0)
+        assert bad.value.field == "reason"
+    assert db.state.sales.on_sale
+    assert [e.kind for e in db.state.audit] == ["operator_added", "operator_login"]
+    assert not sales.switch(db, token, on_sale=False, reason="pool check: été 🎲", now=T0).on_sale
+
+
 def test_players_sessions_do_not_open_the_console() -> None:
     db = FakeDatabase()
     token = player(db)
@@ -178,10 +220,20 @@ def test_player_look_up_needs_support_and_is_audited() -> None:
     by_number = player_lookup.look_up(db, helper, f"#{by_email.account.id}", now=T0)
     assert by_email.account == by_number.account and by_email.balance_pence == 5000
     assert [m.amount_pence for m in by_email.movements] == [5000]
-    with pytest.raises(NotFoundError):
-        player_lookup.look_up(db, helper, "999", now=T0)
     looked = [e for e in db.state.audit if e.kind == "player_lookup"]
     assert len(looked) == 2 and looked[0].account_id == by_email.account.id
+    # A look-up that finds no one is recorded too: whether an address plays is personal data.
+    unsold = new_play_number()
+    for query, sought in (
+        ("999", {"account": 999}),
+        (" Nobody@Example.com", {"email": "nobody@example.com"}),
+        (unsold.lower(), {"play_number": unsold}),
+    ):
+        with pytest.raises(NotFoundError):
+            player_lookup.look_up(db, helper, query, now=T0)
+        probe = db.state.audit[-1]
+        assert (probe.kind, probe.account_id) == ("player_lookup", None)
+        assert json.loads(probe.payload) == {"operator": "sam", **sought, "found": False}
 
 
 def test_a_player_is_found_by_the_play_number_of_one_of_their_plays() -> None:

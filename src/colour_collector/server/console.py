@@ -22,7 +22,9 @@ import anyio.to_thread
 from fastapi import FastAPI
 from sqladmin import Admin, ModelView
 from sqladmin.authentication import AuthenticationBackend
+from sqlalchemy import Select
 from sqlalchemy.orm import registry
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
@@ -85,6 +87,19 @@ class _ReadOnly(ModelView):
         if not (given.isascii() and given.isdigit() and 0 < int(given) <= LARGEST_ID):
             return None
         return await super().get_object_for_details(request)
+
+    async def get_object_filepath(self, identifier: str, column_name: str) -> Path:
+        """No column of these tables names a file: sqladmin's download and preview pages answer
+        404 (sqladmin would read the row, and fail on an id that names none)."""
+        raise HTTPException(status_code=404, detail="these tables hold no files")
+
+    def search_query(self, stmt: Select[Any], term: str) -> Select[Any]:
+        """sqladmin's search, refusing a NUL (PostgreSQL cannot compare text with one)."""
+        if "\x00" in term:
+            raise HTTPException(
+                status_code=400, detail=f"a search cannot contain a NUL character: {term!r}"
+            )
+        return super().search_query(stmt, term)
 
 
 class AccountsView(_ReadOnly, model=Accounts):

@@ -237,10 +237,16 @@ CONTENT_SECURITY_POLICY = (
 """The page's own files only: no inline script or style, no framing by another site."""
 
 
+NO_STORE_PREFIXES = ("/api/", "/operator/tables/")
+"""Answers under these paths are never stored: the API's, and the console's tables (sqladmin's
+pages, with players' personal data)."""
+
+
 class SecurityHeadersMiddleware:
     """Headers every answer carries: a Content-Security-Policy, no framing, no MIME sniffing, no
-    referrer, HSTS behind TLS; and ``Cache-Control: no-store`` on the API's answers (accounts,
-    wallets and plays must never sit in a shared or browser cache)."""
+    referrer, HSTS behind TLS; and ``Cache-Control: no-store`` on the API's answers and the
+    console's tables (accounts, wallets and plays must never sit in a shared or browser cache,
+    nor be shown again from it by the Back button after the operator logged out)."""
 
     def __init__(self, app: ASGIApp, *, hsts: bool) -> None:
         self.app = app
@@ -260,7 +266,7 @@ class SecurityHeadersMiddleware:
             await self.app(scope, receive, send)
             return
         path: str = scope["path"]
-        no_store = path.startswith("/api/") or path in {"/healthz", "/openapi.json"}
+        no_store = path.startswith(NO_STORE_PREFIXES) or path in {"/healthz", "/openapi.json"}
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":

@@ -128,6 +128,7 @@ def operator_policy(settings: Settings, passwords: Passwords) -> OperatorPolicy:
     return OperatorPolicy(
         passwords=passwords,
         max_failures=settings.login_max_failures_per_email,
+        max_client_failures=settings.login_max_failures_per_client,
         window=settings.login_failure_window,
         session_lifetime=settings.operator_session_lifetime,
     )

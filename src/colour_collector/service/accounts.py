@@ -131,6 +131,13 @@ def normalise_email(email: str) -> str:
     return normalised
 
 
+def throttle_key(text: str) -> str:
+    """What failed logins with ``text`` (an e-mail address or an operator's name that no
+    account can have) are counted under: its printable characters (PostgreSQL stores no NUL),
+    at most 254."""
+    return "".join(c for c in text if c.isprintable())[:254]
+
+
 def hash_token(token: str) -> str:
     """What is stored for a session token: SHA-256 hex."""
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
@@ -221,20 +228,16 @@ def login(
     """
     at = now or utcnow()
     try:
-        normalised = normalise_email(email)
+        normalised: str | None = normalise_email(email)
     except InvalidInputError:
-        normalised = email.strip().lower()[:254]
+        normalised = None  # no account has it; the attempt still counts for its client
+    key = normalised or throttle_key(email.strip().lower())
     with factory() as uow:
-        stored = uow.accounts.by_email(normalised)
-        if stored is not None:
-            # Attempts at one account made at once are counted one after another, each seeing
-            # the failures added before it: otherwise (on PostgreSQL) each counted without the
-            # others' uncommitted ones and all had their password checked. An address with no
-            # account has nothing to guess.
-            uow.accounts.get_for_update(stored.account.id)
-        failures = uow.login_throttle.failures(
-            email=normalised, client=client, after=at - policy.window
-        )
+        # Attempts at one address made at once are counted one after another, each seeing the
+        # failures added before it: otherwise (on PostgreSQL) each counted without the others'
+        # uncommitted ones and all had their password checked.
+        uow.login_throttle.hold(key)
+        failures = uow.login_throttle.failures(email=key, client=client, after=at - policy.window)
         waits = []
         if len(failures.by_email) >= policy.max_failures_per_email:
             waits.append(_retry_after(failures.by_email, policy.window, at))
@@ -244,22 +247,23 @@ def login(
             raise TooManyAttemptsError(
                 "too many failed logins; try again later", retry_after_seconds=max(waits)
             )
-        uow.login_throttle.add_failure(email=normalised, client=client, at=at)
+        uow.login_throttle.add_failure(email=key, client=client, at=at)
         uow.login_throttle.forget_before(at - policy.window * 4)
+        stored = None if normalised is None else uow.accounts.by_email(normalised)
         uow.commit()
     matches = policy.passwords.verify(None if stored is None else stored.password_hash, password)
     if stored is None or not matches:
         raise InvalidCredentialsError("wrong e-mail or password")
     if stored.email_confirmed_at is None:
         with factory() as uow:
-            uow.login_throttle.clear(normalised)
+            uow.login_throttle.clear(key)
             uow.commit()
         raise EmailNotConfirmedError(
             "this account is not confirmed yet: open the link we e-mailed to it, or ask for a"
             " new one (POST /api/register/resend)"
         )
     with factory() as uow:
-        uow.login_throttle.clear(normalised)
+        uow.login_throttle.clear(key)
         logged_in = start_session(uow, policy, stored.account, now=at)
         audit.append(uow, AuditKind.LOGIN, stored.account.id, {"client": client}, now=at)
         uow.commit()

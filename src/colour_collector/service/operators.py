@@ -16,7 +16,7 @@ import secrets
 from dataclasses import dataclass, field, replace
 
 from colour_collector.service import audit
-from colour_collector.service.accounts import Passwords, hash_token
+from colour_collector.service.accounts import Passwords, hash_token, throttle_key
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import (
     InvalidInputError,
@@ -48,6 +48,9 @@ class OperatorPolicy:
     """The password hasher."""
     max_failures: int = 5
     """Failed logins allowed for one name within the window."""
+    max_client_failures: int = 20
+    """Failed logins allowed from one client address within the window (players' and
+    operators' together, as one address sprays names as it sprays e-mails)."""
     window: dt.timedelta = dt.timedelta(minutes=15)
     """How far back failures count."""
     session_lifetime: dt.timedelta = dt.timedelta(hours=8)
@@ -144,20 +147,34 @@ def login(
     client: str,
     now: dt.datetime | None = None,
 ) -> OperatorLoggedIn:
-    """Check an operator's password and open a console session (throttled like players')."""
+    """Check an operator's password and open a console session (throttled like players': per
+    name, and per client address)."""
     at = now or utcnow()
-    cleaned = name.strip().lower()[:64]
-    key = THROTTLE_PREFIX + cleaned
+    cleaned = name.strip().lower()
+    key = THROTTLE_PREFIX + throttle_key(cleaned)[:64]
     with factory() as uow:
+        # Attempts at one name made at once are counted one after another, each seeing the
+        # failures added before it: otherwise (on PostgreSQL) each counted without the others'
+        # uncommitted ones and all had their password checked.
+        uow.login_throttle.hold(key)
         failures = uow.login_throttle.failures(email=key, client=client, after=at - policy.window)
-        if len(failures.by_email) >= policy.max_failures:
-            wait = failures.by_email[0] + policy.window - at
+        waits = [
+            recent[0] + policy.window - at
+            for recent, most in (
+                (failures.by_email, policy.max_failures),
+                (failures.by_client, policy.max_client_failures),
+            )
+            if len(recent) >= most
+        ]
+        if waits:
             raise TooManyAttemptsError(
                 "too many failed console logins; try again later",
-                retry_after_seconds=max(1, int(wait.total_seconds()) + 1),
+                retry_after_seconds=max(1, int(max(waits).total_seconds()) + 1),
             )
         uow.login_throttle.add_failure(email=key, client=client, at=at)
-        stored = uow.operators.by_name(cleaned)
+        # A name no operator can have is not looked up (a NUL in it is an error on PostgreSQL);
+        # it is checked and counted like a wrong one.
+        stored = uow.operators.by_name(cleaned) if NAME.fullmatch(cleaned) else None
         uow.commit()
     matches = policy.passwords.verify(None if stored is None else stored.password_hash, password)
     if stored is None or not matches:

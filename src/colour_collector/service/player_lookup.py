@@ -75,18 +75,31 @@ def look_up(
         if number is not None:
             account = uow.accounts.get(number)
             missing = f"no player has the account number {number}"
+            sought: dict[str, str | int] = {"account": number}
         elif text[:2].upper() == "CC" and "@" not in text:
             play_number = _play_number(text)
             play = uow.plays.get(play_number)
             account = None if play is None else uow.accounts.get(play.account_id)
             missing = f"no play has the Play Number {play_number}"
             about["play_number"] = play_number
+            sought = {"play_number": play_number}
         else:
             email = _email(text)
             stored = uow.accounts.by_email(email)
             account = None if stored is None else stored.account
             missing = f"no player has the e-mail address {email!r}"
+            sought = {"email": email}
         if account is None:
+            # A probe is recorded too, as the tables record a search that finds nothing: whether
+            # an address has an account is itself personal data.
+            audit.append(
+                uow,
+                AuditKind.PLAYER_LOOKUP,
+                None,
+                {"operator": operator.name, **sought, "found": False},
+                now=at,
+            )
+            uow.commit()
             raise NotFoundError(missing)
         found = PlayerFile(
             account=account,

@@ -9,6 +9,7 @@ who made it.
 from __future__ import annotations
 
 import datetime as dt
+import unicodedata
 
 from colour_collector.service import audit
 from colour_collector.service.clock import utcnow
@@ -52,6 +53,12 @@ def switch(
     if not 0 < len(cleaned) <= MAX_REASON:
         raise InvalidInputError(
             f"say why, in 1 to {MAX_REASON} characters (got {len(cleaned)})", field="reason"
+        )
+    control = next((c for c in cleaned if unicodedata.category(c) == "Cc"), None)
+    if control is not None:  # a NUL, which PostgreSQL cannot store; a line break, a tab
+        raise InvalidInputError(
+            f"say why on one line, without control characters such as {control!r}",
+            field="reason",
         )
     at = now or utcnow()
     with factory() as uow:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, delete, insert, select, update
+from sqlalchemy import Connection, bindparam, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from colour_collector.service.errors import EmailTakenError
@@ -164,6 +164,15 @@ class SqlLoginThrottle:
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
+
+    def hold(self, email: str) -> None:
+        # SQLite: every transaction already holds the write lock from its start (BEGIN
+        # IMMEDIATE). PostgreSQL: a transaction-level advisory lock on the key's hash, which
+        # needs no privilege on any table.
+        if self.connection.dialect.name == "postgresql":
+            self.connection.execute(
+                select(func.pg_advisory_xact_lock(func.hashtextextended("login:" + email, 0)))
+            )
 
     def add_failure(self, *, email: str, client: str, at: dt.datetime) -> None:
         self.connection.execute(
