@@ -26,8 +26,18 @@ def idle_timeout() -> dt.timedelta:
 
 
 @pytest.fixture
+def session_lifetime() -> dt.timedelta:
+    """How long a session lasts after login (long, except for its fixed end's test)."""
+    return dt.timedelta(days=400)
+
+
+@pytest.fixture
 def settings(
-    database_url: str, tmp_path: Path, server_clock: ServerClock, idle_timeout: dt.timedelta
+    database_url: str,
+    tmp_path: Path,
+    server_clock: ServerClock,
+    idle_timeout: dt.timedelta,
+    session_lifetime: dt.timedelta,
 ) -> Settings:
     return play_settings(
         database_url,
@@ -35,7 +45,7 @@ def settings(
         [None] * 6,
         clock_file=server_clock.path,
         session_idle_timeout=idle_timeout,
-        session_lifetime=dt.timedelta(days=400),
+        session_lifetime=session_lifetime,
     )
 
 
@@ -247,6 +257,48 @@ def test_a_session_idle_for_30_minutes_ends(
     assert_problem(idle.post("/api/session/activity", json={}), 401, "not_authenticated")
     server_clock.forward(minutes=20)
     assert_problem(active.get("/api/me"), 401, "not_authenticated")
+
+
+def seconds_left(answer: Any) -> tuple[int, bool]:
+    """A session answer's ``expires_in_seconds`` and ``extendable``."""
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    return body["expires_in_seconds"], body["extendable"]
+
+
+@pytest.mark.parametrize("idle_timeout", [dt.timedelta(minutes=30)])
+def test_the_session_says_how_many_seconds_it_has_left(
+    player: Any, server_clock: ServerClock, idle_timeout: dt.timedelta
+) -> None:
+    # Counted on the server's clock (moved here), rounded down: a second may pass meanwhile.
+    left, extendable = seconds_left(player.get("/api/session"))
+    assert 1795 <= left <= 1800 and extendable
+    server_clock.forward(minutes=25)
+    left, extendable = seconds_left(player.get("/api/session"))
+    assert 295 <= left <= 300 and extendable
+    left, extendable = seconds_left(player.post("/api/session/activity", json={}))
+    assert 1795 <= left <= 1800 and extendable
+    server_clock.forward(minutes=29)
+    left, _ = seconds_left(player.get("/api/session"))
+    assert 55 <= left <= 60
+
+
+@pytest.mark.parametrize(
+    ("idle_timeout", "session_lifetime"), [(dt.timedelta(minutes=30), dt.timedelta(minutes=40))]
+)
+def test_the_fixed_end_of_a_session_is_not_extendable(
+    player: Any,
+    server_clock: ServerClock,
+    idle_timeout: dt.timedelta,
+    session_lifetime: dt.timedelta,
+) -> None:
+    server_clock.forward(minutes=20)
+    left, extendable = seconds_left(player.post("/api/session/activity", json={}))
+    assert 1195 <= left <= 1200 and not extendable  # 40 minutes after login, not 30 from now
+    left, extendable = seconds_left(player.get("/api/session"))
+    assert 1195 <= left <= 1200 and not extendable
+    server_clock.forward(minutes=20)
+    assert_problem(player.get("/api/session"), 401, "not_authenticated")
 
 
 def test_payments_need_a_key_and_a_provider_answer(player: Any) -> None:

@@ -7,10 +7,18 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, StrictBool, StrictInt, ValidationInfo
 
-from colour_collector.server.schemas import Request, Response
+from colour_collector.server.schemas import (
+    EXPIRES_IN,
+    EXTENDABLE,
+    Request,
+    Response,
+    seconds_until,
+)
+from colour_collector.service.accounts import AccountPolicy
 from colour_collector.service.deposits import PaymentMade
 from colour_collector.service.exclusions import SELF_EXCLUSION_MONTHS, TIME_OUT_DAYS
 from colour_collector.service.limits import MAX_LIMIT_PENCE, check_amount
+from colour_collector.service.models import Session
 from colour_collector.service.payments import MAX_PAYMENT_PENCE
 from colour_collector.service.protection import LimitStanding, Protection
 from colour_collector.service.protection_models import (
@@ -199,6 +207,17 @@ class ActivityResponse(Response):
     """``POST /api/session/activity``."""
 
     expires_at: dt.datetime = Field(description="When the session ends unless active again.")
+    expires_in_seconds: int = Field(ge=0, description=EXPIRES_IN)
+    extendable: bool = Field(description=EXTENDABLE)
+
+    @classmethod
+    def of(cls, session: Session, policy: AccountPolicy, now: dt.datetime) -> ActivityResponse:
+        """Shape a service record, as of ``now``."""
+        return cls(
+            expires_at=session.expires_at,
+            expires_in_seconds=seconds_until(session.expires_at, now),
+            extendable=policy.extendable(session.created_at, session.expires_at),
+        )
 
 
 class PaymentResponse(Response):

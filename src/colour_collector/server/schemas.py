@@ -25,6 +25,7 @@ from colour_collector.service.accounts import (
     MAX_EMAIL_LENGTH,
     MAX_PASSWORD_LENGTH,
     MIN_PASSWORD_LENGTH,
+    AccountPolicy,
     normalise_email,
 )
 from colour_collector.service.errors import InvalidInputError
@@ -237,21 +238,43 @@ class ForgotPasswordResponse(Response):
     )
 
 
+EXPIRES_IN = (
+    "Seconds from the server's time of this answer to `expires_at`, rounded down: what a"
+    " client times a warning by (its own clock may differ from the server's)."
+)
+EXTENDABLE = (
+    "Whether activity (`POST /api/session/activity`) would move `expires_at` on: false when it"
+    " is the session's fixed end (`SESSION_LIFETIME` after login, 12 hours by default), which"
+    " nothing extends."
+)
+
+
+def seconds_until(end: dt.datetime, now: dt.datetime) -> int:
+    """Whole seconds from ``now`` to ``end`` (0 once it has passed)."""
+    return max(0, int((end - now).total_seconds()))
+
+
 class SessionResponse(Response):
     """``GET /api/session``: this login session so far (the session bar and reality checks)."""
 
     started_at: dt.datetime = Field(description="When this session logged in.")
     expires_at: dt.datetime = Field(description="When it ends.")
+    expires_in_seconds: int = Field(ge=0, description=EXPIRES_IN)
+    extendable: bool = Field(description=EXTENDABLE)
     staked_pence: int = Field(description="Stakes paid since login.")
     won_pence: int = Field(description="Prizes credited since login.")
     net_pence: int = Field(description="Prizes minus stakes since login.")
 
     @classmethod
-    def of(cls, summary: SessionSummary) -> SessionResponse:
-        """Shape a service record."""
+    def of(
+        cls, summary: SessionSummary, policy: AccountPolicy, now: dt.datetime
+    ) -> SessionResponse:
+        """Shape a service record, as of ``now``."""
         return cls(
             started_at=summary.started_at,
             expires_at=summary.expires_at,
+            expires_in_seconds=seconds_until(summary.expires_at, now),
+            extendable=policy.extendable(summary.started_at, summary.expires_at),
             staked_pence=summary.staked_pence,
             won_pence=summary.won_pence,
             net_pence=summary.net_pence,

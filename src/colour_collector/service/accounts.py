@@ -99,6 +99,11 @@ class AccountPolicy:
         end = started + self.session_lifetime
         return end if self.idle_timeout is None else min(end, active + self.idle_timeout)
 
+    def extendable(self, started: dt.datetime, end: dt.datetime) -> bool:
+        """Whether activity can move on the end ``end`` of a session started at ``started``:
+        False once that end is its hard one (``session_lifetime`` after login)."""
+        return end < started + self.session_lifetime
+
 
 @dataclass(frozen=True, slots=True)
 class LoggedIn:

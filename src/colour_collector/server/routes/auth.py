@@ -29,6 +29,7 @@ from colour_collector.server.schemas import (
     problem_responses,
 )
 from colour_collector.service import accounts, password_reset, registration
+from colour_collector.service.clock import utcnow
 
 router = APIRouter(
     prefix="/api", tags=["accounts"], responses=BAD_PARAMETERS, route_class=JsonBodyRoute
@@ -242,6 +243,8 @@ def me(runtime: RuntimeDep, token: SessionToken = None) -> Response:
 
 @router.get("/session", response_model=SessionResponse, responses=problem_responses(_AUTH))
 def session(runtime: RuntimeDep, token: SessionToken = None) -> Response:
-    """This login session: when it started, and the money staked and won since (the same in
-    every tab of the browser)."""
-    return answer(SessionResponse.of(accounts.session_summary(runtime.database, token)))
+    """This login session: when it started and ends, and the money staked and won since (the
+    same in every tab of the browser)."""
+    now = utcnow()
+    summary = accounts.session_summary(runtime.database, token, now=now)
+    return answer(SessionResponse.of(summary, runtime.accounts, now))

@@ -199,5 +199,6 @@ def report_activity(
     """The player is active (the client sends this on a click or a key, at most once a
     minute): the session now ends 30 minutes from now, or at its 12 hours, whichever is first.
     A session idle for 30 minutes has ended: 401."""
-    session = inactivity.keep_alive(runtime.database, token, runtime.accounts)
-    return answer(ActivityResponse(expires_at=session.expires_at))
+    now = utcnow()
+    session = inactivity.keep_alive(runtime.database, token, runtime.accounts, now=now)
+    return answer(ActivityResponse.of(session, runtime.accounts, now))

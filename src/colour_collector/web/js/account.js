@@ -9,7 +9,7 @@ import { prefs } from "./storage.js";
 import { showScreen, announce } from "./screens.js";
 import { explain, showErrors, clearErrors, sayProblem } from "./problems.js";
 import { S } from "./state.js";
-import { sessionRenewed } from "./protection.js";
+import { sessionRenewed, sessionEndsIn, sessionClosed } from "./inactivity.js";
 import { payingForm, newKey } from "./money.js";
 
 const q = byTestId;
@@ -47,6 +47,7 @@ export async function refreshAccount() {
   S.balance = wallet.balance_pence;
   S.session = session;
   drawBar();
+  sessionEndsIn(session);
 }
 
 export function setBalance(pence) {
@@ -162,6 +163,7 @@ export function showConfirm(token = "") {
 export function forget() {
   S.me = null;
   S.session = null;
+  sessionClosed();
   S.balance = null;
   prefs.maybeLoggedIn = false;
   drawBar();

@@ -35,8 +35,8 @@ import { showInfo } from "./info.js";
 import { initMoney, showMoney } from "./money.js";
 import {
   initProtection, showProtection, drawBreak, showRealityCheck, continuePlaying,
-  initActivity,
 } from "./protection.js";
+import { initActivity } from "./inactivity.js";
 import { initPools, showPoolInfo, hidePoolInfo, showCheck } from "./pools.js";
 import { initPassword, showForgot, showReset } from "./password.js";
 
@@ -337,7 +337,7 @@ async function boot() {
   initMyGames({ open, guard });
   initMoney({ open, guard, refresh: account.refreshAccount });
   initProtection({ open, guard });
-  initActivity();
+  initActivity({ guard });
   initPassword({
     guard,
     open,

@@ -6,6 +6,7 @@ const ukDate = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "long",
 const ukDateTime = new Intl.DateTimeFormat("en-GB", {
   day: "numeric", month: "long", year: "numeric", hour: "2-digit", minute: "2-digit",
 });
+const ukTime = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit" });
 
 /** Integer pence as £1,234.50 / £5.00 (negative as -£5.00). */
 export function money(pence) {
@@ -30,6 +31,10 @@ export function dateTimeText(iso) {
   const when = new Date(iso);
   return Number.isNaN(when.getTime()) ? "" : ukDateTime.format(when);
 }
+
+/** A moment (milliseconds since 1970, on this page's clock) as "14:05" in the player's time
+ * zone. */
+export const timeText = (ms) => ukTime.format(new Date(ms));
 
 /** Milliseconds as 01:02:03. */
 export function clock(ms) {

@@ -1,6 +1,7 @@
 // Safer play: deposit limits (a lower one at once, a higher one after 24 hours and a
-// confirmation), the reality check interval, a time-out and self-exclusion; the reality check
-// itself (the pause before the next purchase); and the activity that keeps the session alive.
+// confirmation), the reality check interval, a time-out and self-exclusion; and the reality
+// check itself (the pause before the next purchase). The activity that keeps the session alive:
+// inactivity.js.
 
 import { get, post, ApiError } from "./api.js";
 import { byTestId, el } from "./dom.js";
@@ -176,31 +177,3 @@ export async function showRealityCheck() {
 
 /** Continue after the check: the next is an interval from now. */
 export const continuePlaying = () => post("/api/protection/reality-check/continue", {});
-
-// ---------------------------------------------------------------- activity
-
-const KEEP_ALIVE_MS = 60_000;
-const SETTLE_MS = 2_000;
-let lastSent = 0;
-let timer = null;
-
-/** The session was just made or renewed (a login): no need to report activity for a minute. */
-export function sessionRenewed() { lastSent = Date.now(); }
-
-/** Tell the server the player is active (a click or a key), at most once a minute, so that a
- * session ends only after 30 minutes without any. The report waits a moment and is dropped if
- * the player has logged out meanwhile (a click on Log out is activity too). */
-export function initActivity() {
-  const send = () => {
-    timer = null;
-    if (!S.me) return;
-    lastSent = Date.now();
-    post("/api/session/activity", {}).catch(() => { lastSent = 0; });
-  };
-  const active = () => {
-    if (!S.me || timer !== null || Date.now() - lastSent < KEEP_ALIVE_MS) return;
-    timer = setTimeout(send, SETTLE_MS);
-  };
-  document.addEventListener("pointerdown", active, { passive: true });
-  document.addEventListener("keydown", active);
-}
