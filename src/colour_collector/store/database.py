@@ -9,7 +9,11 @@ committed survives a power cut.
   the write lock up front. The process holds exactly one connection (SQLAlchemy's ``QueuePool``
   of size 1): SQLite has one writer at a time anyway, and threads wait for the connection in the
   pool's queue rather than in SQLite's sleep-and-retry busy handler. Another process (an
-  operator's command) waits up to ``SQLITE_BUSY_TIMEOUT_S`` for the lock.
+  operator's command) waits up to ``SQLITE_BUSY_TIMEOUT_S`` for the lock. Each transaction
+  first checks that the file at the database's path is still the one the connection opened: an
+  SQLite file removed or replaced while open (a restore copied in under the server) would
+  otherwise take every later commit into a file no one opens again; the server answers 503
+  until it is restarted.
 - **PostgreSQL** (several server processes or machines): SQLAlchemy on psycopg 3
   (``postgresql+psycopg``), SQLAlchemy's pool with a ping when a connection is checked out,
   psycopg's own prepared statements (a statement run five times on a connection is prepared),
@@ -18,11 +22,13 @@ committed survives a power cut.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import URL, Engine, create_engine, event, make_url, text
+from sqlalchemy.exc import OperationalError
 
 from colour_collector.store.audit_log import HASH_FUNCTION, sha256_hex
 from colour_collector.store.unit_of_work import SqlUnitOfWork
@@ -82,13 +88,41 @@ def make_engine(url: str, *, pool_size: int = DEFAULT_PG_POOL_SIZE) -> Engine:
             pool_reset_on_return=None,  # every unit of work ends its transaction itself
         )
     engine = create_engine(parsed, **options)
-    _make_durable_and_serial(engine)
+    _make_durable_and_serial(engine, None if in_memory else Path(database).resolve())
     return engine
 
 
-def _make_durable_and_serial(engine: Engine) -> None:
+FILE_IDENTITY = "colour_collector_file"
+"""Key of a connection's ``info``: the (device, inode) of the SQLite file it opened."""
+
+
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    """The (device, inode) of the file at ``path``; ``None`` when there is none."""
+    try:
+        found = path.stat()
+    except FileNotFoundError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+def _check_same_file(path: Path, opened: object) -> None:
+    """Raise ``OperationalError`` (503 ``unavailable``) unless ``path`` is still the file a
+    connection opened (``opened``, its identity then)."""
+    if _file_identity(path) != opened:
+        # Not invalidated: a new connection would make an empty database where the file was.
+        raise OperationalError(
+            "BEGIN IMMEDIATE",
+            None,
+            sqlite3.OperationalError(
+                f"the database file {os.fspath(path)!r} was removed or replaced since the server"
+                " opened it: nothing is written until the server is restarted"
+            ),
+        )
+
+
+def _make_durable_and_serial(engine: Engine, path: Path | None) -> None:
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
+    def _on_connect(dbapi_connection: sqlite3.Connection, record: Any) -> None:
         # The sqlite3 module's own transaction handling is turned off; "begin" below opens them.
         dbapi_connection.isolation_level = None
         for pragma in (
@@ -99,9 +133,13 @@ def _make_durable_and_serial(engine: Engine) -> None:
         ):
             dbapi_connection.execute(f"PRAGMA {pragma}").close()
         dbapi_connection.create_function(HASH_FUNCTION, 1, sha256_hex, deterministic=True)
+        if path is not None:
+            record.info[FILE_IDENTITY] = _file_identity(path)
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:
+        if path is not None:
+            _check_same_file(path, connection.connection.info.get(FILE_IDENTITY))
         connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
