@@ -41,7 +41,13 @@ from colour_collector.service.models import (
     TokenPurpose,
 )
 from colour_collector.service.play_models import PlayStatus, StoredPlay, TryPlay
-from colour_collector.service.pool_models import Checkpoint, PoolId, SoldPlay, StoredPool
+from colour_collector.service.pool_models import (
+    Checkpoint,
+    PoolId,
+    SoldPlay,
+    SoldRecord,
+    StoredPool,
+)
 from colour_collector.service.ports import UnitOfWorkFactory
 from colour_collector.service.protection_models import (
     AuditCheck,
@@ -429,6 +435,14 @@ class FakePlays:
         )
         return sorted(sold, key=lambda p: p.position)[:limit]
 
+    def records_from(self, pool_id: PoolId, after: int, limit: int) -> Sequence[SoldRecord]:
+        sold = (
+            SoldRecord(p.pool_position, p.play_number, p.tier_index, p.prize_pence, p.record)
+            for p in self.state.plays.values()
+            if p.pool_id == pool_id and p.pool_position is not None and p.pool_position > after
+        )
+        return sorted(sold, key=lambda p: p.position)[:limit]
+
     def save(self, play: StoredPlay, *, was: StoredPlay) -> None:
         stored = self.state.plays.get(was.play_number)
         if stored is None or stored.revealed != was.revealed:
@@ -512,6 +526,10 @@ class FakeAuditLog:
         return sorted((e for e in self.state.audit if e.seq > after_seq), key=lambda e: e.seq)[
             :limit
         ]
+
+    def entries_of(self, kind: str, after_seq: int = 0, limit: int = 1000) -> Sequence[AuditEntry]:
+        found = (e for e in self.state.audit if e.seq > after_seq and e.kind == kind)
+        return sorted(found, key=lambda e: e.seq)[:limit]
 
     def last_seq(self) -> int:
         return max((e.seq for e in self.state.audit), default=0)

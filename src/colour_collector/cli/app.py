@@ -8,6 +8,7 @@ from colour_collector.cli import (  # noqa: F401
     db_cmd,
     operator_cmd,
     play_cmd,
+    pool_audit_cmd,
     pool_prepare_cmd,
     pool_sale_cmd,
     prizes_cmd,

@@ -1,5 +1,5 @@
 """Where a pool's certification work runs: this process, local worker processes, or a Dask
-cluster.
+cluster; and where a closed pool's audit runs (``results``: this process or local workers).
 
 The work is a stream of ``certification.Chunk`` values, each turned into a ``Tally`` by
 ``certification.verify_chunk``; the tallies come back in any order. Local workers are
@@ -13,14 +13,19 @@ from __future__ import annotations
 
 import importlib
 import multiprocessing
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Any, TypeVar
 
 from colour_collector.game.certification import Chunk, Tally, verify_chunk
 from colour_collector.generator_cache import warm
 
 IN_FLIGHT_PER_WORKER = 4
-"""Chunks a Dask worker is given ahead of the ones it is doing."""
+"""Chunks a Dask worker (or, for ``results``, a local one) is given ahead of the ones it is
+doing."""
+
+Work = TypeVar("Work")
+Result = TypeVar("Result")
 
 
 class WorkersError(Exception):
@@ -41,6 +46,33 @@ def tallies(
         context = multiprocessing.get_context("spawn")
         with context.Pool(workers, initializer=warm) as pool:
             yield from pool.imap_unordered(verify_chunk, chunks)
+
+
+def results(
+    function: Callable[[Work], Result], work: Iterable[Work], workers: int = 1
+) -> Iterator[Result]:
+    """``function`` of each piece of ``work``, in any order: here (``workers`` 1) or on
+    ``workers`` local processes (spawned; ``function`` must be importable). ``work`` is read only
+    as the workers need it, a few pieces ahead of them, so a stream of millions of plays is
+    never held whole."""
+    warm()
+    if workers <= 1:
+        yield from map(function, work)
+        return
+    slots = IN_FLIGHT_PER_WORKER * workers
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=warm) as executor:
+        running: set[Future[Result]] = set()
+        for piece in work:
+            running.add(executor.submit(function, piece))
+            while len(running) >= slots:
+                done, running = wait(running, return_when=FIRST_COMPLETED)
+                for future in done:
+                    yield future.result()
+        while running:
+            done, running = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                yield future.result()
 
 
 def _on_dask(chunks: Iterable[Chunk], scheduler: str) -> Iterator[Tally]:

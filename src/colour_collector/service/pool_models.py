@@ -89,3 +89,20 @@ class SoldPlay:
     """The prize tier it was sold with (None: no win)."""
     prize_pence: int
     """The prize it pays."""
+
+
+@dataclass(frozen=True, slots=True)
+class SoldRecord:
+    """A play dealt from a pool with its stored record, as ``pool audit`` checks it against the
+    pool's published secret."""
+
+    position: int
+    """Its position in the pool (from 0)."""
+    play_number: str
+    """Its Play Number."""
+    tier_index: int | None
+    """The prize tier it was sold with (None: no win)."""
+    prize_pence: int
+    """The prize it pays."""
+    record: str
+    """Its stored record (the play as sold, with the Bonus Game's picks as they were made)."""

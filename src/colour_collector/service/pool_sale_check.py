@@ -38,14 +38,19 @@ def check_sold(pool_id: PoolId, read: ReadSold, dealt: bytes, start: int = 0) ->
         for sold in batch:
             if sold.position != position:
                 raise _refused(pool_id, f"no play holds position {position:,}")
-            tier = outcome_of(dealt[position - start])
-            if sold.tier_index != _index(tier) or sold.prize_pence != _prize(tier):
+            problem = tier_problem(sold, outcome_of(dealt[position - start]))
+            if problem is not None:
                 raise _refused(
-                    pool_id,
-                    f"the play at position {position:,} ({sold.play_number}) was sold as"
-                    f" {_sold_as(sold)} where the secret deals {_name(tier)}",
+                    pool_id, f"the play at position {position:,} ({sold.play_number}) {problem}"
                 )
             position += 1
+
+
+def tier_problem(sold: SoldPlay, tier: Tier | None) -> str | None:
+    """Why ``sold`` is not sold as ``tier`` (its position's, as the secret deals it), or None."""
+    if sold.tier_index == _index(tier) and sold.prize_pence == _prize(tier):
+        return None
+    return f"was sold as {_sold_as(sold)} where the secret deals {_name(tier)}"
 
 
 def check_none_beyond(pool_id: PoolId, read: ReadSold, dealt: int, naming: int) -> None:

@@ -15,11 +15,13 @@ import hashlib
 from collections.abc import Sequence
 
 from sqlalchemy import (
+    ColumnElement,
     Connection,
     Executable,
     Integer,
     String,
     Text,
+    and_,
     bindparam,
     cast,
     func,
@@ -114,11 +116,14 @@ class SqlAuditLog:
         )
 
     def entries(self, after_seq: int = 0, limit: int = 1000) -> Sequence[AuditEntry]:
+        return self._read(audit_log.c.seq > after_seq, limit)
+
+    def entries_of(self, kind: str, after_seq: int = 0, limit: int = 1000) -> Sequence[AuditEntry]:
+        return self._read(and_(audit_log.c.seq > after_seq, audit_log.c.kind == kind), limit)
+
+    def _read(self, where: ColumnElement[bool], limit: int) -> Sequence[AuditEntry]:
         rows = self.connection.execute(
-            select(audit_log)
-            .where(audit_log.c.seq > after_seq)
-            .order_by(audit_log.c.seq)
-            .limit(limit)
+            select(audit_log).where(where).order_by(audit_log.c.seq).limit(limit)
         )
         return [
             AuditEntry(

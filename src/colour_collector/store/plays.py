@@ -14,7 +14,7 @@ from sqlalchemy.exc import IntegrityError
 from colour_collector.service.errors import DuplicatePlayError, PlayChangedError
 from colour_collector.service.models import AccountId
 from colour_collector.service.play_models import PlayStatus, StoredPlay, TryPlay
-from colour_collector.service.pool_models import PoolId, SoldPlay
+from colour_collector.service.pool_models import PoolId, SoldPlay, SoldRecord
 from colour_collector.store.tables import plays, sessions, try_plays
 
 # Statements are built once, values bound when they run (see ``store.accounts``).
@@ -198,6 +198,21 @@ class SqlPlays:
             .limit(limit)
         )
         return [SoldPlay(*row) for row in rows]
+
+    def records_from(self, pool_id: PoolId, after: int, limit: int) -> Sequence[SoldRecord]:
+        rows = self.connection.execute(
+            select(
+                plays.c.pool_position,
+                plays.c.play_number,
+                plays.c.tier_index,
+                plays.c.prize_pence,
+                plays.c.record,
+            )
+            .where(plays.c.pool_id == pool_id, plays.c.pool_position > after)
+            .order_by(plays.c.pool_position)
+            .limit(limit)
+        )
+        return [SoldRecord(*row) for row in rows]
 
     def save(self, play: StoredPlay, *, was: StoredPlay) -> None:
         _save(self.connection, plays, play, was, _PROGRESS)

@@ -30,6 +30,10 @@ class AuditLog(Protocol):
         """Entries with ``seq > after_seq`` in order, at most ``limit``."""
         ...
 
+    def entries_of(self, kind: str, after_seq: int = 0, limit: int = 1000) -> Sequence[AuditEntry]:
+        """As :meth:`entries`, only those of this ``kind``."""
+        ...
+
     def last_seq(self) -> int:
         """The highest ``seq`` stored (0 when there is none)."""
         ...

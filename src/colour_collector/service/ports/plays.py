@@ -8,7 +8,7 @@ from typing import Protocol
 
 from colour_collector.service.models import AccountId
 from colour_collector.service.play_models import StoredPlay, TryPlay
-from colour_collector.service.pool_models import PoolId, SoldPlay
+from colour_collector.service.pool_models import PoolId, SoldPlay, SoldRecord
 
 
 class Plays(Protocol):
@@ -76,6 +76,10 @@ class Plays(Protocol):
     def sold_from(self, pool_id: PoolId, after: int, limit: int) -> Sequence[SoldPlay]:
         """The plays dealt from the pool at positions above ``after``, by position, at most
         ``limit`` (to read them all a batch at a time)."""
+        ...
+
+    def records_from(self, pool_id: PoolId, after: int, limit: int) -> Sequence[SoldRecord]:
+        """As :meth:`sold_from`, with each play's stored record."""
         ...
 
     def save(self, play: StoredPlay, *, was: StoredPlay) -> None:
