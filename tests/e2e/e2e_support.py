@@ -407,3 +407,14 @@ def make_operator(server: Any, name: str, role: str) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
+
+
+def overlap(a: dict[str, float] | None, b: dict[str, float] | None) -> bool:
+    """Whether two bounding boxes share any area."""
+    assert a is not None and b is not None
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and b["y"] < a["y"] + a["height"]
+    )

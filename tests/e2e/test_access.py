@@ -26,6 +26,7 @@ from e2e_support import (
     deposit,
     finish,
     open_mailed_link,
+    overlap,
     phase,
     play_to_end,
     register,
@@ -451,13 +452,7 @@ def test_a_payment_keeps_the_focus_and_a_refusal_is_read(
 
 def covers(page: Any, a: str, b: str) -> bool:
     """Whether the elements of test ids ``a`` and ``b`` overlap on the window."""
-    one, two = tid(page, a).bounding_box(), tid(page, b).bounding_box()
-    return bool(
-        one["x"] < two["x"] + two["width"]
-        and two["x"] < one["x"] + one["width"]
-        and one["y"] < two["y"] + two["height"]
-        and two["y"] < one["y"] + one["height"]
-    )
+    return overlap(tid(page, a).bounding_box(), tid(page, b).bounding_box())
 
 
 def test_an_alert_stays_until_put_away_and_keeps_clear_of_the_focus(

@@ -24,6 +24,7 @@ from e2e_support import (
     gained_rows,
     marked_squares,
     money,
+    overlap,
     phase,
     play_to_end,
     play_until,
@@ -200,17 +201,6 @@ def test_stale_tab_is_told_and_reloads(start_server: Any, browser: Browser, size
     check_board(page, board)
     tid(page, "alert").click()  # a tap puts it away
     assert not tid(page, "alert").is_visible()
-
-
-def overlap(a: dict[str, float] | None, b: dict[str, float] | None) -> bool:
-    """Whether two bounding boxes share any area."""
-    assert a is not None and b is not None
-    return (
-        a["x"] < b["x"] + b["width"]
-        and b["x"] < a["x"] + a["width"]
-        and a["y"] < b["y"] + b["height"]
-        and b["y"] < a["y"] + a["height"]
-    )
 
 
 def test_a_play_finished_in_another_tab(start_server: Any, browser: Browser) -> None:

@@ -8,7 +8,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import fields, replace
 from typing import Any
 
-from sqlalchemy import Connection, Table, Update, bindparam, delete, func, insert, select, update
+from sqlalchemy import (
+    Connection,
+    Select,
+    Table,
+    Update,
+    bindparam,
+    delete,
+    func,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 
 from colour_collector.service.errors import DuplicatePlayError, PlayChangedError
@@ -84,6 +95,23 @@ def _save(
     )
     if done.rowcount != 1:
         raise PlayChangedError(f"the play moved on from step {was.revealed}; reload it")
+
+
+def _sold(pool_id: PoolId, after: int, limit: int, *more: Any) -> Select[Any]:
+    """The plays sold from a pool after position ``after``, by position: position, Play Number,
+    tier and prize, then the columns ``more``."""
+    return (
+        select(
+            plays.c.pool_position,
+            plays.c.play_number,
+            plays.c.tier_index,
+            plays.c.prize_pence,
+            *more,
+        )
+        .where(plays.c.pool_id == pool_id, plays.c.pool_position > after)
+        .order_by(plays.c.pool_position)
+        .limit(limit)
+    )
 
 
 class SqlPlays:
@@ -186,32 +214,11 @@ class SqlPlays:
         )
 
     def sold_from(self, pool_id: PoolId, after: int, limit: int) -> Sequence[SoldPlay]:
-        rows = self.connection.execute(
-            select(
-                plays.c.pool_position,
-                plays.c.play_number,
-                plays.c.tier_index,
-                plays.c.prize_pence,
-            )
-            .where(plays.c.pool_id == pool_id, plays.c.pool_position > after)
-            .order_by(plays.c.pool_position)
-            .limit(limit)
-        )
+        rows = self.connection.execute(_sold(pool_id, after, limit))
         return [SoldPlay(*row) for row in rows]
 
     def records_from(self, pool_id: PoolId, after: int, limit: int) -> Sequence[SoldRecord]:
-        rows = self.connection.execute(
-            select(
-                plays.c.pool_position,
-                plays.c.play_number,
-                plays.c.tier_index,
-                plays.c.prize_pence,
-                plays.c.record,
-            )
-            .where(plays.c.pool_id == pool_id, plays.c.pool_position > after)
-            .order_by(plays.c.pool_position)
-            .limit(limit)
-        )
+        rows = self.connection.execute(_sold(pool_id, after, limit, plays.c.record))
         return [SoldRecord(*row) for row in rows]
 
     def save(self, play: StoredPlay, *, was: StoredPlay) -> None:
