@@ -23,6 +23,7 @@ from colour_collector.game.generator import generate
 from colour_collector.game.prize_table import load_tiers
 from colour_collector.server.app import create_app
 from colour_collector.server.settings import Settings
+from colour_collector.service import purchase_entries
 from colour_collector.service.audit import entry_hash
 from colour_collector.store import Database
 from colour_collector.store.tables import audit_log
@@ -151,9 +152,11 @@ def test_a_stored_record_of_another_play_of_its_tier_is_named(
     assert {(m["position"], m["play_number"]) for m in answer["mismatches"]} == {(2, closed[2])}
 
 
-def _rechain_from(database_url: str, seq: int, payload: str) -> None:
-    """Give entry ``seq`` this payload and chain every entry from it again, head included: the
-    chain holds together (only a signed checkpoint kept outside would tell)."""
+def _rechain_from(database_url: str, payloads: dict[int, str]) -> None:
+    """Give the entries of ``payloads`` (by seq) these payloads and chain every entry from the
+    first of them again, head included: the chain holds together (only a signed checkpoint kept
+    outside would tell)."""
+    seq = min(payloads)
     database = Database(database_url)
     try:
         with database.engine.connect() as connection:
@@ -167,7 +170,7 @@ def _rechain_from(database_url: str, seq: int, payload: str) -> None:
     prev = rows[0].prev_hash
     statements = []
     for row in rows:
-        body = payload if row.seq == seq else row.payload
+        body = payloads.get(row.seq, row.payload)
         digest = entry_hash(
             seq=row.seq,
             created_at=row.created_at,
@@ -198,7 +201,7 @@ def test_a_purchase_entry_whose_record_sha256_is_not_the_stored_records_is_named
         if json.loads(e.payload).get("play_number") == closed[5]
     )
     payload["record_sha256"] = "0" * 64
-    _rechain_from(database_url, seq, json.dumps(payload, sort_keys=True, separators=(",", ":")))
+    _rechain_from(database_url, {seq: json.dumps(payload, sort_keys=True, separators=(",", ":"))})
     chain = run("audit", "verify", "--database-url", database_url)
     # ``audit verify`` finds nothing: the chain holds, and it does not compare purchase entries'
     # record SHA-256 with the plays.
@@ -210,6 +213,33 @@ def test_a_purchase_entry_whose_record_sha256_is_not_the_stored_records_is_named
         " but its stored record's is" in done.output
     )
     assert done.output.count("FAILED") == 1
+
+
+def test_purchase_entries_out_of_sale_order_are_named_whatever_the_batches(
+    database_url: str, closed: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The purchase entries of positions 2 and 5 swapped (the chain made whole again): the log
+    # no longer sells the positions in order. Entries are read 5,000 at a time; the order is
+    # checked entry by entry, so reading them 2 at a time finds the same.
+    entries = query(
+        database_url, "select seq, payload from audit_log where kind = 'purchase' order by seq"
+    )
+    at = {json.loads(e.payload)["position"]: e for e in entries}
+    _rechain_from(database_url, {at[2].seq: at[5].payload, at[5].seq: at[2].payload})
+    counts = []
+    for batch in (purchase_entries.BATCH, 2):
+        monkeypatch.setattr(purchase_entries, "BATCH", batch)
+        done = audit(database_url)
+        assert done.exit_code == 1, done.output
+        for position in (2, 3, 4):  # their entries come after position 5's
+            assert f"FAILED: position {position} ({closed[position]}): no purchase entry" in (
+                done.output
+            ), done.output
+            assert f"names position {position} after the purchase entries of later positions" in (
+                done.output
+            ), done.output
+        counts.append(done.output.count("FAILED"))
+    assert counts == [6, 6]
 
 
 def test_a_position_without_its_play_is_named(database_url: str, closed: list[str]) -> None:

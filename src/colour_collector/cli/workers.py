@@ -1,9 +1,10 @@
 """Where a pool's certification work runs: this process, local worker processes, or a Dask
-cluster; and where a closed pool's audit runs (``results``: this process or local workers).
+cluster; and where a closed pool's audit runs (this process or local workers).
 
 The work is a stream of ``certification.Chunk`` values, each turned into a ``Tally`` by
 ``certification.verify_chunk``; the tallies come back in any order. Local workers are
-``multiprocessing`` processes, spawned, so nothing but a chunk reaches them. A Dask cluster
+``multiprocessing`` processes, spawned, so nothing but a chunk reaches them, fed a few chunks
+ahead of them (``results``, which the audit uses too). A Dask cluster
 (``dask[distributed]``, the optional extra ``distributed``) runs the same function on its workers,
 which need the same version of ``colour-collector`` installed: each tally carries its worker's
 versions, and the certificate refuses plays made by another generator.
@@ -37,15 +38,11 @@ def tallies(
 ) -> Iterator[Tally]:
     """The tally of every chunk: here (``workers`` 1), on ``workers`` local processes, or on the
     Dask cluster whose scheduler is at ``scheduler``."""
-    warm()  # first here, so that workers on this machine find the generator's tables on disk
     if scheduler is not None:
+        warm()  # first here, so that workers on this machine find the generator's tables on disk
         yield from _on_dask(chunks, scheduler)
-    elif workers <= 1:
-        yield from map(verify_chunk, chunks)
     else:
-        context = multiprocessing.get_context("spawn")
-        with context.Pool(workers, initializer=warm) as pool:
-            yield from pool.imap_unordered(verify_chunk, chunks)
+        yield from results(verify_chunk, chunks, workers)
 
 
 def results(
@@ -55,7 +52,7 @@ def results(
     ``workers`` local processes (spawned; ``function`` must be importable). ``work`` is read only
     as the workers need it, a few pieces ahead of them, so a stream of millions of plays is
     never held whole."""
-    warm()
+    warm()  # first here, so that the workers find the generator's tables on disk
     if workers <= 1:
         yield from map(function, work)
         return

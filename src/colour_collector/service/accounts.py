@@ -210,7 +210,9 @@ def check_registration(email: str, password: str, date_of_birth: dt.date, today:
     return normalised
 
 
-def _retry_after(failures: tuple[dt.datetime, ...], window: dt.timedelta, now: dt.datetime) -> int:
+def retry_after(failures: tuple[dt.datetime, ...], window: dt.timedelta, now: dt.datetime) -> int:
+    """Whole seconds until the oldest of ``failures`` (counted in ``window``) leaves it: the
+    ``Retry-After`` of a login refused for too many failures."""
     return max(1, math.ceil((failures[0] + window - now).total_seconds()))
 
 
@@ -245,9 +247,9 @@ def login(
         failures = uow.login_throttle.failures(email=key, client=client, after=at - policy.window)
         waits = []
         if len(failures.by_email) >= policy.max_failures_per_email:
-            waits.append(_retry_after(failures.by_email, policy.window, at))
+            waits.append(retry_after(failures.by_email, policy.window, at))
         if len(failures.by_client) >= policy.max_failures_per_client:
-            waits.append(_retry_after(failures.by_client, policy.window, at))
+            waits.append(retry_after(failures.by_client, policy.window, at))
         if waits:
             raise TooManyAttemptsError(
                 "too many failed logins; try again later", retry_after_seconds=max(waits)

@@ -16,7 +16,12 @@ import secrets
 from dataclasses import dataclass, field, replace
 
 from colour_collector.service import audit
-from colour_collector.service.accounts import Passwords, hash_token, throttle_key
+from colour_collector.service.accounts import (
+    Passwords,
+    hash_token,
+    retry_after,
+    throttle_key,
+)
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import (
     InvalidInputError,
@@ -159,7 +164,7 @@ def login(
         uow.login_throttle.hold(key)
         failures = uow.login_throttle.failures(email=key, client=client, after=at - policy.window)
         waits = [
-            recent[0] + policy.window - at
+            retry_after(recent, policy.window, at)
             for recent, most in (
                 (failures.by_email, policy.max_failures),
                 (failures.by_client, policy.max_client_failures),
@@ -168,8 +173,7 @@ def login(
         ]
         if waits:
             raise TooManyAttemptsError(
-                "too many failed console logins; try again later",
-                retry_after_seconds=max(1, int(max(waits).total_seconds()) + 1),
+                "too many failed console logins; try again later", retry_after_seconds=max(waits)
             )
         uow.login_throttle.add_failure(email=key, client=client, at=at)
         # A name no operator can have is not looked up (a NUL in it is an error on PostgreSQL);

@@ -4,9 +4,10 @@ Every purchase dealt from a pool appends a ``purchase`` entry naming the pool, t
 Play Number and the SHA-256 of the record as sold, in the transaction that deals the position
 under the pool row's lock: a pool's entries are therefore in the order of its positions. The
 entries are read a batch at a time in that order and kept only until their position is reached,
-so a pool of millions is never held whole; an entry that comes after an entry of a later
-position (out of sale order), names a position twice or one beyond the sale is kept and told at
-the end (``stray``).
+so a pool of millions is never held whole. Each entry must name a later position than the one
+before it: one that does not (out of sale order, or a position named twice) is set aside as it
+is read, whatever the batches, and told at the end (``stray``), as is one that names a position
+beyond the sale or none.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class PurchaseEntries:
         self._exhausted = False
         self._furthest = -1
         self._ahead: dict[int | None, list[PurchaseEntry]] = {}
+        self._out_of_order: list[PurchaseEntry] = []
 
     def take(self, position: int) -> list[PurchaseEntry]:
         """The entries naming ``position`` (normally one), reading on until an entry of a later
@@ -63,7 +65,8 @@ class PurchaseEntries:
         of sale order, or without a position), in log order."""
         while not self._exhausted:
             self._read_batch()
-        return sorted((e for entries in self._ahead.values() for e in entries), key=lambda e: e.seq)
+        left = [e for entries in self._ahead.values() for e in entries]
+        return sorted(left + self._out_of_order, key=lambda e: e.seq)
 
     def _read_batch(self) -> None:
         batch = self._read(self._after_seq, BATCH)
@@ -75,9 +78,12 @@ class PurchaseEntries:
             found = _of_pool(entry, self._pool_id)
             if found is None:
                 continue
+            if found.position is not None and found.position <= self._furthest:
+                self._out_of_order.append(found)
+                continue
             self._ahead.setdefault(found.position, []).append(found)
             if found.position is not None:
-                self._furthest = max(self._furthest, found.position)
+                self._furthest = found.position
 
 
 def _of_pool(entry: AuditEntry, pool_id: PoolId) -> PurchaseEntry | None:
