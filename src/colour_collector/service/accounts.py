@@ -33,6 +33,7 @@ from colour_collector.service.errors import (
 from colour_collector.service.models import (
     Account,
     AuditKind,
+    LoginFailures,
     MovementKind,
     Session,
     SessionSummary,
@@ -210,10 +211,25 @@ def check_registration(email: str, password: str, date_of_birth: dt.date, today:
     return normalised
 
 
-def retry_after(failures: tuple[dt.datetime, ...], window: dt.timedelta, now: dt.datetime) -> int:
-    """Whole seconds until the oldest of ``failures`` (counted in ``window``) leaves it: the
-    ``Retry-After`` of a login refused for too many failures."""
-    return max(1, math.ceil((failures[0] + window - now).total_seconds()))
+def throttled(
+    failures: LoginFailures,
+    most_per_key: int,
+    most_per_client: int,
+    window: dt.timedelta,
+    now: dt.datetime,
+) -> int | None:
+    """For a login with ``failures`` in ``window`` before ``now``: None when it may be tried,
+    or the whole seconds until it may (its ``Retry-After``), when its e-mail or name has
+    ``most_per_key`` failures or its client ``most_per_client``."""
+    waits = [
+        max(1, math.ceil((recent[0] + window - now).total_seconds()))
+        for recent, most in (
+            (failures.by_email, most_per_key),
+            (failures.by_client, most_per_client),
+        )
+        if len(recent) >= most
+    ]
+    return max(waits) if waits else None
 
 
 def login(
@@ -245,14 +261,16 @@ def login(
         # uncommitted ones and all had their password checked.
         uow.login_throttle.hold(key)
         failures = uow.login_throttle.failures(email=key, client=client, after=at - policy.window)
-        waits = []
-        if len(failures.by_email) >= policy.max_failures_per_email:
-            waits.append(retry_after(failures.by_email, policy.window, at))
-        if len(failures.by_client) >= policy.max_failures_per_client:
-            waits.append(retry_after(failures.by_client, policy.window, at))
-        if waits:
+        wait = throttled(
+            failures,
+            policy.max_failures_per_email,
+            policy.max_failures_per_client,
+            policy.window,
+            at,
+        )
+        if wait is not None:
             raise TooManyAttemptsError(
-                "too many failed logins; try again later", retry_after_seconds=max(waits)
+                "too many failed logins; try again later", retry_after_seconds=wait
             )
         uow.login_throttle.add_failure(email=key, client=client, at=at)
         uow.login_throttle.forget_before(at - policy.window * 4)

@@ -19,8 +19,8 @@ from colour_collector.service import audit
 from colour_collector.service.accounts import (
     Passwords,
     hash_token,
-    retry_after,
     throttle_key,
+    throttled,
 )
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import (
@@ -163,17 +163,12 @@ def login(
         # uncommitted ones and all had their password checked.
         uow.login_throttle.hold(key)
         failures = uow.login_throttle.failures(email=key, client=client, after=at - policy.window)
-        waits = [
-            retry_after(recent, policy.window, at)
-            for recent, most in (
-                (failures.by_email, policy.max_failures),
-                (failures.by_client, policy.max_client_failures),
-            )
-            if len(recent) >= most
-        ]
-        if waits:
+        wait = throttled(
+            failures, policy.max_failures, policy.max_client_failures, policy.window, at
+        )
+        if wait is not None:
             raise TooManyAttemptsError(
-                "too many failed console logins; try again later", retry_after_seconds=max(waits)
+                "too many failed console logins; try again later", retry_after_seconds=wait
             )
         uow.login_throttle.add_failure(email=key, client=client, at=at)
         # A name no operator can have is not looked up (a NUL in it is an error on PostgreSQL);
