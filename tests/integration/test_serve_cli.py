@@ -356,8 +356,8 @@ def test_db_migrate_says_in_one_line_why_it_cannot(tmp_path: Path) -> None:
         ("nosuchdb://u@127.0.0.1:1/x", "colour-collector db migrate: cannot open the database:"),
         (
             f"sqlite:///{ahead}",
-            "colour-collector db migrate: cannot migrate the database: Can't locate revision"
-            " identified by 'f00dfeed'",
+            "colour-collector db migrate: cannot migrate the database: the database is at schema"
+            " revision 'f00dfeed', which this version of colour-collector",
         ),
     ):
         done = run_command(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib.metadata import version
 from pathlib import Path
 from typing import Literal
 
@@ -10,8 +11,10 @@ from alembic.autogenerate.api import AutogenContext
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine
+from alembic.util.exc import CommandError
+from sqlalchemy import Engine, create_engine
 
+from colour_collector.store.database import database_url
 from colour_collector.store.tables import UtcDateTime
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
@@ -37,9 +40,34 @@ def alembic_config(url: str) -> Config:
     return config
 
 
+class LaterSchemaError(RuntimeError):
+    """The database is at a revision these migrations do not know: a later version of the game
+    made or migrated it."""
+
+
 def upgrade_to_head(url: str) -> None:
-    """Create or migrate the database at ``url`` to the latest schema (idempotent)."""
-    command.upgrade(alembic_config(url), "head")
+    """Create or migrate the database at ``url`` to the latest schema (idempotent). Raises
+    :class:`LaterSchemaError` for a database of a later version of the game, which is never
+    migrated down."""
+    config = alembic_config(url)
+    try:
+        command.upgrade(config, "head")
+    except CommandError as error:
+        script = ScriptDirectory.from_config(config)
+        engine = create_engine(database_url(url))
+        try:
+            found = current_revision(engine)
+        finally:
+            engine.dispose()
+        known = {revision.revision for revision in script.walk_revisions()}
+        if found is not None and found not in known:
+            raise LaterSchemaError(
+                f"the database is at schema revision {found!r}, which this version of"
+                f" colour-collector ({version('colour-collector')}) does not know: a later"
+                " version made or migrated it; run that version (a database is never migrated"
+                " down)"
+            ) from error
+        raise
 
 
 def head_revision() -> str:
