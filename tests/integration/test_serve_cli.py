@@ -83,6 +83,8 @@ def test_serve_starts_creates_sqlite_and_answers_healthz(tmp_path: Path) -> None
         process.terminate()
         output, _ = process.communicate(timeout=15)
     assert f"http://127.0.0.1:{port}/" in output
+    # A new database is said: on a first start, or where the one the server used has gone.
+    assert f"no database file {data_dir / SQLITE_FILENAME}: making a new, empty one" in output
     assert "Traceback" not in output
 
 

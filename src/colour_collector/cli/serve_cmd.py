@@ -65,6 +65,7 @@ def serve(
     import uvicorn  # noqa: PLC0415
     from sqlalchemy import make_url  # noqa: PLC0415
 
+    from colour_collector.cli.database import missing_database_file  # noqa: PLC0415
     from colour_collector.server.app import create_app, frozen, migrate  # noqa: PLC0415
     from colour_collector.server.request_log import log_config  # noqa: PLC0415
     from colour_collector.server.runtime import check_setting_files  # noqa: PLC0415
@@ -95,6 +96,13 @@ def serve(
     target: FastAPI | str = WORKER_APP  # several workers each make their own app
     try:
         check_setting_files(settings)  # before any worker starts
+        missing = missing_database_file(make_url(settings.resolved_database_url))
+        if missing is not None:  # a first start, or a database moved away: said either way
+            typer.echo(
+                f"colour-collector serve: no database file {missing}: making a new, empty one"
+                " (is --data-dir or COLOUR_COLLECTOR_DATA_DIR the one you meant?)",
+                err=True,
+            )
         if workers == 1:
             target = frozen(create_app(settings))
         else:
