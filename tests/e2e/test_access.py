@@ -409,10 +409,9 @@ def test_the_game_reflows_when_zoomed(start_server: Any, browser: Browser, size:
     tid(page, "end-screen").wait_for(state="visible")
     wait_idle(page)
     # The end's heading and FINISH are in the window as the play ends, without scrolling.
-    for name in ("end-h", "finish"):
-        box = page.locator(f"#{name}") if name == "end-h" else tid(page, name)
-        found = box.bounding_box()
-        assert found is not None and 0 <= found["y"], (size, name, found)
+    for name in ("end-heading", "finish"):
+        found = tid(page, name).bounding_box()
+        assert found is not None and found["y"] >= 0, (size, name, found)
         assert found["y"] + found["height"] <= height, (size, name, found)
     assert tid(page, "finish").evaluate(UNCOVERED)
     browser.shot(page, f"zoomed-{size}-end")
