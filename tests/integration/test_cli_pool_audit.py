@@ -269,9 +269,8 @@ def test_a_pool_whose_secret_is_not_published_cannot_be_audited(
         on_sale = audit(database_url, *args)
         assert on_sale.exit_code == 2, on_sale.output
         assert on_sale.output == (
-            "colour-collector pool audit: pool 1's secret is not published yet (it is once the"
-            " pool is closed, pool close, and every play of it is finished): its plays cannot be"
-            " checked\n"
+            "colour-collector pool audit: pool 1's secret is not published yet: it is published"
+            " once the pool is closed and every play of it is finished\n"
         )
     # Closed with its plays in progress: the sale stops, the secret stays sealed.
     assert run("pool", "close", "1", "--database-url", database_url).exit_code == 3

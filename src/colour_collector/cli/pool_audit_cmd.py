@@ -109,20 +109,15 @@ def audit(
         PoolNotFoundError,
     )
     from colour_collector.service.pool_sale_audit import audit_sale  # noqa: PLC0415
-    from colour_collector.service.pools import parameters_of  # noqa: PLC0415
+    from colour_collector.service.pools import parameters_of, published  # noqa: PLC0415
 
     with open_database("pool audit", database_url) as database:
         shown = shown_url(database)
         with database() as uow:
-            found = uow.pools.get(pool_id)
-        if found is None:
-            stop_command("pool audit", f"there is no pool {pool_id!r}")
-        if found.secret is None:
-            stop_command(
-                "pool audit",
-                f"pool {pool_id}'s secret is not published yet (it is once the pool is closed,"
-                " pool close, and every play of it is finished): its plays cannot be checked",
-            )
+            try:
+                found, _ = published(uow.pools.get(pool_id), pool_id)
+            except (PoolNotFoundError, PoolNotClosedError) as error:
+                stop_command("pool audit", str(error))
         require_versions(parameters_of(found), "audit")
         began = time.perf_counter()
         try:

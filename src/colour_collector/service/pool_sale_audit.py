@@ -33,11 +33,10 @@ from colour_collector.game.pool_deal import (
     outcome_of,
     play_rng,
 )
-from colour_collector.service.errors import PoolNotClosedError, PoolNotFoundError
 from colour_collector.service.models import AuditEntry, AuditKind
 from colour_collector.service.pool_models import PoolId, SoldPlay, SoldRecord, StoredPool
 from colour_collector.service.pool_sale_check import tier_problem
-from colour_collector.service.pools import parameters_of
+from colour_collector.service.pools import parameters_of, published
 from colour_collector.service.ports import UnitOfWorkFactory
 from colour_collector.service.purchase_entries import PurchaseEntries, PurchaseEntry
 from colour_collector.service.records import record_sha256, sold_sha256
@@ -200,17 +199,9 @@ def audit_sale(
     the audit log. ``PoolNotFoundError`` if there is no such pool, ``PoolNotClosedError`` if
     its secret is not published yet; ``progress`` is told the plays compared so far."""
     with factory() as uow:
-        pool = uow.pools.get(pool_id)
-        naming = 0 if pool is None else uow.plays.count_in_pool(pool_id)
-    if pool is None:
-        raise PoolNotFoundError(f"there is no pool {pool_id!r}")
-    if pool.secret is None:
-        raise PoolNotClosedError(
-            f"pool {pool_id}'s secret is not published yet: it is once the pool is closed"
-            " (pool close) and every play of it is finished"
-        )
+        pool, secret = published(uow.pools.get(pool_id), pool_id)
+        naming = uow.plays.count_in_pool(pool_id)
     parameters = parameters_of(pool)
-    secret = bytes.fromhex(pool.secret)
     audit = SaleAudit(pool)
     if commitment(secret, parameters) != pool.commitment:
         audit.add(

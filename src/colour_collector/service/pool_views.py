@@ -21,14 +21,13 @@ from colour_collector.game.prize_table import Tier, load_tiers
 from colour_collector.game.record import PlayRecord
 from colour_collector.service.errors import (
     InvalidInputError,
-    PoolNotClosedError,
     PoolNotFoundError,
     PoolRefusedError,
     PoolUnavailableError,
 )
 from colour_collector.service.models import Pence
 from colour_collector.service.pool_models import PoolId, PoolStatus, StoredPool
-from colour_collector.service.pools import check_sellable, parameters_of
+from colour_collector.service.pools import check_sellable, parameters_of, published
 from colour_collector.service.ports import UnitOfWorkFactory
 from colour_collector.service.records import record_sha256
 
@@ -228,14 +227,7 @@ class RegeneratedPlay:
 def regenerate(factory: UnitOfWorkFactory, pool_id: PoolId, position: int) -> RegeneratedPlay:
     """The play at ``position`` of a closed pool, regenerated from its published secret."""
     with factory() as uow:
-        pool = uow.pools.get(pool_id)
-        if pool is None:
-            raise PoolNotFoundError(f"there is no pool {pool_id!r}")
-        if pool.secret is None:
-            raise PoolNotClosedError(
-                f"pool {pool_id}'s secret is not published yet: it is published once the pool"
-                " is closed and every play of it is finished"
-            )
+        pool, secret = published(uow.pools.get(pool_id), pool_id)
         if not 0 <= position < pool.size:
             raise InvalidInputError(
                 f"position must be 0 to {pool.size - 1:,} in pool {pool_id}, not {position!r}",
@@ -255,7 +247,6 @@ def regenerate(factory: UnitOfWorkFactory, pool_id: PoolId, position: int) -> Re
         check_versions(shown.parameters)
     except PoolVersionError as error:
         raise PoolUnavailableError(str(error)) from None
-    secret = bytes.fromhex(pool.secret)
     dealer = Dealer(secret, mark[1], mark[0])
     dealer.skip(position - mark[0])
     category = dealer.deal()

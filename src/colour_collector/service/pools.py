@@ -34,6 +34,7 @@ from colour_collector.service import audit
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import (
     DuplicatePoolError,
+    PoolNotClosedError,
     PoolNotFoundError,
     PoolRefusedError,
     PoolSecretError,
@@ -60,6 +61,20 @@ def parameters_of(pool: StoredPool) -> PoolParameters:
 
 
 # -- the seal --------------------------------------------------------------------------------------
+
+
+def published(pool: StoredPool | None, pool_id: PoolId) -> tuple[StoredPool, bytes]:
+    """``pool`` (read by ``pool_id``) and its published secret, for what checks its plays:
+    ``PoolNotFoundError`` when there is no such pool, ``PoolNotClosedError`` until its secret is
+    published."""
+    if pool is None:
+        raise PoolNotFoundError(f"there is no pool {pool_id!r}")
+    if pool.secret is None:
+        raise PoolNotClosedError(
+            f"pool {pool_id}'s secret is not published yet: it is published once the pool is"
+            " closed and every play of it is finished"
+        )
+    return pool, bytes.fromhex(pool.secret)
 
 
 def seal_key(server_secret: str) -> bytes:
