@@ -80,3 +80,18 @@ def test_the_client_and_the_operators_console_are_served_at_their_folders(player
     assert player.get("/operator/console.css").status_code == 200
     assert "style=" not in console.text  # under the same Content-Security-Policy
     assert player.get("/operator/nope.js").status_code == 404
+
+
+def test_a_head_is_answered_as_its_get_without_a_body(player: Any) -> None:
+    """RFC 9110: a server that answers GET answers HEAD; a monitor's HEAD /healthz was 405."""
+    for path in ("/healthz", "/api/me", "/api/wallet", "/api/pools/current", "/api/nope", "/"):
+        get, head = player.get(path), player.head(path)
+        assert head.status_code == get.status_code, path
+        assert head.content == b"", path
+        assert head.headers["content-length"] == get.headers["content-length"], path
+        assert head.headers["content-type"] == get.headers["content-type"], path
+    logged_out = player.post("/api/logout")
+    assert logged_out.status_code < 400, logged_out.text
+    assert player.head("/api/me").status_code == 401
+    refused = player.head("/api/register")  # a route that takes only POST
+    assert refused.status_code == 405 and refused.headers["allow"] == "POST"

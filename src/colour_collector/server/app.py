@@ -18,6 +18,7 @@ from colour_collector.server.metrics import RequestMetrics
 from colour_collector.server.middleware import (
     BodyLimitMiddleware,
     CsrfMiddleware,
+    HeadAsGet,
     SecurityHeadersMiddleware,
 )
 from colour_collector.server.request_log import RequestIds
@@ -108,7 +109,8 @@ def create_app(settings: Settings, *, database: Database | None = None) -> FastA
         metrics,
     ):
         app.include_router(module.router)
-    # Added last = outermost: the request id, the metrics, the body limit, then CSRF.
+    # Added last = outermost: the request id, the metrics, the body limit, CSRF, then HEAD as GET.
+    app.add_middleware(HeadAsGet)
     app.add_middleware(
         CsrfMiddleware,
         secret=settings.secret_key.get_secret_value().encode("utf-8"),

@@ -1,5 +1,5 @@
-"""Pure ASGI middleware: security headers, the request body limit and the CSRF double-submit
-cookie."""
+"""Pure ASGI middleware: security headers, the request body limit, the CSRF double-submit
+cookie and HEAD answered as GET."""
 
 from __future__ import annotations
 
@@ -278,3 +278,27 @@ class SecurityHeadersMiddleware:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+class HeadAsGet:
+    """Answers a HEAD as the GET of the same address, without its body (RFC 9110, 9.3.2).
+
+    FastAPI's routes take only the methods they declare, so a HEAD of ``/healthz`` (a load
+    balancer's or a monitor's check) was 405. Declaring HEAD on each route would put a second
+    operation for every GET into the API's description; this does it once for all of them. The
+    headers are the GET's, ``Content-Length`` included."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def without_body(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                message = {**message, "body": b""}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, without_body)
