@@ -583,6 +583,11 @@ def test_keyboard_only(start_server: Any, browser: Browser) -> None:
     wait_idle(page, "start")
     tab_to("how-to-play")
     page.keyboard.press("Enter")
+    # The next panel is read out where → leaves the focus: its words are in a polite live region.
+    live = tid(page, "how-to-text").evaluate(
+        "e => { const r = e.closest('[aria-live]'); return r && [r.ariaLive, r.ariaAtomic]; }"
+    )
+    assert live == ["polite", "true"]
     for _ in range(6):
         tab_to("how-to-next")
         page.keyboard.press("Enter")
