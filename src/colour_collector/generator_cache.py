@@ -28,7 +28,6 @@ import logging
 import os
 import pickle
 import sys
-import tempfile
 import time
 from enum import StrEnum, unique
 from pathlib import Path
@@ -41,13 +40,14 @@ from colour_collector.game.versions import (
     game_sha256,
     generator_sources_sha256,
 )
+from colour_collector.whole_files import PART_SUFFIX, write_whole
 
 ENVIRONMENT = "COLOUR_COLLECTOR_CACHE"
 """The environment variable naming the cache directory."""
 FORMAT = 2
 """The layout of the file (part of its name): raised when ``Tables`` pickles differently."""
 PREFIX = "generator-tables-"
-"""How the names of this module's files begin (tables, and the parts of a save under way)."""
+"""How table files' names begin (a save under way: ``.<name>.<random>.part``)."""
 UNUSED_DAYS = 30
 """A table file no process has loaded or made for this many days is deleted: each version marks
 its own file used whenever a process loads it, so versions run side by side keep theirs."""
@@ -115,8 +115,10 @@ def prune(folder: Path, *, keep: Path, now: float) -> list[Path]:
     of a save older than ``PART_DAYS``, but never ``keep``; return what was deleted. Other files
     are not touched, and one that cannot be read or deleted is left."""
     deleted: list[Path] = []
-    lives = {".pickle": UNUSED_DAYS, ".part": PART_DAYS}
-    for found in sorted(folder.glob(f"{PREFIX}*")):  # nothing for a folder it cannot list
+    lives = {".pickle": UNUSED_DAYS, PART_SUFFIX: PART_DAYS}
+    # Tables are PREFIX..., parts of a save .PREFIX... (whole_files); nothing for a folder it
+    # cannot list.
+    for found in sorted([*folder.glob(f"{PREFIX}*"), *folder.glob(f".{PREFIX}*")]):
         days = lives.get(found.suffix)
         if days is None or found == keep:
             continue
@@ -200,17 +202,8 @@ def load(file: Path, config: GameConfig) -> generator.Tables | None:
 def save(file: Path, tables: generator.Tables, config: GameConfig) -> None:
     """Keep ``tables`` in ``file`` whole or not at all (a warning if it cannot be written)."""
     data = dumps(tables, config)
-    part = None
     try:
         file.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(
-            dir=file.parent, prefix=PREFIX, suffix=".part", delete=False
-        ) as out:
-            part = out.name
-            out.write(data)
-        os.replace(part, file)  # readers see the old file or the whole new one
+        write_whole(file, data)  # readers see the old file or the whole new one
     except OSError as error:
-        if part is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(part)
         _log.warning("cannot keep the generator's tables in %s: %s", file.parent, error)

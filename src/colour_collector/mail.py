@@ -11,7 +11,6 @@ Both build the same message (:func:`message`). Standard library only.
 from __future__ import annotations
 
 import logging
-import os
 import secrets
 import smtplib
 import ssl
@@ -20,6 +19,8 @@ from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from pathlib import Path
+
+from colour_collector.whole_files import write_whole
 
 SMTP_TIMEOUT_S = 10.0
 """Seconds an SMTP connection or reply may take before the send fails."""
@@ -43,7 +44,7 @@ _log = logging.getLogger(__name__)
 @dataclass(frozen=True, slots=True)
 class OutboxMailer:
     """Writes each mail to ``directory`` as ``<time in ns>-<random>.eml`` (sorted by name, the
-    oldest first). A file appears whole: it is written under a temporary name, then renamed."""
+    oldest first). A file appears whole or not at all (``whole_files``)."""
 
     directory: Path
     """Where the mails go (created when needed)."""
@@ -53,12 +54,10 @@ class OutboxMailer:
     def send(self, to: str, subject: str, text: str) -> None:
         """Write the mail to the outbox directory."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        name = f"{time.time_ns():020d}-{secrets.token_hex(4)}"
-        partial = self.directory / f".{name}.tmp"
-        partial.write_bytes(bytes(message(self.sender, to, subject, text)))
-        os.replace(partial, self.directory / f"{name}.eml")
+        path = self.directory / f"{time.time_ns():020d}-{secrets.token_hex(4)}.eml"
+        write_whole(path, bytes(message(self.sender, to, subject, text)))
         # Development: the mail (a confirmation link, say) is read from the file the log names.
-        _log.info("mail to %s (%s) written to %s", to, subject, self.directory / f"{name}.eml")
+        _log.info("mail to %s (%s) written to %s", to, subject, path)
 
 
 @dataclass(frozen=True, slots=True)

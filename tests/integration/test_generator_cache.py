@@ -115,13 +115,15 @@ def test_files_of_versions_unused_for_a_month_are_deleted(tmp_path: Path) -> Non
     kept = [
         current,  # this process's own, however old
         _aged(tmp_path / "generator-tables-recent.pickle", days=29),
-        _aged(tmp_path / "generator-tables-saving.part", days=0.5),  # a save under way
+        _aged(
+            tmp_path / ".generator-tables-current.pickle.k3x9q1.part", days=0.5
+        ),  # a save under way
         _aged(tmp_path / "notes.pickle", days=400),  # not the cache's
         _aged(tmp_path / "generator-tables-readme.txt", days=400),
     ]
     gone = [
         _aged(tmp_path / "generator-tables-old.pickle", days=31),
-        _aged(tmp_path / "generator-tables-interrupted.part", days=2),
+        _aged(tmp_path / ".generator-tables-old.pickle.z8w2e4.part", days=2),
     ]
     deleted = generator_cache.prune(tmp_path, keep=current, now=time.time())
     assert sorted(deleted) == sorted(gone)

@@ -3,12 +3,15 @@ socket (aiosmtpd), with STARTTLS and a login, and the outbox against a directory
 
 from __future__ import annotations
 
+import errno
+import os
 import ssl
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from colour_collector import whole_files
 from colour_collector.mail import OutboxMailer, SmtpMailer
 from support import SmtpServer, free_port, outbox_mails
 
@@ -70,3 +73,21 @@ def test_the_outbox_writes_one_whole_file_a_mail_in_order(tmp_path: Path) -> Non
     mails = outbox_mails(outbox, "player@example.com")
     assert [m["Subject"] for m in mails] == ["Mail 0", "Mail 1", "Mail 2"]
     assert mails[0]["From"] == SENDER
+
+
+def test_a_mail_the_full_disk_refuses_leaves_nothing_in_the_outbox(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sender logs the OSError and the player asks again; no part of the mail stays behind."""
+    outbox = tmp_path / "outbox"
+    mailer = OutboxMailer(outbox, sender=SENDER)
+    mailer.send("player@example.com", "Kept", "Written before the disk filled.\n")
+
+    def full(descriptor: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(whole_files.os, "fsync", full)
+    with pytest.raises(OSError, match="No space left"):
+        mailer.send("player@example.com", "Lost", "Not written.\n")
+    assert [m["Subject"] for m in outbox_mails(outbox, "player@example.com")] == ["Kept"]
+    assert len(list(outbox.iterdir())) == 1

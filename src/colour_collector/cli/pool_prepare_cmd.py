@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
-import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -31,6 +29,7 @@ from colour_collector.cli.prizes_cmd import two_dp
 from colour_collector.cli.progress import progress_bar
 from colour_collector.game.money import pounds
 from colour_collector.game.pool_deal import MAX_SIZE
+from colour_collector.whole_files import write_whole
 
 if TYPE_CHECKING:
     from colour_collector.game.certification import Certificate
@@ -74,20 +73,6 @@ def _counts_file(path: Path, plays: int) -> tuple[int, ...]:
             "pool build", f"the counts file has {sum(counts):,} winners, more than {plays:,} plays"
         )
     return tuple(counts)
-
-
-def _write_exclusive(path: Path, text: str) -> None:
-    """Write ``text`` to a new file at ``path``, readable by its owner only, whole or not at all."""
-    folder = path.parent if str(path.parent) else Path(".")
-    handle, temporary = tempfile.mkstemp(prefix=".pool-", dir=folder)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.link(temporary, path)  # fails if the path exists: a pool file is never overwritten
-    finally:
-        os.unlink(temporary)
 
 
 @pool_app.command("build")
@@ -134,7 +119,7 @@ def build(
     )
     pool = PoolFile.build(parameters, dt.datetime.now(dt.UTC))
     try:
-        _write_exclusive(out, dumps(pool))
+        write_whole(out, dumps(pool).encode("utf-8"), overwrite=False)
     except FileExistsError:
         stop_command("pool build", f"{str(out)!r} exists: a pool file is never overwritten")
     except OSError as error:

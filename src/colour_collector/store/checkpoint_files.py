@@ -12,6 +12,7 @@ from pathlib import Path
 from colour_collector.service.audit import canonical_time
 from colour_collector.service.errors import AuditChainBrokenError
 from colour_collector.service.models import AuditCheckpoint
+from colour_collector.whole_files import write_whole
 
 
 class CheckpointDirectory:
@@ -30,9 +31,7 @@ class CheckpointDirectory:
             "taken_at": canonical_time(checkpoint.taken_at),
             "signature": checkpoint.signature,
         }
-        temporary = path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
-        temporary.replace(path)  # a reader never sees half a file
+        write_whole(path, (json.dumps(body, indent=2) + "\n").encode("utf-8"))
 
     def all(self) -> Sequence[AuditCheckpoint]:
         found = []
