@@ -295,6 +295,64 @@ def test_play_numbers_and_lookup(start_server: Any, browser: Browser, size: str)
     wait_idle(page, "start")
 
 
+def open_address(page: Any, address: str) -> None:
+    """Open the game at ``address`` (``#/...``) as a fresh load: a link followed, a bookmark,
+    an address typed or pasted."""
+    origin = "/".join(page.url.split("/")[:3])
+    page.goto(origin + "/healthz")  # leave the page first, so that the address is a new load
+    page.goto(origin + "/" + address)
+    wait_idle(page)
+
+
+def test_an_address_in_my_games_that_finds_nothing(start_server: Any, browser: Browser) -> None:
+    """An address of My Games that finds nothing, opened as a link or bookmark: another
+    player's Play Number, one that is not a Play Number (a broken escape in it too), or a page
+    past the last. My Games shows, on the last page there is, with the number in the look-up
+    and told there; never a blank screen without a heading, nor an error of the page."""
+    server = start_server([None])
+    owner = browser.new_page(server, PHONE)
+    register(owner)
+    deposit(owner, 1000)
+    theirs = buy(owner)
+    start_playing(owner)
+    play_to_end(owner)
+    finish(owner, theirs, 500)
+
+    page = browser.new_page(server, PHONE)
+    page.watch.allow(404, r"^/api/my-games/")
+    page.watch.allow(404, r"^/favicon\.ico$")
+    register(page)
+    lookup = page.get_by_label("Find a play by its Play Number")
+    for address, typed in (
+        (f"#/my-games/{theirs}", theirs),  # the other player's play: not theirs to see
+        ("#/my-games/CC-AAA-AAA-AAA", "CC-AAA-AAA-AAA"),
+        ("#/my-games/%E0%A4%A", "%E0%A4%A"),  # not an escape: the text itself
+    ):
+        open_address(page, address)
+        assert phase(page) == "mygames", address
+        assert page.url.endswith("#/my-games"), page.url
+        assert lookup.input_value() == typed
+        assert field_error(lookup).startswith(
+            "No play with that Play Number is in your account."
+        ), address
+        assert api(page, "/api/my-games")["total"] == 0
+        check_no_overflow(page, f"My Games after {address}")
+        check_axe(page, f"My Games after {address}")
+    browser.shot(page, "not-found-by-address")
+
+    # Past the last page (by a bookmark, or typed): the last page there is.
+    for address in ("#/my-games?page=7", "#/my-games?page=5000000"):
+        open_address(owner, address)
+        assert phase(owner) == "mygames", address
+        assert owner.url.endswith("#/my-games"), owner.url
+        assert tid(owner, f"game-row-{theirs}").is_visible(), address
+        assert text(owner, "mg-page") == "Page 1 of 1"
+    owner.evaluate("location.hash = '#/my-games?page=3'")  # the same within the page (popstate)
+    wait_idle(owner, "mygames")
+    owner.wait_for_function("location.hash === '#/my-games'")
+    assert tid(owner, f"game-row-{theirs}").is_visible()
+
+
 def one_line(locator: Any) -> bool:
     """The element's text is laid out on a single line."""
     lines: int = locator.evaluate(

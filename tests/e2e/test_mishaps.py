@@ -14,15 +14,19 @@ from typing import Any
 
 import pytest
 from e2e_support import (
+    PASSWORD,
+    PHONE,
     Browser,
     api,
     buy,
     check_board,
     check_heading_focused,
     deposit,
+    finish,
     marked_squares,
     money,
     phase,
+    play_to_end,
     register,
     start_playing,
     text,
@@ -220,3 +224,75 @@ def test_a_lost_purchase_answer_shows_the_new_balance(start_server: Any, browser
     assert api(page, "/api/wallet")["balance_pence"] == 500
     assert api(page, "/api/plays/quote")["unfinished"]["play_number"] == number
     start_playing(page)
+
+
+def test_a_play_whose_try_or_login_has_gone(start_server: Any, browser: Browser) -> None:
+    """A free Try kept past its two days, and a purchased play whose login ended elsewhere (a
+    log out in another tab): SPIN and FINISH do not leave a dead game on screen, its SPIN
+    refusing again and again ("That play is not in your account." for a Try, which has no
+    account). The expired Try is said and done with; the purchased play goes to the log-in
+    screen, and logging in again resumes it where it was."""
+    server = start_server([None, None])
+    page = browser.new_page(server, PHONE)
+    page.watch.allow(404, r"^/api/try/[^/]+/steps$")
+    page.watch.allow(401, r"^/api/plays/[^/]+/(steps|finish)$")
+    page.goto("/")
+    wait_idle(page, "account")
+    tid(page, "try-start").click()
+    wait_idle(page, "start")
+    start_playing(page)
+    tid(page, "spin").click()
+    wait_idle(page, "main")
+    # Three days on, a new Try (anyone's) clears the Try plays older than two days.
+    server.forward(3 * 24 * 3600)
+    csrf = next(c["value"] for c in page.context.cookies() if c["name"] == "cc_csrf")
+    started = page.request.post(
+        "/api/try", data="{}", headers={"Content-Type": "application/json", "X-CSRF-Token": csrf}
+    )
+    assert started.status == 201
+    tid(page, "spin").click()
+    wait_idle(page, "account")
+    assert text(page, "alert").startswith("This free Try has expired"), text(page, "alert")
+    assert not tid(page, "try-banner").is_visible()
+    assert page.evaluate("sessionStorage.getItem('cc_try_id')") is None
+
+    register(page)
+    deposit(page, 1000)
+    play_number = buy(page)
+    start_playing(page)
+    tid(page, "spin").click()
+    wait_idle(page, "main")
+    email = api(page, "/api/me")["email"]
+
+    def log_out_elsewhere() -> None:
+        other = browser.watch(page.context.new_page())  # another tab: the same login
+        other.goto("/")
+        wait_idle(other)
+        other.evaluate("document.querySelector('[data-testid=logout]').click()")
+        wait_idle(other, "account")
+        other.close()
+
+    def log_in_again(expected: str) -> None:
+        assert text(page, "alert") == "You are logged out. Log in again to go on."
+        assert not tid(page, "balance").is_visible()  # not the player's balance and play
+        tid(page, "login-email").fill(email)
+        tid(page, "login-password").fill(PASSWORD)
+        tid(page, "login-submit").click()
+        wait_idle(page, expected)  # the play resumed where it was
+        check_board(page, api(page, f"/api/plays/{play_number}")["board"])
+
+    log_out_elsewhere()
+    tid(page, "spin").click()
+    wait_idle(page, "account")
+    log_in_again("main")
+    revealed = api(page, f"/api/plays/{play_number}")["board"]["revealed"]
+    assert revealed == 1  # the refused SPIN revealed nothing
+    play_to_end(page)
+    log_out_elsewhere()
+    tid(page, "finish").click()
+    wait_idle(page, "account")
+    log_in_again("over")
+    assert (
+        api(page, "/api/my-games")["items"][0]["status"] == "in_progress"
+    )  # the refused FINISH settled nothing
+    finish(page, play_number, 500)

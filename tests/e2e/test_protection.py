@@ -92,6 +92,42 @@ def test_setting_a_limit_and_being_refused_over_it(
     assert text(page, "limit-daily-status").startswith("Limit £100.00")
 
 
+def test_an_ended_self_exclusion_waits_for_the_player_to_ask_to_play_again(
+    browser: Any, start_server: Any
+) -> None:
+    year = str(400 * 24 * 3600)  # a session that outlasts the clock's jump
+    server = start_server(
+        [None],
+        {"COLOUR_COLLECTOR_SESSION_IDLE_TIMEOUT": year, "COLOUR_COLLECTOR_SESSION_LIFETIME": year},
+    )
+    page = browser.new_page(server)
+    register(page)
+    open_lobby_button(page, "lobby-protection", "protection")
+    assert tid(page, "return-form").is_hidden()
+    tid(page, "exclusion-confirm").check()
+    tid(page, "exclusion-submit").click()
+    wait_idle(page, "protection")
+    assert text(page, "protection-break").startswith("You have excluded yourself until")
+    assert tid(page, "return-form").is_hidden()  # nothing can lift it during its term
+    server.forward(190 * 24 * 3600)
+    tid(page, "protection-back").click()
+    wait_idle(page, "lobby")
+    assert text(page, "lobby-break").startswith("Your self-exclusion ended on")
+    assert tid(page, "buy").is_hidden()
+    open_lobby_button(page, "lobby-protection", "protection")
+    assert "stays in place until you ask to play again" in text(page, "protection-break")
+    tid(page, "return-submit").click()  # not confirmed: said at once
+    wait_idle(page, "protection")
+    assert "Tick the box" in text(page, "return-error")
+    tid(page, "return-confirm").check()
+    tid(page, "return-submit").click()
+    wait_idle(page, "protection")
+    assert "you asked to play again" in text(page, "protection-break")
+    assert tid(page, "return-form").is_hidden()
+    check_axe(page, "an ended self-exclusion")
+    assert api(page, "/api/protection")["exclusion"]["returns_at"] is not None
+
+
 def test_taking_a_time_out(browser: Any, start_server: Any) -> None:
     server = start_server([None, None])
     page = browser.new_page(server)

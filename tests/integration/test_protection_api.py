@@ -203,8 +203,32 @@ def test_a_self_exclusion_lasts_its_months(player: Any, server_clock: ServerCloc
     server_clock.forward(days=150)
     assert_problem(buy(player), 403, "self_excluded")
     assert player.get("/api/protection").json()["exclusion"]["kind"] == "self_exclusion"
+    early = player.post("/api/protection/self-exclusion/return", json={"confirm": True})
+    assert_problem(early, 409, "return_not_allowed")
     server_clock.forward(days=35)
     player.post("/api/protection/reality-check/continue", json={})
+    # Its term is over, but it does not end by itself (LCCP SR code 3.5.3): plays and
+    # deposits wait for the player to ask to play again, and 24 hours more.
+    ended = assert_problem(buy(player), 403, "self_excluded")
+    assert ended["until"] is None and "ask to play again" in ended["detail"]
+    more = player.post("/api/wallet/test-deposit", json={"amount_pence": 100})
+    assert_problem(more, 403, "self_excluded")
+    shown = player.get("/api/protection").json()["exclusion"]
+    assert shown["kind"] == "self_exclusion" and shown["ended"] and shown["returns_at"] is None
+    unconfirmed = player.post("/api/protection/self-exclusion/return", json={"confirm": False})
+    assert_problem(unconfirmed, 422, "confirmation_required")
+    asked = player.post("/api/protection/self-exclusion/return", json={"confirm": True})
+    assert asked.status_code == 200, asked.text
+    returns_at = asked.json()["exclusion"]["returns_at"]
+    assert dt.datetime.fromisoformat(returns_at) - dt.datetime.fromisoformat(
+        asked.json()["now"]
+    ) == dt.timedelta(hours=24)
+    server_clock.forward(hours=23, minutes=59)
+    waiting = assert_problem(buy(player), 403, "self_excluded")
+    assert dt.datetime.fromisoformat(waiting["until"]) == dt.datetime.fromisoformat(returns_at)
+    server_clock.forward(minutes=2)
+    player.post("/api/protection/reality-check/continue", json={})
+    assert player.get("/api/protection").json()["exclusion"] is None
     assert buy(player).status_code == 201
 
 

@@ -49,14 +49,14 @@ def test_settings_and_limits_are_stored_and_removed(database: Database, account_
     with database() as uow:
         assert uow.protection.settings(account_id) == ProtectionSettings(account_id, None, 60)
         uow.protection.save_settings(ProtectionSettings(account_id, WHEN, 30))
-        uow.protection.save_settings(ProtectionSettings(account_id, WHEN, 45))
+        uow.protection.save_settings(ProtectionSettings(account_id, WHEN, 45, WHEN))
         daily = DepositLimit(account_id, LimitPeriod.DAILY, 2000, WHEN, None)
         monthly = DepositLimit(account_id, LimitPeriod.MONTHLY, None, WHEN, 9000)
         uow.protection.save_limit(monthly)
         uow.protection.save_limit(daily)
         uow.commit()
     with database() as uow:
-        assert uow.protection.settings(account_id) == ProtectionSettings(account_id, WHEN, 45)
+        assert uow.protection.settings(account_id) == ProtectionSettings(account_id, WHEN, 45, WHEN)
         assert uow.protection.limits(account_id) == [daily, monthly]  # by period
         uow.protection.save_limit(DepositLimit(account_id, LimitPeriod.MONTHLY, None))
         uow.commit()

@@ -59,6 +59,7 @@ OPERATIONS = [
     ("POST", "/api/protection/deposit-limits/{period}/confirm"),
     ("POST", "/api/protection/time-out"),
     ("POST", "/api/protection/self-exclusion"),
+    ("POST", "/api/protection/self-exclusion/return"),
     ("GET", "/api/protection/reality-check"),
     ("POST", "/api/protection/reality-check/continue"),
     ("POST", "/api/protection/reality-check/interval"),

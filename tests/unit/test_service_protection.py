@@ -40,6 +40,7 @@ from colour_collector.service.errors import (
     PaymentDeclinedError,
     PaymentsUnavailableError,
     RealityCheckDueError,
+    ReturnNotAllowedError,
     SelfExcludedError,
     TimedOutError,
 )
@@ -416,6 +417,67 @@ def test_a_self_exclusion_cannot_be_shortened_by_a_time_out() -> None:
     limits.decline(db, later, now=T0 + 2 * DAY)
     with pytest.raises(SelfExcludedError):
         pay_in(db, later, 100, T0 + 2 * DAY)
+
+
+def test_an_ended_self_exclusion_stays_until_the_player_asks_to_return_and_a_day_passes() -> None:
+    # LCCP SR code 3.5.3: at the end of the period the player chose, the self-exclusion stays in
+    # place unless the player takes positive action to gamble again, and then only after a
+    # day's cooling-off. The account must not reopen by itself.
+    db = FakeDatabase()
+    token = player(db)
+    limits.decline(db, token, now=T0)
+    pay_in(db, token, 2000, T0)
+    taken = exclusions.take(db, token, ExclusionKind.SELF_EXCLUSION, 6, confirm=True, now=T0)
+    assert taken.exclusion is not None
+    end = taken.exclusion.ends_at
+    # Asking to return during the term is refused: nothing can shorten it.
+    with pytest.raises(ReturnNotAllowedError):
+        exclusions.ask_to_return(db, token, confirm=True, now=end - HOUR)
+    rules = policy([None, None])
+    later = player(db, at=end + DAY)
+    with pytest.raises(SelfExcludedError) as refused:
+        buying.purchase(db, later, rules, confirm=True, idempotency_key=None,
+                        rng=random.Random(1), now=end + DAY)  # fmt: skip
+    assert refused.value.until is None  # not until the player asks
+    with pytest.raises(SelfExcludedError):
+        pay_in(db, later, 100, end + DAY)
+    found = protection.overview(db, later, now=end + DAY).exclusion
+    assert found is not None and found.kind is ExclusionKind.SELF_EXCLUSION
+    assert found.ended(end + DAY) and found.returns_at is None
+    # The player asks (confirmed): play resumes a day later, not before.
+    with pytest.raises(ConfirmationRequiredError):
+        exclusions.ask_to_return(db, later, confirm=False, now=end + DAY)
+    asked = exclusions.ask_to_return(db, later, confirm=True, now=end + DAY)
+    assert asked.exclusion is not None and asked.exclusion.returns_at == end + 2 * DAY
+    # Asking again does not move it.
+    exclusions.ask_to_return(db, later, confirm=True, now=end + DAY + HOUR)
+    with pytest.raises(SelfExcludedError) as refused:
+        pay_in(db, later, 100, end + 2 * DAY - HOUR)
+    assert refused.value.until == end + 2 * DAY
+    assert protection.overview(db, later, now=end + 2 * DAY).exclusion is None
+    pay_in(db, later, 100, end + 2 * DAY)
+    back = player(db, at=end + 2 * DAY)
+    assert buying.purchase(db, back, rules, confirm=True, idempotency_key=None,
+                           rng=random.Random(1), now=end + 2 * DAY).created  # fmt: skip
+    assert audit_kinds(db).count("self_exclusion_return") == 1
+    # A later self-exclusion is not lifted by the return from the earlier one.
+    again = exclusions.take(
+        db, later, ExclusionKind.SELF_EXCLUSION, 6, confirm=True, now=end + 3 * DAY
+    )
+    assert again.exclusion is not None
+    with pytest.raises(SelfExcludedError):
+        pay_in(db, later, 100, again.exclusion.ends_at + 3 * DAY)
+
+
+def test_a_time_out_ends_by_itself() -> None:
+    db = FakeDatabase()
+    token = player(db)
+    limits.decline(db, token, now=T0)
+    exclusions.take(db, token, ExclusionKind.TIME_OUT, 1, confirm=True, now=T0)
+    with pytest.raises(ReturnNotAllowedError):
+        exclusions.ask_to_return(db, token, confirm=True, now=T0 + 2 * DAY)
+    assert protection.overview(db, token, now=T0 + DAY).exclusion is None
+    pay_in(db, token, 100, T0 + DAY)
 
 
 @pytest.mark.parametrize(

@@ -268,7 +268,7 @@ class PlayerFileResponse(Response):
             deposit_limits=[DepositLimitResponse.of(found.limits[p]) for p in LimitPeriod],
             limits_answered=found.settings.limits_answered_at is not None,
             reality_check_minutes=found.settings.reality_check_minutes,
-            exclusions=[ExclusionResponse.of(e) for e in found.exclusions],
+            exclusions=[ExclusionResponse.of(e, found.at) for e in found.exclusions],
             play_count=found.play_count,
             plays=[
                 PlayerPlayResponse(

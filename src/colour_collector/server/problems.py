@@ -99,6 +99,9 @@ LIMIT_CHANGE_NOT_DUE = ProblemKind(
 NO_PENDING_LIMIT_CHANGE = ProblemKind(
     409, "no_pending_limit_change", "There is no limit change to confirm"
 )
+RETURN_NOT_ALLOWED = ProblemKind(
+    409, "return_not_allowed", "There is no ended self-exclusion to return from"
+)
 PAYMENT_DECLINED = ProblemKind(402, "payment_declined", "The payment was declined")
 PAYMENTS_UNAVAILABLE = ProblemKind(503, "payments_unavailable", "Payments are not available")
 OPERATOR_NOT_AUTHENTICATED = ProblemKind(
@@ -130,6 +133,7 @@ SERVICE_ERRORS: Sequence[tuple[type[errors.ServiceError], ProblemKind]] = (
     (errors.DepositLimitsUnansweredError, DEPOSIT_LIMITS_UNANSWERED),
     (errors.LimitChangeNotDueError, LIMIT_CHANGE_NOT_DUE),
     (errors.NoPendingLimitChangeError, NO_PENDING_LIMIT_CHANGE),
+    (errors.ReturnNotAllowedError, RETURN_NOT_ALLOWED),
     (errors.PaymentDeclinedError, PAYMENT_DECLINED),
     (errors.PaymentsUnavailableError, PAYMENTS_UNAVAILABLE),
     (errors.OperatorNotAuthenticatedError, OPERATOR_NOT_AUTHENTICATED),

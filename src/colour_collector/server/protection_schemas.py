@@ -85,6 +85,14 @@ class SelfExclusionRequest(Request):
     confirm: StrictBool = Field(description="Must be true: a self-exclusion cannot be undone.")
 
 
+class SelfExclusionReturnRequest(Request):
+    """``POST /api/protection/self-exclusion/return``."""
+
+    confirm: StrictBool = Field(
+        description="Must be true: plays and deposits open again 24 hours later."
+    )
+
+
 class RealityCheckIntervalRequest(Request):
     """``POST /api/protection/reality-check/interval``."""
 
@@ -143,12 +151,27 @@ class ExclusionResponse(Response):
 
     kind: ExclusionKind
     starts_at: dt.datetime
-    ends_at: dt.datetime = Field(description="It cannot be lifted before then.")
+    ends_at: dt.datetime = Field(description="The end of its term: it cannot be lifted before.")
+    ended: bool = Field(
+        description="Its term is over: a self-exclusion then stays in place until the player"
+        " asks to play again (`POST /api/protection/self-exclusion/return`) and 24 hours after."
+    )
+    returns_at: dt.datetime | None = Field(
+        description="When plays and deposits open again: a time-out's end; for a"
+        " self-exclusion, 24 hours after the player asked to play again once it had ended"
+        " (null until they have)."
+    )
 
     @classmethod
-    def of(cls, exclusion: Exclusion) -> ExclusionResponse:
+    def of(cls, exclusion: Exclusion, now: dt.datetime) -> ExclusionResponse:
         """Shape a service record."""
-        return cls(kind=exclusion.kind, starts_at=exclusion.starts_at, ends_at=exclusion.ends_at)
+        return cls(
+            kind=exclusion.kind,
+            starts_at=exclusion.starts_at,
+            ends_at=exclusion.ends_at,
+            ended=exclusion.ended(now),
+            returns_at=exclusion.returns_at,
+        )
 
 
 class ProtectionResponse(Response):
@@ -170,7 +193,11 @@ class ProtectionResponse(Response):
         return cls(
             deposit_limits=[DepositLimitResponse.of(found.limits[p]) for p in LimitPeriod],
             limits_answered=found.limits_answered,
-            exclusion=None if found.exclusion is None else ExclusionResponse.of(found.exclusion),
+            exclusion=(
+                None
+                if found.exclusion is None
+                else ExclusionResponse.of(found.exclusion, found.now)
+            ),
             reality_check_minutes=found.reality_check_minutes,
             now=found.now,
         )

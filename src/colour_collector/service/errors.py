@@ -175,10 +175,11 @@ class SalesStoppedError(ServiceError):
 class ExcludedError(ServiceError):
     """The player is on a time-out or self-excluded: no purchases or deposits until it ends."""
 
-    def __init__(self, message: str, *, until: dt.datetime) -> None:
+    def __init__(self, message: str, *, until: dt.datetime | None) -> None:
         super().__init__(message)
         self.until = until
-        """When the break ends."""
+        """When the break ends (None: an ended self-exclusion, until the player asks to play
+        again)."""
 
 
 class TimedOutError(ExcludedError):
@@ -245,6 +246,11 @@ class LimitChangeNotDueError(ServiceError):
 
 class NoPendingLimitChangeError(ServiceError):
     """There is no increase or removal of this limit to confirm."""
+
+
+class ReturnNotAllowedError(ServiceError):
+    """There is no ended self-exclusion to ask to play again after (none taken, or its term
+    still runs)."""
 
 
 class PaymentDeclinedError(ServiceError):

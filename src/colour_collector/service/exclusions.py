@@ -3,12 +3,17 @@
 From the moment one is taken, purchases and deposits are refused until it ends; a play already
 in progress may still be finished, and the balance may still be withdrawn. Neither can be lifted
 early: there is no way to end or shorten one, only to take another that ends later.
+
+A time-out ends by itself. A self-exclusion does not (LCCP SR code 3.5.3): once its term is
+over it stays in place until the player asks to play again (:func:`ask_to_return`), and a day
+after that (``RETURN_COOLING_OFF``).
 """
 
 from __future__ import annotations
 
 import calendar
 import datetime as dt
+from dataclasses import replace
 
 from colour_collector.service import audit, protection
 from colour_collector.service.accounts import live_session
@@ -17,12 +22,17 @@ from colour_collector.service.errors import (
     ConfirmationRequiredError,
     ExcludedError,
     InvalidInputError,
+    ReturnNotAllowedError,
     SelfExcludedError,
     TimedOutError,
 )
 from colour_collector.service.models import AccountId, AuditKind
 from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
-from colour_collector.service.protection_models import Exclusion, ExclusionKind
+from colour_collector.service.protection_models import (
+    RETURN_COOLING_OFF,
+    Exclusion,
+    ExclusionKind,
+)
 
 TIME_OUT_DAYS = (1, 42)
 """Shortest and longest time-out in days: 24 hours to 6 weeks."""
@@ -61,25 +71,39 @@ def self_exclusion_end(start: dt.datetime, months: int) -> dt.datetime:
     return add_months(start, months)
 
 
-def refusal(exclusion: Exclusion) -> ExcludedError:
-    """The error a purchase or deposit gets during ``exclusion``."""
+def refusal(exclusion: Exclusion, at: dt.datetime) -> ExcludedError:
+    """The error a purchase or deposit at ``at`` gets during ``exclusion``."""
     until = exclusion.ends_at.isoformat()
     if exclusion.kind is ExclusionKind.TIME_OUT:
         return TimedOutError(
             f"you are taking a time-out until {until}: no plays or deposits until then",
             until=exclusion.ends_at,
         )
+    if exclusion.active(at):
+        return SelfExcludedError(
+            f"you have excluded yourself until {until}: no plays or deposits until then",
+            until=exclusion.ends_at,
+        )
+    returns = exclusion.returns_at
+    if returns is None:
+        return SelfExcludedError(
+            f"your self-exclusion ended at {until}; it stays in place until you ask to play"
+            " again (POST /api/protection/self-exclusion/return), and for 24 hours after",
+            until=None,
+        )
     return SelfExcludedError(
-        f"you have excluded yourself until {until}: no plays or deposits until then",
-        until=exclusion.ends_at,
+        f"your self-exclusion ended at {until} and you asked to play again: no plays or"
+        f" deposits until {returns.isoformat()}, 24 hours after you asked",
+        until=returns,
     )
 
 
 def refuse_if_excluded(uow: UnitOfWork, account_id: AccountId, at: dt.datetime) -> None:
-    """Raise :class:`ExcludedError` if a time-out or self-exclusion is in force at ``at``."""
-    found = uow.protection.active_exclusion(account_id, at)
+    """Raise :class:`ExcludedError` if a time-out or self-exclusion is in force at ``at``
+    (``protection.exclusion_in_force``)."""
+    found = protection.exclusion_in_force(uow, account_id, at)
     if found is not None:
-        raise refusal(found)
+        raise refusal(found, at)
 
 
 def take(
@@ -121,6 +145,51 @@ def take(
             },
             now=at,
         )
+        found = protection.standing(uow, account_id, at)
+        uow.commit()
+    return found
+
+
+def ask_to_return(
+    factory: UnitOfWorkFactory,
+    token: str | None,
+    *,
+    confirm: bool,
+    now: dt.datetime | None = None,
+) -> protection.Protection:
+    """The player asks to play again after their self-exclusion has ended: plays and deposits
+    open 24 hours later. Refused (:class:`ReturnNotAllowedError`) while its term runs or when
+    there is none; asking again changes nothing. It must say ``confirm``. Audited."""
+    if confirm is not True:
+        raise ConfirmationRequiredError(
+            'asking to play again after a self-exclusion must be confirmed: send {"confirm": true}',
+            field="confirm",
+        )
+    at = now or utcnow()
+    with factory() as uow:
+        account_id = live_session(uow, token, at, lock_account=True).account_id
+        last = protection.last_self_exclusion(uow, account_id)
+        if last is None:
+            raise ReturnNotAllowedError("you have no self-exclusion to return from")
+        if last.active(at):
+            raise ReturnNotAllowedError(
+                f"your self-exclusion runs until {last.ends_at.isoformat()}: it cannot be"
+                " lifted early; you can ask to play again once it has ended"
+            )
+        if last.returns_at is None:
+            uow.protection.save_settings(
+                replace(uow.protection.settings(account_id), return_asked_at=at)
+            )
+            audit.append(
+                uow,
+                AuditKind.SELF_EXCLUSION_RETURN,
+                account_id,
+                {
+                    "exclusion_id": last.id,
+                    "plays_from": audit.canonical_time(at + RETURN_COOLING_OFF),
+                },
+                now=at,
+            )
         found = protection.standing(uow, account_id, at)
         uow.commit()
     return found

@@ -73,6 +73,8 @@ class AuditKind(StrEnum):
     """A player took a time-out."""
     SELF_EXCLUSION = "self_exclusion"
     """A player excluded themselves."""
+    SELF_EXCLUSION_RETURN = "self_exclusion_return"
+    """A player asked to play again after their self-exclusion ended."""
     REALITY_CHECK_SET = "reality_check_set"
     """A player chose their reality check interval."""
     REALITY_CHECK = "reality_check"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from colour_collector.service import audit, protection
 from colour_collector.service.accounts import normalise_email
@@ -20,6 +20,7 @@ from colour_collector.service.ports import UnitOfWorkFactory
 from colour_collector.service.protection import LimitStanding
 from colour_collector.service.protection_models import (
     Exclusion,
+    ExclusionKind,
     LimitPeriod,
     OperatorRole,
     ProtectionSettings,
@@ -44,13 +45,16 @@ class PlayerFile:
     settings: ProtectionSettings
     """Reality check interval and whether limits were answered."""
     exclusions: Sequence[Exclusion]
-    """Every time-out and self-exclusion, latest first."""
+    """Every time-out and self-exclusion, latest first (a self-exclusion with when the player
+    asked to play again)."""
     plays: Sequence[StoredPlay]
     """Latest plays, newest first."""
     play_count: int
     """Plays in all."""
     movements: Sequence[Movement]
     """Latest wallet movements, newest first."""
+    at: dt.datetime
+    """When the player was looked up."""
 
 
 def look_up(
@@ -101,15 +105,22 @@ def look_up(
             )
             uow.commit()
             raise NotFoundError(missing)
+        settings = uow.protection.settings(account.id)
         found = PlayerFile(
             account=account,
             balance_pence=uow.wallets.balance(account.id),
             limits=protection.limit_standings(uow, account.id, at),
-            settings=uow.protection.settings(account.id),
-            exclusions=tuple(uow.protection.exclusions(account.id)),
+            settings=settings,
+            exclusions=tuple(
+                replace(e, return_asked_at=settings.return_asked_at)
+                if e.kind is ExclusionKind.SELF_EXCLUSION
+                else e
+                for e in uow.protection.exclusions(account.id)
+            ),
             plays=tuple(uow.plays.page(account.id, 0, SHOWN)),
             play_count=uow.plays.count(account.id),
             movements=tuple(uow.wallets.recent(account.id, SHOWN)),
+            at=at,
         )
         audit.append(
             uow,

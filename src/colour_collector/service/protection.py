@@ -6,13 +6,18 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from colour_collector.service.accounts import live_session
 from colour_collector.service.clock import utcnow
 from colour_collector.service.models import AccountId, Movement, MovementKind, Pence
 from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
-from colour_collector.service.protection_models import DepositLimit, Exclusion, LimitPeriod
+from colour_collector.service.protection_models import (
+    DepositLimit,
+    Exclusion,
+    ExclusionKind,
+    LimitPeriod,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +39,7 @@ class Protection:
     limits_answered: bool
     """Whether the player has set a limit or declined to."""
     exclusion: Exclusion | None
-    """The time-out or self-exclusion in force, if any."""
+    """The time-out or self-exclusion in force, if any (:func:`exclusion_in_force`)."""
     reality_check_minutes: int
     """Minutes of play between reality checks."""
     now: dt.datetime
@@ -64,13 +69,40 @@ def limit_standings(
     return {p: LimitStanding(by_period[p], deposited(deposits, p, at)) for p in LimitPeriod}
 
 
+def last_self_exclusion(uow: UnitOfWork, account_id: AccountId) -> Exclusion | None:
+    """The player's self-exclusion that ends last, with when they asked to play again."""
+    found = max(
+        (
+            e
+            for e in uow.protection.exclusions(account_id)
+            if e.kind is ExclusionKind.SELF_EXCLUSION
+        ),
+        key=lambda e: e.ends_at,
+        default=None,
+    )
+    if found is None:
+        return None
+    return replace(found, return_asked_at=uow.protection.settings(account_id).return_asked_at)
+
+
+def exclusion_in_force(uow: UnitOfWork, account_id: AccountId, at: dt.datetime) -> Exclusion | None:
+    """The break that refuses plays and deposits at ``at``: the one whose term runs that ends
+    last; otherwise a self-exclusion whose term has ended, until a day after the player asked
+    to play again (``Exclusion.in_force``): an account does not reopen by itself."""
+    running = uow.protection.active_exclusion(account_id, at)
+    if running is not None:
+        return running
+    ended = last_self_exclusion(uow, account_id)
+    return ended if ended is not None and ended.in_force(at) else None
+
+
 def standing(uow: UnitOfWork, account_id: AccountId, at: dt.datetime) -> Protection:
     """The player's protection at ``at``, read inside ``uow``."""
     settings = uow.protection.settings(account_id)
     return Protection(
         limits=limit_standings(uow, account_id, at),
         limits_answered=settings.limits_answered_at is not None,
-        exclusion=uow.protection.active_exclusion(account_id, at),
+        exclusion=exclusion_in_force(uow, account_id, at),
         reality_check_minutes=settings.reality_check_minutes,
         now=at,
     )

@@ -76,6 +76,14 @@ class ProtectionSettings:
     """When the player set deposit limits or declined to (None: not asked yet)."""
     reality_check_minutes: int = DEFAULT_REALITY_CHECK_MINUTES
     """Minutes of play between reality checks."""
+    return_asked_at: dt.datetime | None = None
+    """When the player last asked to play again after a self-exclusion had ended (None:
+    never). It lifts only a self-exclusion that had ended by then (``Exclusion.returns_at``)."""
+
+
+RETURN_COOLING_OFF = dt.timedelta(hours=24)
+"""How long after asking to play again, once a self-exclusion has ended, plays and deposits
+open."""
 
 
 @unique
@@ -101,13 +109,40 @@ class Exclusion:
     starts_at: dt.datetime
     """When it began."""
     ends_at: dt.datetime
-    """When it ends (it cannot be lifted earlier)."""
+    """When its term ends (it cannot be lifted earlier)."""
+    return_asked_at: dt.datetime | None = None
+    """A self-exclusion's: when the player asked to play again, if they have since it ended."""
 
     def active(self, now: dt.datetime) -> bool:
-        """Whether it is in force at ``now``: from the moment it is stored (a break starts at
+        """Whether its term runs at ``now``: from the moment it is stored (a break starts at
         once: a request whose time was read a moment before it was taken, or on a server whose
         clock is behind, is refused as well) until it ends."""
         return now < self.ends_at
+
+    def ended(self, now: dt.datetime) -> bool:
+        """Whether its term is over at ``now``."""
+        return not self.active(now)
+
+    @property
+    def returns_at(self) -> dt.datetime | None:
+        """When plays and deposits open again: a time-out's end; for a self-exclusion, a day
+        (:data:`RETURN_COOLING_OFF`) after the player asked to play again once it had ended,
+        and None until they have (LCCP SR code 3.5.3: it stays in place without their positive
+        action)."""
+        if self.kind is ExclusionKind.TIME_OUT:
+            return self.ends_at
+        asked = self.return_asked_at
+        if asked is None or asked < self.ends_at:
+            return None
+        return asked + RETURN_COOLING_OFF
+
+    def in_force(self, now: dt.datetime) -> bool:
+        """Whether plays and deposits are refused at ``now``: during its term and, for a
+        self-exclusion, after it until :attr:`returns_at`."""
+        if self.active(now):
+            return True
+        returns = self.returns_at
+        return returns is None or now < returns
 
 
 @dataclass(frozen=True, slots=True)

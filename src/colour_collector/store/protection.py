@@ -65,12 +65,15 @@ class SqlPlayerProtections:
         row = self.connection.execute(_SETTINGS, {"account_id": account_id}).first()
         if row is None:
             return ProtectionSettings(account_id, None, DEFAULT_REALITY_CHECK_MINUTES)
-        return ProtectionSettings(account_id, row.limits_answered_at, row.reality_check_minutes)
+        return ProtectionSettings(
+            account_id, row.limits_answered_at, row.reality_check_minutes, row.return_asked_at
+        )
 
     def save_settings(self, settings: ProtectionSettings) -> None:
         values = {
             "limits_answered_at": settings.limits_answered_at,
             "reality_check_minutes": settings.reality_check_minutes,
+            "return_asked_at": settings.return_asked_at,
         }
         done = self.connection.execute(
             update(player_protection)

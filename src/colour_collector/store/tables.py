@@ -230,6 +230,7 @@ player_protection = Table(
     Column("account_id", Integer, ForeignKey("accounts.id"), primary_key=True),
     Column("limits_answered_at", UtcDateTime, nullable=True),
     Column("reality_check_minutes", Integer, nullable=False),
+    Column("return_asked_at", UtcDateTime, nullable=True),
 )
 """A player's protection settings (no row: the defaults)."""
 

@@ -15,6 +15,7 @@ from colour_collector.server.protection_schemas import (
     RealityCheckIntervalRequest,
     RealityCheckResponse,
     SelfExclusionRequest,
+    SelfExclusionReturnRequest,
     TimeOutRequest,
 )
 from colour_collector.server.request_bodies import JsonBodyRoute
@@ -137,6 +138,28 @@ def self_exclude(
         runtime.database, token, ExclusionKind.SELF_EXCLUSION, body.months, confirm=body.confirm
     )
     return answer(ProtectionResponse.of(found), status.HTTP_201_CREATED)
+
+
+@router.post(
+    "/protection/self-exclusion/return",
+    response_model=ProtectionResponse,
+    responses=problem_responses(
+        {
+            **BODY_PROBLEMS,
+            **_AUTH,
+            409: "No self-exclusion has ended (`return_not_allowed`): none was taken, or its"
+            " term still runs.",
+            422: "Not confirmed (`confirmation_required`).",
+        }
+    ),
+)
+def return_after_self_exclusion(
+    body: SelfExclusionReturnRequest, runtime: RuntimeDep, token: SessionToken = None
+) -> Response:
+    """Ask to play again once your self-exclusion has ended: until you do it stays in place,
+    and plays and deposits open 24 hours after you ask. Asking again changes nothing."""
+    found = exclusions.ask_to_return(runtime.database, token, confirm=body.confirm)
+    return answer(ProtectionResponse.of(found))
 
 
 @router.get(

@@ -29,7 +29,7 @@ import { initInput } from "./input.js";
 import { S } from "./state.js";
 import * as account from "./account.js";
 import * as play from "./play.js";
-import { initMyGames, showMyGames, showRecall, leaveRecall } from "./my_games.js";
+import { initMyGames, showMyGames, showNotFound, showRecall, leaveRecall } from "./my_games.js";
 import { mountWheel } from "./board.js";
 import { showInfo } from "./info.js";
 import { initMoney, showMoney } from "./money.js";
@@ -216,7 +216,13 @@ route("check", async (params) => {
 route("recall", async ({ playNumber }) => {
   if (!S.me) return redirect("account");
   leaveGame();
-  await showRecall(playNumber);
+  try {
+    await showRecall(playNumber);
+  } catch (error) {
+    if (!(error instanceof ApiError && (error.status === 404 || error.status === 422))) throw error;
+    await showNotFound(playNumber, error);
+    return { name: "my-games", params: { page: S.myGamesPage } };
+  }
   return { name: "recall", params: { playNumber: S.recall.data.play.play_number } };
 });
 
@@ -314,6 +320,18 @@ async function finished(mode, done, play = null) {
   await go("my-games", { page: 1, highlight: done.play.play_number }, { replace: true });
 }
 
+/** The play on screen cannot go on here (play.js ``isGone``): a Try no longer kept is done
+ * with, said on the screen it leads to; a login that ended goes to the log-in screen, as any
+ * other request of an ended login does (``guard``), and logging in again resumes the play. */
+async function gone(mode, error) {
+  await guard(async () => {
+    if (mode !== "try") throw error;
+    tab.tryId = null;
+    await go(S.me ? "lobby" : "account", {}, { replace: true });
+    alertPlayer("This free Try has expired: a Try is kept for two days. Start a new one to play again.", "notice");
+  });
+}
+
 // ---------------------------------------------------------------- boot
 
 async function boot() {
@@ -349,7 +367,7 @@ async function boot() {
     },
   });
   initPools({ open, guard, loggedIn: () => Boolean(S.me) });
-  play.initPlay({ finished });
+  play.initPlay({ finished, gone });
   listen(guard);
 
   let description = null;

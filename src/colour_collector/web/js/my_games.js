@@ -13,6 +13,7 @@ import { purchaseOffered } from "./account.js";
 
 const q = byTestId;
 const PER_PAGE = 10;
+const LAST_PAGE_ASKED = 1000000;   // the highest page the server reads (GET /api/my-games)
 // The shapes of a Play Number as the server reads them (service/play_numbers.py): CC and three
 // groups of three letters or digits (the first form: 4, 4 and a check symbol), any case, split
 // by spaces, hyphens or dashes, or not split at all ("ccyd1gfyzmk"). Text of another shape is
@@ -71,9 +72,13 @@ export function initMyGames({ open, guard }) {
 }
 
 export async function showMyGames(page = 1, highlight = null) {
-  const [list, quote] = await Promise.all([
-    get(`/api/my-games?page=${page}&per_page=${PER_PAGE}`), get("/api/plays/quote"),
-  ]);
+  const asked = Math.min(Math.max(1, page), LAST_PAGE_ASKED);
+  const pageOf = (n) => get(`/api/my-games?page=${n}&per_page=${PER_PAGE}`);
+  let [list, quote] = await Promise.all([pageOf(asked), get("/api/plays/quote")]);
+  // A page past the last (a bookmark, an address typed) shows the last page there is, not
+  // "No plays yet." under "Page 7 of 1".
+  const last = Math.max(1, Math.ceil((list.total || 0) / PER_PAGE));
+  if (asked > last) list = await pageOf(last);
   q("mg-play-again").hidden = !purchaseOffered(quote);
   S.myGamesPage = list.page || page;
   const body = $('[data-testid="my-games"] tbody');
@@ -100,6 +105,18 @@ export async function showMyGames(page = 1, highlight = null) {
   q("mg-prev").disabled = S.myGamesPage <= 1;
   q("mg-next").disabled = S.myGamesPage >= pages;
   showScreen("mygames");
+}
+
+/** The recall of ``text`` by its address (a link, a bookmark, Back) found no play of the
+ * player's (``error``, the server's 404 or 422): another player's Play Number, a mistyped one,
+ * text that is not one. My Games shows instead, the text in the look-up and the reason at it,
+ * as if it had been looked up there; not a blank screen. */
+export async function showNotFound(text, error) {
+  await showMyGames(1);
+  const form = q("lookup-form");
+  q("lookup-number").value = text;
+  const notFound = error.status === 404 ? error : new ApiError(404, { code: "play_not_found" });
+  showErrors(form, explain(notFound, "lookup"));
 }
 
 /** "Pool 2, position 1,234" for a play dealt from a prize pool (null for an independent draw). */

@@ -31,13 +31,30 @@ const P = {
   lost: false,       // the last step's answers were all lost: the server may have revealed it
 };
 let onFinished = async () => {};
+let onGone = async () => {};
 
 export const currentPlay = () => P;
 
 /** ``finished(mode, answer, play)`` runs after FINISH was accepted (``answer``), or when the
  * play turns out to be finished elsewhere (``answer`` null, ``play`` as the server has it);
- * app.js goes to the next screen. */
-export function initPlay({ finished }) { onFinished = finished; }
+ * app.js goes to the next screen. ``gone(mode, error)`` runs when the play on screen can no
+ * longer be played here (see ``isGone``): app.js leaves it for another screen and says why. */
+export function initPlay({ finished, gone }) { onFinished = finished; onGone = gone; }
+
+/** The play on screen cannot go on in this tab: the login ended (a log out in another tab, a
+ * password reset, the session's end), or a Try is no longer kept (two days). Asking again
+ * would be refused again, so the game is not left on screen. */
+function isGone(error) {
+  return error instanceof ApiError
+    && (error.code === "not_authenticated" || (P.mode === "try" && error.code === "play_not_found"));
+}
+
+async function gone(error) {
+  const mode = P.mode;
+  leave();
+  P.board = null;
+  await onGone(mode, error);
+}
 
 const stepPath = () => (P.mode === "try" ? `/api/try/${P.tryId}/steps` : `/api/plays/${P.playNumber}/steps`);
 const statePath = () => (P.mode === "try" ? `/api/try/${P.tryId}` : `/api/plays/${P.playNumber}`);
@@ -186,6 +203,7 @@ export async function act(kind, pick = null) {
       }
     } catch (error) {
       if (error instanceof ApiError && error.code === "step_out_of_order") { await movedOn(); return; }
+      if (isGone(error)) { await gone(error); return; }
       // No answer: the server may have revealed the step all the same. The next action reads
       // the play first, rather than ask for this step again and be told it was "repeated".
       if (retriable(error)) P.lost = true;
@@ -290,7 +308,8 @@ export async function finish() {
     P.board = null;
     await onFinished(mode, done);
   } catch (error) {
-    alertPlayer(sayProblem(error));
+    if (isGone(error)) await gone(error);
+    else alertPlayer(sayProblem(error));
   } finally {
     q("finish").disabled = false;
     setBusy(false);

@@ -90,6 +90,11 @@ export function explain(error, form, values = {}) {
 /** The break in force, in words (or null). */
 export function breakText(exclusion) {
   if (!exclusion) return null;
+  if (exclusion.ended && exclusion.kind === "self_exclusion") {
+    return exclusion.returns_at
+      ? `Your self-exclusion has ended and you asked to play again: plays and deposits open on ${dateTimeText(exclusion.returns_at)}. You can still withdraw your balance.`
+      : `Your self-exclusion ended on ${dateTimeText(exclusion.ends_at)}. It stays in place until you ask to play again; plays and deposits then open 24 hours later. You can still withdraw your balance.`;
+  }
   const what = exclusion.kind === "time_out" ? "You are taking a time-out" : "You have excluded yourself";
   return `${what} until ${dateTimeText(exclusion.ends_at)}. No plays or deposits until then; you can still finish a play you started and withdraw your balance.`;
 }
@@ -116,7 +121,10 @@ export function sayProblem(error) {
     case "duplicate_play": return "The play could not be bought just now. Try again.";
     case "sales_stopped": return "Colour Collector is not on sale at the moment. You can still finish a play you have started.";
     case "timed_out": return `You are taking a time-out until ${dateTimeText(error.problem.until)}. No plays or deposits until then; you can still withdraw.`;
-    case "self_excluded": return `You have excluded yourself until ${dateTimeText(error.problem.until)}. No plays or deposits until then; you can still withdraw.`;
+    case "self_excluded": return error.problem.until
+      ? `You have excluded yourself until ${dateTimeText(error.problem.until)}. No plays or deposits until then; you can still withdraw.`
+      : "Your self-exclusion has ended, but it stays in place until you ask to play again (under Limits, reality checks, breaks). You can still withdraw.";
+    case "return_not_allowed": return "There is no ended self-exclusion to return from: a self-exclusion cannot be lifted before its end.";
     case "reality_check_due": return "Time for a reality check before your next play.";
     case "deposit_limit_exceeded": {
       const limit = error.problem.limit || {};

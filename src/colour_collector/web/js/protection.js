@@ -60,7 +60,10 @@ export async function showProtection() {
   const text = breakText(found.exclusion);
   q("protection-break").hidden = !text;
   q("protection-break").textContent = text || "";
-  for (const id of ["timeout-confirm", "exclusion-confirm"]) q(id).checked = false;
+  // An ended self-exclusion stays until the player asks to play again (and 24 hours more).
+  const ended = found.exclusion && found.exclusion.ended && !found.exclusion.returns_at;
+  q("return-form").hidden = !ended;
+  for (const id of ["timeout-confirm", "exclusion-confirm", "return-confirm"]) q(id).checked = false;
   q("reality-status").textContent = "";
   showScreen("protection");
 }
@@ -129,7 +132,7 @@ export function initProtection({ open, guard }) {
   });
   // A break must be confirmed with its box: unticked, it is said at once and nothing is sent
   // (the server would refuse it in the same words).
-  const takeBreak = (formEl, path, body) => formEl.addEventListener("submit", (event) => {
+  const takeBreak = (formEl, path, body, done = "Your break has started.") => formEl.addEventListener("submit", (event) => {
     event.preventDefault();
     guard(async () => {
       clearErrors(formEl);
@@ -144,7 +147,7 @@ export function initProtection({ open, guard }) {
         showErrors(formEl, explain(error, formEl.dataset.form));
         return;
       }
-      announce("Your break has started.");
+      announce(done);
       await showProtection();
     });
   });
@@ -152,6 +155,9 @@ export function initProtection({ open, guard }) {
     () => ({ days: Number.parseInt(q("timeout-days").value, 10), confirm: q("timeout-confirm").checked }));
   takeBreak(q("exclusion-form"), "/api/protection/self-exclusion",
     () => ({ months: Number.parseInt(q("exclusion-months").value, 10), confirm: q("exclusion-confirm").checked }));
+  takeBreak(q("return-form"), "/api/protection/self-exclusion/return",
+    () => ({ confirm: q("return-confirm").checked }),
+    "You asked to play again: plays and deposits open in 24 hours.");
   q("protection-back").addEventListener("click", () => guard(() => open("lobby")));
 }
 

@@ -28,7 +28,9 @@ export function hashOf(name, params = {}) {
 export function parse(hash) {
   const path = (hash || "").replace(/^#\/?/, "");
   const [head, query = ""] = path.split("?");
-  const parts = head.split("/").filter(Boolean).map(decodeURIComponent);
+  // A part that is not a whole escape ("%E0%A4%A", from a link cut short) is read as typed.
+  const decoded = (part) => { try { return decodeURIComponent(part); } catch { return part; } };
+  const parts = head.split("/").filter(Boolean).map(decoded);
   if (parts[0] === "my-games" && parts[1]) return { name: "recall", params: { playNumber: parts[1] } };
   if (parts[0] === "my-games") {
     const page = Number.parseInt(new URLSearchParams(query).get("page") || "1", 10);
