@@ -632,9 +632,19 @@ class FakePlayerProtections:
         mine = [e for e in self.state.exclusions if e.account_id == account_id]
         return sorted(mine, key=lambda e: (e.starts_at, e.id), reverse=True)
 
-    def active_exclusion(self, account_id: AccountId, now: dt.datetime) -> Exclusion | None:
-        live = [e for e in self.exclusions(account_id) if e.active(now)]
-        return max(live, key=lambda e: e.ends_at, default=None)
+    def exclusion_to_check(self, account_id: AccountId, now: dt.datetime) -> Exclusion | None:
+        found = max(
+            (
+                e
+                for e in self.exclusions(account_id)
+                if e.active(now) or e.kind is ExclusionKind.SELF_EXCLUSION
+            ),
+            key=lambda e: e.ends_at,
+            default=None,
+        )
+        if found is None or found.kind is not ExclusionKind.SELF_EXCLUSION:
+            return found
+        return replace(found, return_asked_at=self.settings(account_id).return_asked_at)
 
     def last_reality_check(self, token_hash: str) -> dt.datetime | None:
         return self.state.reality_checks.get(token_hash)

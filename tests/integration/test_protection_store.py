@@ -7,6 +7,7 @@ import datetime as dt
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 import pytest
 from test_store_adapters import a_play
@@ -80,10 +81,26 @@ def test_the_exclusion_in_force_is_the_one_that_ends_last(
         uow.commit()
     with database() as uow:
         # In force from the moment it is stored, even at a time read before it was taken.
-        assert uow.protection.active_exclusion(account_id, WHEN - DAY) == long
-        assert uow.protection.active_exclusion(account_id, WHEN + DAY) == long
-        assert uow.protection.active_exclusion(account_id, WHEN + 200 * DAY) is None
+        assert uow.protection.exclusion_to_check(account_id, WHEN - DAY) == long
+        assert uow.protection.exclusion_to_check(account_id, WHEN + DAY) == long
+        # After its term the self-exclusion is still the one to check (it stays in force until
+        # the player asks to play again), with when they asked from their settings.
+        assert uow.protection.exclusion_to_check(account_id, WHEN + 300 * DAY) == long
         assert uow.protection.exclusions(account_id) == [short, long]
+        asked = WHEN + 250 * DAY
+        uow.protection.save_settings(ProtectionSettings(account_id, None, 60, asked))
+        uow.commit()
+    other = sign_up(database, "other@example.com")[0].id
+    with database() as uow:
+        ended = uow.protection.exclusion_to_check(account_id, WHEN + 300 * DAY)
+        assert ended == replace(long, return_asked_at=asked)
+        assert ended is not None and not ended.in_force(asked + 2 * DAY)
+        # A time-out alone is no longer checked once it has ended.
+        uow.protection.add_exclusion(
+            account_id=other, kind=ExclusionKind.TIME_OUT, starts_at=WHEN, ends_at=WHEN + DAY
+        )
+        assert uow.protection.exclusion_to_check(other, WHEN) is not None
+        assert uow.protection.exclusion_to_check(other, WHEN + DAY) is None
 
 
 def test_reality_checks_belong_to_a_session_and_go_with_it(
@@ -181,8 +198,6 @@ def test_operators_and_their_sessions(database: Database) -> None:
 
 
 def test_figures_add_up_the_plays_and_checks_are_kept(database: Database, account_id: int) -> None:
-    from dataclasses import replace
-
     from colour_collector.service.play_models import PlayStatus
 
     with database() as uow:

@@ -89,11 +89,8 @@ def exclusion_in_force(uow: UnitOfWork, account_id: AccountId, at: dt.datetime) 
     """The break that refuses plays and deposits at ``at``: the one whose term runs that ends
     last; otherwise a self-exclusion whose term has ended, until a day after the player asked
     to play again (``Exclusion.in_force``): an account does not reopen by itself."""
-    running = uow.protection.active_exclusion(account_id, at)
-    if running is not None:
-        return running
-    ended = last_self_exclusion(uow, account_id)
-    return ended if ended is not None and ended.in_force(at) else None
+    found = uow.protection.exclusion_to_check(account_id, at)
+    return found if found is not None and found.in_force(at) else None
 
 
 def standing(uow: UnitOfWork, account_id: AccountId, at: dt.datetime) -> Protection:

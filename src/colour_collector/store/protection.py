@@ -10,7 +10,7 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, delete, insert, select, update
+from sqlalchemy import Connection, bindparam, delete, insert, or_, select, update
 
 from colour_collector.service.models import AccountId
 from colour_collector.service.protection_models import (
@@ -31,11 +31,15 @@ from colour_collector.store.tables import (
 _SETTINGS = select(player_protection).where(
     player_protection.c.account_id == bindparam("account_id")
 )
-_ACTIVE = (
-    select(exclusions)
+_TO_CHECK = (
+    select(exclusions, player_protection.c.return_asked_at)
+    .outerjoin(player_protection, player_protection.c.account_id == exclusions.c.account_id)
     .where(
         exclusions.c.account_id == bindparam("account_id"),
-        exclusions.c.ends_at > bindparam("now"),
+        or_(
+            exclusions.c.ends_at > bindparam("now"),
+            exclusions.c.kind == ExclusionKind.SELF_EXCLUSION.value,
+        ),
     )
     .order_by(exclusions.c.ends_at.desc())
     .limit(1)
@@ -45,13 +49,14 @@ _LAST_CHECK = select(reality_checks.c.checked_at).where(
 )
 
 
-def _exclusion(row: Any) -> Exclusion:
+def _exclusion(row: Any, return_asked_at: dt.datetime | None = None) -> Exclusion:
     return Exclusion(
         id=row.id,
         account_id=row.account_id,
         kind=ExclusionKind(row.kind),
         starts_at=row.starts_at,
         ends_at=row.ends_at,
+        return_asked_at=return_asked_at,
     )
 
 
@@ -148,9 +153,14 @@ class SqlPlayerProtections:
         )
         return [_exclusion(row) for row in rows]
 
-    def active_exclusion(self, account_id: AccountId, now: dt.datetime) -> Exclusion | None:
-        row = self.connection.execute(_ACTIVE, {"account_id": account_id, "now": now}).first()
-        return None if row is None else _exclusion(row)
+    def exclusion_to_check(self, account_id: AccountId, now: dt.datetime) -> Exclusion | None:
+        row = self.connection.execute(_TO_CHECK, {"account_id": account_id, "now": now}).first()
+        if row is None:
+            return None
+        kind = ExclusionKind(row.kind)
+        return _exclusion(
+            row, row.return_asked_at if kind is ExclusionKind.SELF_EXCLUSION else None
+        )
 
     def last_reality_check(self, token_hash: str) -> dt.datetime | None:
         found: dt.datetime | None = self.connection.execute(

@@ -51,9 +51,12 @@ class PlayerProtections(Protocol):
         """Every exclusion the player took, latest first."""
         ...
 
-    def active_exclusion(self, account_id: AccountId, now: dt.datetime) -> Exclusion | None:
-        """The exclusion in force at ``now`` that ends last, if any: any one stored that has
-        not ended by ``now``, whatever time it was taken at (``Exclusion.active``)."""
+    def exclusion_to_check(self, account_id: AccountId, now: dt.datetime) -> Exclusion | None:
+        """The break a purchase or deposit at ``now`` is checked against, in one read: of
+        those whose term runs at ``now`` (``Exclusion.active``: any one stored that has not
+        ended, whatever time it was taken at), the one that ends last; when none runs, the
+        player's last self-exclusion, with ``return_asked_at`` from their settings, which stays
+        in force after its term (``Exclusion.in_force``). None when neither exists."""
         ...
 
     def last_reality_check(self, token_hash: str) -> dt.datetime | None:
