@@ -1,5 +1,5 @@
 """A purchase's answer time tells nothing of its prize: building a play takes from 0.1 ms (no
-win) to about 40 ms (the top prize), so the server answers no purchase sooner than
+win) to about 650 ms (the slowest rare tiers), so the server answers no purchase sooner than
 ``PURCHASE_ANSWER_FLOOR_MS`` after it starts (found by a lab's review: the top prize's purchases
 took 23 to 41 ms, the others 3 to 5 ms). These are lower bounds the server guarantees by waiting,
 not speed measurements."""

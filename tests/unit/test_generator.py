@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
+from scipy.stats import chi2_contingency
 
-from colour_collector.game.config import BonusKind, load_config
+from colour_collector.game.config import SYMBOL_KINDS, BonusKind, load_config
 from colour_collector.game.generator import generate, main_sampler
-from colour_collector.game.main_game_sampler import Method
+from colour_collector.game.layout import lay_out_main
+from colour_collector.game.main_game_sampler import MainGameSampler, Method
 from colour_collector.game.prize_table import Tier, load_tiers, tier_by_name
 from colour_collector.game.record import BonusRound, MainSpin, Panel, PlayRecord
 from colour_collector.game.replay import Result, replay
@@ -176,4 +178,52 @@ def test_each_method_keeps_a_play_a_function_of_the_seed() -> None:
         assert main_sampler(tier, cfg).method in set(Method)
         assert generate(tier, random.Random(9)) == generate(tier, random.Random(9))
     methods = {main_sampler(t, cfg).method for t in [None, *load_tiers()]}
-    assert methods == set(Method)
+    # Every tier but the rarest is drawn exactly (EXACT_BUDGET): no tier needs "cells, then chain".
+    assert methods == {Method.NATURAL, Method.CELLS, Method.CHAIN}
+
+
+def _without_bonus_game(record: PlayRecord) -> bool:
+    return not any(isinstance(s, MainSpin) and s.bonus_panels for s in record.steps)
+
+
+def _symbols_won(record: PlayRecord) -> bool:
+    panels: list[Panel] = []
+    for step in record.steps:
+        if isinstance(step, MainSpin):
+            panels.extend(step.bonus_panels)
+        elif isinstance(step, BonusRound):
+            if step.won and panels[0][step.prize].kind in SYMBOL_KINDS:
+                return True
+            if not step.won:
+                panels.pop(0)
+    return False
+
+
+@pytest.mark.parametrize(
+    ("name", "feature", "plays"),
+    [
+        ("£35 (£5 + £10 + £20)", _without_bonus_game, 150),
+        ("£33 (£8 + £25)", _symbols_won, 250),
+    ],
+    ids=["no Bonus Game", "Symbols prize"],
+)
+def test_rare_tiers_look_like_natural_play_of_them(
+    name: str, feature: Callable[[PlayRecord], bool], plays: int
+) -> None:
+    # Plain to see: whether a play has a Bonus Game, and whether one wins a Symbols prize. The
+    # reference is the exact cells method (natural play restricted to cells of known chance);
+    # the chain these tiers were drawn by once gave 70% of £35 (£5 + £10 + £20) plays no Bonus
+    # Game against 38%, and 47% of £33 (£8 + £25) plays a Symbols prize against 68%.
+    tier = tier_by_name(name)
+    cfg = load_config()
+    sampler = main_sampler(tier, cfg)
+    exact = MainGameSampler(cfg, sampler.targets, Method.CELLS, sampler.cells, sampler.acceptance)
+    rng = random.Random(35)
+    generated = sum(feature(generate(tier, rng)) for _ in range(plays))
+    rng = random.Random(36)
+    natural = 0
+    for _ in range(plays):
+        grid, steps = lay_out_main(exact.sample(rng), cfg, rng)
+        natural += feature(PlayRecord(grid, tuple(steps), None))
+    table = [[generated, plays - generated], [natural, plays - natural]]
+    assert chi2_contingency(table).pvalue > 0.001, table

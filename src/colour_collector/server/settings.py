@@ -101,10 +101,11 @@ class Settings(BaseSettings):
     web_dir: Path | None = None
     auto_finish_interval: Duration = dt.timedelta(minutes=1)
     try_plays_per_hour: int = Field(default=120, ge=1)
-    purchase_answer_floor_ms: int = Field(default=150, ge=0, le=5000)
+    purchase_answer_floor_ms: int = Field(default=1000, ge=0, le=5000)
     """No purchase is answered sooner than this after its route starts: building a play takes
-    from 0.1 ms (no win) to about 40 ms (the top prize), so an answer's time would tell the prize
-    before the reveal. Set it above the slowest purchase of the machine."""
+    from 0.1 ms (no win) to 650 ms (the slowest of 200 plays of the slowest rare tier, drawn
+    exactly: decision 0103), so an answer's time would tell the prize before the reveal. Set it
+    above the slowest purchase of the machine."""
     request_threads: int = Field(default=4, ge=1, le=200)
     """Worker threads that run requests in each server process (AnyIO's thread limiter)."""
     database_pool_size: int = Field(default=8, ge=1, le=100)

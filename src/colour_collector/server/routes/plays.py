@@ -126,7 +126,7 @@ async def purchase(
     """
     # The one route that is async (decision 0003): the purchase runs on a worker thread, as a
     # plain route's would, then the answer waits on the event loop, holding no thread, until the
-    # floor. Building a play takes from 0.1 ms to 40 ms by its prize: answered at once, the time
+    # floor. Building a play takes from 0.1 ms to 650 ms by its prize: answered at once, the time
     # of a purchase (or /metrics' latency histogram) would tell the prize before the reveal.
     started = time.monotonic()
     done, screen, last = await anyio.to_thread.run_sync(
