@@ -130,3 +130,15 @@ def test_too_many_tries_say_when_the_next_one_is_allowed(
     finally:
         app.state.database.dispose()
         clock.use(clock.system_time)  # the next test reads the real time again
+
+
+def test_a_player_on_a_break_is_refused_a_try_while_logged_in(player: Any) -> None:
+    """The lobby hides Try during a break; the API refuses it too, to the player logged in. A
+    Try needs no account, so the same browser logged out may still start one."""
+    assert player.post("/api/try", json={}).status_code == 201
+    taken = player.post("/api/protection/time-out", json={"days": 1, "confirm": True})
+    assert taken.status_code == 201, taken.text
+    refused = assert_problem(player.post("/api/try", json={}), 403, "timed_out")
+    assert refused["until"] == taken.json()["exclusion"]["ends_at"]
+    assert player.post("/api/logout").status_code == 204
+    assert player.post("/api/try", json={}).status_code == 201

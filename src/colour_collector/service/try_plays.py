@@ -15,7 +15,8 @@ from dataclasses import dataclass, replace
 from colour_collector.game.generator import generate
 from colour_collector.game.progress import expected_step
 from colour_collector.game.replay import replay
-from colour_collector.service import records
+from colour_collector.service import exclusions, records
+from colour_collector.service.accounts import hash_token
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import (
     PlayNotFoundError,
@@ -56,12 +57,20 @@ def start(
     *,
     client: str,
     per_hour: int,
+    session_token: str | None = None,
     now: dt.datetime | None = None,
 ) -> tuple[str, TryPlay]:
-    """A new Try play and its secret token; at most ``per_hour`` an hour from one client."""
+    """A new Try play and its secret token; at most ``per_hour`` an hour from one client.
+
+    A Try needs no account, but a player logged in (``session_token`` of a live session) during
+    a time-out or self-exclusion is refused one (:class:`ExcludedError`), as a purchase is: the
+    break is from the game, not only from its stakes."""
     at = now or utcnow()
     token = secrets.token_urlsafe(TOKEN_BYTES)
     with factory() as uow:
+        session = uow.accounts.session(hash_token(session_token), at) if session_token else None
+        if session is not None:
+            exclusions.refuse_if_excluded(uow, session.account_id, at)
         if uow.tries.started_after(client, at - RATE_WINDOW) >= per_hour:
             raise TooManyTriesError(
                 f"at most {per_hour} Try plays an hour from one address; try again later",

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Path, status
+from fastapi import APIRouter, Body, Cookie, Path, status
 from starlette.responses import Response
 
 from colour_collector.server.dependencies import ClientAddress, RuntimeDep
+from colour_collector.server.middleware import SESSION_COOKIE
 from colour_collector.server.play_schemas import (
     EmptyRequest,
     StepRequest,
@@ -35,10 +36,26 @@ _NOT_FOUND = {404: "No such Try play (`play_not_found`).", 422: "Invalid id (`in
     status_code=status.HTTP_201_CREATED,
     response_model=TryStartResponse,
     responses=problem_responses(
-        {**BODY_PROBLEMS, 429: "Too many Try plays from this address (`too_many_tries`)."}
+        {
+            **BODY_PROBLEMS,
+            403: "A player logged in is taking a break (`timed_out`, `self_excluded`).",
+            429: "Too many Try plays from this address (`too_many_tries`).",
+        }
     ),
 )
-def start(body: EmptyRequest, runtime: RuntimeDep, client: ClientAddress) -> Response:
+def start(
+    body: EmptyRequest,
+    runtime: RuntimeDep,
+    client: ClientAddress,
+    session: Annotated[
+        str | None,
+        Cookie(
+            alias=SESSION_COOKIE,
+            description="Optional: a Try needs no account, but a player logged in during a"
+            " time-out or self-exclusion is refused one.",
+        ),
+    ] = None,
+) -> Response:
     """Start a free Try play: same rules and odds, no money. Limited per address and hour."""
     token, play = try_plays.start(
         runtime.database,
@@ -46,6 +63,7 @@ def start(body: EmptyRequest, runtime: RuntimeDep, client: ClientAddress) -> Res
         runtime.rng,
         client=client,
         per_hour=runtime.settings.try_plays_per_hour,
+        session_token=session,
     )
     return answer(
         TryStartResponse(try_id=token, board=board(records.decode(play.record), 0)),
