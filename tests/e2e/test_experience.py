@@ -96,7 +96,7 @@ def test_reload_at_the_start_of_the_prize_game(start_server: Any, browser: Brows
     server = start_server(["£10 (£10 Prize Game)"] * attempts)
     page = browser.new_page(server)
     register(page)
-    deposit(page, 500 * attempts)
+    deposit(page, 5000)  # the deposit's choices: £50 pays for the eight
     for _ in range(attempts):
         play_number = buy(page)
         start_playing(page)
