@@ -177,7 +177,7 @@ class FakeLoginThrottle:
     def __init__(self, state: State) -> None:
         self.state = state
 
-    def hold(self, email: str) -> None:
+    def hold(self, email: str, client: str) -> None:
         pass  # one unit of work at a time
 
     def add_failure(self, *, email: str, client: str, at: dt.datetime) -> None:

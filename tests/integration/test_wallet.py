@@ -335,6 +335,40 @@ def test_failed_logins_made_at_once_are_counted_one_after_another(database: Data
     assert answers.count("TooManyAttemptsError") == workers - 3, answers
 
 
+def test_failed_logins_from_one_client_at_once_are_counted_one_after_another(
+    database: Database,
+) -> None:
+    # The same across addresses: sixteen wrong passwords for sixteen addresses sent at once from
+    # one client have three checked (its limit). Counted without a lock, on PostgreSQL, more were.
+    policy = accounts.AccountPolicy(
+        passwords=Passwords(time_cost=1, memory_kib=8, parallelism=1),
+        max_failures_per_email=1000,
+        max_failures_per_client=3,
+    )
+    workers = 16
+    start = threading.Barrier(workers)
+
+    def attempt(n: int) -> str:
+        start.wait()
+        try:
+            accounts.login(
+                database,
+                policy,
+                email=f"guess{n}@example.com",
+                password="wrong",
+                client="203.0.113.9",
+                now=NOW,
+            )
+        except (InvalidCredentialsError, TooManyAttemptsError) as refused:
+            return type(refused).__name__
+        return "logged in"
+
+    with ThreadPoolExecutor(workers) as pool:
+        answers = list(pool.map(attempt, range(workers)))
+    assert answers.count("InvalidCredentialsError") == 3, answers
+    assert answers.count("TooManyAttemptsError") == workers - 3, answers
+
+
 def test_uncommitted_unit_of_work_rolls_back(database: Database) -> None:
     account_id = new_account(database)
     before = audit.verify_chain(database).entries

@@ -256,10 +256,10 @@ def login(
         normalised = None  # no account has it; the attempt still counts for its client
     key = normalised or throttle_key(email.strip().lower())
     with factory() as uow:
-        # Attempts at one address made at once are counted one after another, each seeing the
-        # failures added before it: otherwise (on PostgreSQL) each counted without the others'
-        # uncommitted ones and all had their password checked.
-        uow.login_throttle.hold(key)
+        # Attempts at one address, or from one client, made at once are counted one after
+        # another, each seeing the failures added before it: otherwise (on PostgreSQL) each
+        # counted without the others' uncommitted ones and all had their password checked.
+        uow.login_throttle.hold(key, client)
         failures = uow.login_throttle.failures(email=key, client=client, after=at - policy.window)
         wait = throttled(
             failures,

@@ -158,10 +158,10 @@ def login(
     cleaned = name.strip().lower()
     key = THROTTLE_PREFIX + throttle_key(cleaned)[:64]
     with factory() as uow:
-        # Attempts at one name made at once are counted one after another, each seeing the
-        # failures added before it: otherwise (on PostgreSQL) each counted without the others'
-        # uncommitted ones and all had their password checked.
-        uow.login_throttle.hold(key)
+        # Attempts at one name, or from one client, made at once are counted one after another,
+        # each seeing the failures added before it: otherwise (on PostgreSQL) each counted
+        # without the others' uncommitted ones and all had their password checked.
+        uow.login_throttle.hold(key, client)
         failures = uow.login_throttle.failures(email=key, client=client, after=at - policy.window)
         wait = throttled(
             failures, policy.max_failures, policy.max_client_failures, policy.window, at

@@ -165,13 +165,17 @@ class SqlLoginThrottle:
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
 
-    def hold(self, email: str) -> None:
+    def hold(self, email: str, client: str) -> None:
         # SQLite: every transaction already holds the write lock from its start (BEGIN
-        # IMMEDIATE). PostgreSQL: a transaction-level advisory lock on the key's hash, which
-        # needs no privilege on any table.
+        # IMMEDIATE). PostgreSQL: transaction-level advisory locks on the keys' hashes, which
+        # need no privilege on any table; always the client's first, so that two attempts never
+        # each hold the lock the other waits for.
         if self.connection.dialect.name == "postgresql":
             self.connection.execute(
-                select(func.pg_advisory_xact_lock(func.hashtextextended("login:" + email, 0)))
+                select(
+                    func.pg_advisory_xact_lock(func.hashtextextended("login-client:" + client, 0)),
+                    func.pg_advisory_xact_lock(func.hashtextextended("login:" + email, 0)),
+                )
             )
 
     def add_failure(self, *, email: str, client: str, at: dt.datetime) -> None:

@@ -86,11 +86,11 @@ class Accounts(Protocol):
 class LoginThrottle(Protocol):
     """Failed logins, shared by every server process, counted per e-mail and per client."""
 
-    def hold(self, email: str) -> None:
-        """Count the attempts at ``email`` (an address, or an operator's name) one after another
-        until this unit of work ends: an attempt made at the same time waits here, then sees
-        this one's failure. No row is locked for it: an address may have no account, and the
-        server may only read operators."""
+    def hold(self, email: str, client: str) -> None:
+        """Count the attempts at ``email`` (an address, or an operator's name), and those from
+        ``client``, one after another until this unit of work ends: an attempt made at the same
+        time at either waits here, then sees this one's failure. No row is locked for it: an
+        address may have no account, and the server may only read operators."""
         ...
 
     def add_failure(self, *, email: str, client: str, at: dt.datetime) -> None:
