@@ -632,19 +632,20 @@ class FakePlayerProtections:
         mine = [e for e in self.state.exclusions if e.account_id == account_id]
         return sorted(mine, key=lambda e: (e.starts_at, e.id), reverse=True)
 
-    def exclusion_to_check(self, account_id: AccountId, now: dt.datetime) -> Exclusion | None:
-        found = max(
-            (
-                e
-                for e in self.exclusions(account_id)
-                if e.active(now) or e.kind is ExclusionKind.SELF_EXCLUSION
-            ),
+    def exclusions_to_check(self, account_id: AccountId, now: dt.datetime) -> Sequence[Exclusion]:
+        mine = self.exclusions(account_id)
+        asked = self.settings(account_id).return_asked_at
+        running = max((e for e in mine if e.active(now)), key=lambda e: e.ends_at, default=None)
+        last_self = max(
+            (e for e in mine if e.kind is ExclusionKind.SELF_EXCLUSION),
             key=lambda e: e.ends_at,
             default=None,
         )
-        if found is None or found.kind is not ExclusionKind.SELF_EXCLUSION:
-            return found
-        return replace(found, return_asked_at=self.settings(account_id).return_asked_at)
+        return [
+            replace(e, return_asked_at=asked) if e.kind is ExclusionKind.SELF_EXCLUSION else e
+            for e in (running, last_self)
+            if e is not None
+        ]
 
     def last_reality_check(self, token_hash: str) -> dt.datetime | None:
         return self.state.reality_checks.get(token_hash)

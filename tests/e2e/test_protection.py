@@ -128,6 +128,29 @@ def test_an_ended_self_exclusion_waits_for_the_player_to_ask_to_play_again(
     assert api(page, "/api/protection")["exclusion"]["returns_at"] is not None
 
 
+def test_the_console_says_an_ended_self_exclusion_is_still_in_place(
+    browser: Any, start_server: Any
+) -> None:
+    """Support must not read "self-exclusion ... to <a date past>" as over: its term has
+    ended, but it holds until the player asks to play again, and a day after."""
+    server = start_server([])
+    make_operator(server, "mia", "support")
+    player = browser.new_page(server)
+    email = register(player)
+    open_lobby_button(player, "lobby-protection", "protection")
+    tid(player, "exclusion-confirm").check()
+    tid(player, "exclusion-submit").click()
+    wait_idle(player, "protection")
+    assert text(player, "protection-break").startswith("You have excluded yourself until")
+    server.forward(190 * 24 * 3600)
+    console = browser.new_page(server)
+    console_login(console, "mia")
+    tid(console, "lookup-query").fill(email)
+    tid(console, "lookup-submit").click()
+    tid(console, "player-file").wait_for(state="visible")
+    assert "in place until the player asks to play again" in text(console, "player-file")
+
+
 def test_taking_a_time_out(browser: Any, start_server: Any) -> None:
     server = start_server([None, None])
     page = browser.new_page(server)

@@ -95,3 +95,18 @@ def test_a_head_is_answered_as_its_get_without_a_body(player: Any) -> None:
     assert player.head("/api/me").status_code == 401
     refused = player.head("/api/register")  # a route that takes only POST
     assert refused.status_code == 405 and refused.headers["allow"] == "POST"
+
+
+def test_a_head_is_timed_under_its_route(player: Any) -> None:
+    """/metrics times a HEAD under the route its GET takes, not as a static file: a monitor's
+    HEAD /healthz every few seconds must not fill the static files' latency."""
+    line = 'colour_collector_request_seconds_count{method="HEAD",route="/healthz"} '
+
+    def heads() -> float:
+        found = [row for row in player.get("/metrics").text.splitlines() if row.startswith(line)]
+        return float(found[0].removeprefix(line)) if found else 0.0
+
+    before = heads()
+    for _ in range(3):
+        assert player.head("/healthz").status_code == 200
+    assert heads() == before + 3

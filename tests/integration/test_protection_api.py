@@ -372,8 +372,24 @@ def test_protection_needs_a_session(client: Any) -> None:
         ("GET", "/api/protection"),
         ("GET", "/api/protection/reality-check"),
         ("POST", "/api/protection/time-out"),
+        ("POST", "/api/protection/self-exclusion/return"),
         ("POST", "/api/session/activity"),
     ):
         body = {"days": 1, "confirm": True} if path.endswith("time-out") else {}
+        if path.endswith("return"):
+            body = {"confirm": True}
         answer = client.request(method, path, json=body if method == "POST" else None)
         assert_problem(answer, 401, "not_authenticated")
+
+
+def test_asking_to_return_refuses_bad_input(player: Any, database: Database) -> None:
+    """The return's body is ``{"confirm": true}`` exactly; nothing else is read as a request to
+    play again, and a refused one is not audited."""
+    path = "/api/protection/self-exclusion/return"
+    for body in ({}, {"confirm": "true"}, {"confirm": 1}, {"confirm": None}, [True]):
+        assert player.post(path, json=body).status_code == 422, body
+    assert player.post(path, json={"confirm": True, "months": 6}).status_code == 422
+    broken = player.post(path, content=b"{", headers={"content-type": "application/json"})
+    assert broken.status_code in {400, 422}, broken.text
+    assert_problem(player.post(path, json={"confirm": True}), 409, "return_not_allowed")
+    assert "self_exclusion_return" not in [kind for kind, _ in audit_entries(database)]

@@ -13,10 +13,12 @@ import pytest
 from test_store_adapters import a_play
 
 from colour_collector.service.errors import OperatorNameTakenError
-from colour_collector.service.models import MovementKind, Session
+from colour_collector.service.models import AccountId, MovementKind, Session
+from colour_collector.service.ports import UnitOfWork
 from colour_collector.service.protection_models import (
     AuditCheck,
     DepositLimit,
+    Exclusion,
     ExclusionKind,
     LimitPeriod,
     OperatorRole,
@@ -26,6 +28,7 @@ from colour_collector.service.protection_models import (
     PaymentKind,
     ProtectionSettings,
     SalesState,
+    longest_in_force,
 )
 from colour_collector.store import Database
 from support import sign_up
@@ -39,6 +42,11 @@ def database(database_url: str) -> Iterator[Database]:
     db = Database(database_url)
     yield db
     db.dispose()
+
+
+def to_check(uow: UnitOfWork, account_id: int, now: dt.datetime) -> Exclusion | None:
+    """The break the service finds in force from what the store reads for it."""
+    return longest_in_force(uow.protection.exclusions_to_check(AccountId(account_id), now), now)
 
 
 @pytest.fixture
@@ -81,26 +89,53 @@ def test_the_exclusion_in_force_is_the_one_that_ends_last(
         uow.commit()
     with database() as uow:
         # In force from the moment it is stored, even at a time read before it was taken.
-        assert uow.protection.exclusion_to_check(account_id, WHEN - DAY) == long
-        assert uow.protection.exclusion_to_check(account_id, WHEN + DAY) == long
+        assert to_check(uow, account_id, WHEN - DAY) == long
+        assert to_check(uow, account_id, WHEN + DAY) == long
         # After its term the self-exclusion is still the one to check (it stays in force until
         # the player asks to play again), with when they asked from their settings.
-        assert uow.protection.exclusion_to_check(account_id, WHEN + 300 * DAY) == long
+        assert to_check(uow, account_id, WHEN + 300 * DAY) == long
         assert uow.protection.exclusions(account_id) == [short, long]
         asked = WHEN + 250 * DAY
         uow.protection.save_settings(ProtectionSettings(account_id, None, 60, asked))
         uow.commit()
     other = sign_up(database, "other@example.com")[0].id
     with database() as uow:
-        ended = uow.protection.exclusion_to_check(account_id, WHEN + 300 * DAY)
+        # In force until a day after the player asked; then nothing is.
+        ended = to_check(uow, account_id, asked + DAY / 2)
         assert ended == replace(long, return_asked_at=asked)
-        assert ended is not None and not ended.in_force(asked + 2 * DAY)
+        assert to_check(uow, account_id, asked + 2 * DAY) is None
         # A time-out alone is no longer checked once it has ended.
         uow.protection.add_exclusion(
             account_id=other, kind=ExclusionKind.TIME_OUT, starts_at=WHEN, ends_at=WHEN + DAY
         )
-        assert uow.protection.exclusion_to_check(other, WHEN) is not None
-        assert uow.protection.exclusion_to_check(other, WHEN + DAY) is None
+        assert to_check(uow, other, WHEN) is not None
+        assert to_check(uow, other, WHEN + DAY) is None
+
+
+def test_a_time_out_after_a_self_exclusions_term_does_not_hide_it(
+    database: Database, account_id: int
+) -> None:
+    """The running time-out ends last, but the ended self-exclusion holds until the player
+    asks to play again: it is the one checked (and shown), until it lets go sooner."""
+    with database() as uow:
+        ended = uow.protection.add_exclusion(
+            account_id=account_id, kind=ExclusionKind.SELF_EXCLUSION, starts_at=WHEN,
+            ends_at=WHEN + 200 * DAY,
+        )  # fmt: skip
+        time_out = uow.protection.add_exclusion(
+            account_id=account_id, kind=ExclusionKind.TIME_OUT, starts_at=WHEN + 201 * DAY,
+            ends_at=WHEN + 204 * DAY,
+        )  # fmt: skip
+        uow.commit()
+    with database() as uow:
+        assert to_check(uow, account_id, WHEN + 202 * DAY) == ended
+        asked = WHEN + 202 * DAY
+        uow.protection.save_settings(ProtectionSettings(account_id, None, 60, asked))
+        uow.commit()
+    with database() as uow:
+        # A day after the return the time-out is the break that lets go last.
+        assert to_check(uow, account_id, asked + DAY / 2) == time_out
+        assert to_check(uow, account_id, WHEN + 205 * DAY) is None
 
 
 def test_reality_checks_belong_to_a_session_and_go_with_it(

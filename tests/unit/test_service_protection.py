@@ -469,6 +469,43 @@ def test_an_ended_self_exclusion_stays_until_the_player_asks_to_return_and_a_day
         pay_in(db, later, 100, again.exclusion.ends_at + 3 * DAY)
 
 
+def test_a_time_out_during_an_ended_self_exclusion_does_not_hide_it() -> None:
+    """A time-out taken once a self-exclusion's term is over ends sooner than the
+    self-exclusion, which stays until the player asks to play again: the break shown and the
+    refusal are the self-exclusion's (no ``until``), not "a time-out until" a time after which
+    play is still refused; and the return may be asked. Once asked, the break in force is the
+    one that lets go last: the time-out, or the day after the return."""
+    db = FakeDatabase()
+    token = player(db)
+    limits.decline(db, token, now=T0)
+    taken = exclusions.take(db, token, ExclusionKind.SELF_EXCLUSION, 6, confirm=True, now=T0)
+    assert taken.exclusion is not None
+    end = taken.exclusion.ends_at
+    later = player(db, at=end + DAY)
+    exclusions.take(db, later, ExclusionKind.TIME_OUT, 3, confirm=True, now=end + DAY)
+    shown = protection.overview(db, later, now=end + 2 * DAY).exclusion
+    assert shown is not None and shown.kind is ExclusionKind.SELF_EXCLUSION
+    with pytest.raises(SelfExcludedError) as refused:
+        pay_in(db, later, 100, end + 2 * DAY)
+    assert refused.value.until is None
+    # Asked: a day later the self-exclusion lets go, the time-out (to end + 4 days) holds.
+    exclusions.ask_to_return(db, later, confirm=True, now=end + 2 * DAY)
+    with pytest.raises(TimedOutError) as refused:
+        pay_in(db, later, 100, end + 2 * DAY + HOUR)
+    assert refused.value.until == end + 4 * DAY
+    pay_in(db, later, 100, end + 4 * DAY)
+    # A time-out that ends before the day after the return does not hide it either.
+    second = exclusions.take(db, later, ExclusionKind.SELF_EXCLUSION, 6, confirm=True,
+                             now=end + 5 * DAY)  # fmt: skip
+    assert second.exclusion is not None
+    over = second.exclusion.ends_at
+    exclusions.ask_to_return(db, later, confirm=True, now=over + HOUR)
+    exclusions.take(db, later, ExclusionKind.TIME_OUT, 1, confirm=True, now=over - HOUR)
+    with pytest.raises(SelfExcludedError) as refused:
+        pay_in(db, later, 100, over + 2 * HOUR)
+    assert refused.value.until == over + HOUR + DAY
+
+
 def test_a_time_out_ends_by_itself() -> None:
     db = FakeDatabase()
     token = player(db)

@@ -301,4 +301,10 @@ class HeadAsGet:
                 message = {**message, "body": b""}
             await send(message)
 
-        await self.app({**scope, "method": "GET"}, receive, without_body)
+        # The same scope, not a copy: what the router notes in it (the route) reaches the
+        # middleware outside (the metrics' route label); the method is HEAD again for them.
+        scope["method"] = "GET"
+        try:
+            await self.app(scope, receive, without_body)
+        finally:
+            scope["method"] = "HEAD"

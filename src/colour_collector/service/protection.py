@@ -17,6 +17,7 @@ from colour_collector.service.protection_models import (
     Exclusion,
     ExclusionKind,
     LimitPeriod,
+    longest_in_force,
 )
 
 
@@ -86,11 +87,11 @@ def last_self_exclusion(uow: UnitOfWork, account_id: AccountId) -> Exclusion | N
 
 
 def exclusion_in_force(uow: UnitOfWork, account_id: AccountId, at: dt.datetime) -> Exclusion | None:
-    """The break that refuses plays and deposits at ``at``: the one whose term runs that ends
-    last; otherwise a self-exclusion whose term has ended, until a day after the player asked
-    to play again (``Exclusion.in_force``): an account does not reopen by itself."""
-    found = uow.protection.exclusion_to_check(account_id, at)
-    return found if found is not None and found.in_force(at) else None
+    """The break that refuses plays and deposits at ``at`` and lets go last: a time-out or
+    self-exclusion whose term runs, or a self-exclusion whose term has ended, until a day after
+    the player asked to play again (``Exclusion.in_force``): an account does not reopen by
+    itself, and a time-out taken meanwhile does not hide it."""
+    return longest_in_force(uow.protection.exclusions_to_check(account_id, at), at)
 
 
 def standing(uow: UnitOfWork, account_id: AccountId, at: dt.datetime) -> Protection:

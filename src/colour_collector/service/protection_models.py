@@ -5,6 +5,7 @@ in ``service.models``."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum, unique
 
@@ -143,6 +144,26 @@ class Exclusion:
             return True
         returns = self.returns_at
         return returns is None or now < returns
+
+    def holds_until(self, now: dt.datetime) -> dt.datetime | None:
+        """When, seen at ``now``, it stops refusing plays and deposits: a time-out's end, an
+        ended self-exclusion's :attr:`returns_at`; None while it holds until the player asks
+        to play again (a self-exclusion during its term, or after it until they ask)."""
+        if self.kind is ExclusionKind.TIME_OUT:
+            return self.ends_at
+        return None if self.active(now) else self.returns_at
+
+
+def longest_in_force(candidates: Iterable[Exclusion], now: dt.datetime) -> Exclusion | None:
+    """Of ``candidates``, the break in force at ``now`` that lets go last (one that holds until
+    the player asks before any other), if any: a time-out taken after a self-exclusion's term
+    ends sooner than the self-exclusion, which must not hide behind it."""
+
+    def last(exclusion: Exclusion) -> tuple[bool, dt.datetime, dt.datetime]:
+        until = exclusion.holds_until(now)
+        return (until is None, until or exclusion.ends_at, exclusion.ends_at)
+
+    return max((e for e in candidates if e.in_force(now)), key=last, default=None)
 
 
 @dataclass(frozen=True, slots=True)

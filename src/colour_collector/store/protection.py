@@ -10,7 +10,7 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, delete, insert, or_, select, update
+from sqlalchemy import Connection, bindparam, delete, insert, select, union_all, update
 
 from colour_collector.service.models import AccountId
 from colour_collector.service.protection_models import (
@@ -31,19 +31,31 @@ from colour_collector.store.tables import (
 _SETTINGS = select(player_protection).where(
     player_protection.c.account_id == bindparam("account_id")
 )
-_TO_CHECK = (
-    select(exclusions, player_protection.c.return_asked_at)
-    .outerjoin(player_protection, player_protection.c.account_id == exclusions.c.account_id)
+_RUNNING_LAST = (
+    select(exclusions)
     .where(
-        exclusions.c.account_id == bindparam("account_id"),
-        or_(
-            exclusions.c.ends_at > bindparam("now"),
-            exclusions.c.kind == ExclusionKind.SELF_EXCLUSION.value,
-        ),
+        exclusions.c.account_id == bindparam("account_id"), exclusions.c.ends_at > bindparam("now")
     )
     .order_by(exclusions.c.ends_at.desc())
     .limit(1)
+    .subquery()
 )
+_LAST_SELF_EXCLUSION = (
+    select(exclusions)
+    .where(
+        exclusions.c.account_id == bindparam("account_id"),
+        exclusions.c.kind == ExclusionKind.SELF_EXCLUSION.value,
+    )
+    .order_by(exclusions.c.ends_at.desc())
+    .limit(1)
+    .subquery()
+)
+_CANDIDATES = union_all(select(_RUNNING_LAST), select(_LAST_SELF_EXCLUSION)).subquery()
+_TO_CHECK = select(_CANDIDATES, player_protection.c.return_asked_at).outerjoin(
+    player_protection, player_protection.c.account_id == _CANDIDATES.c.account_id
+)
+"""In one read, at most two rows: the running break that ends last and the last
+self-exclusion (with when the player asked to play again)."""
 _LAST_CHECK = select(reality_checks.c.checked_at).where(
     reality_checks.c.token_hash == bindparam("token_hash")
 )
@@ -153,14 +165,14 @@ class SqlPlayerProtections:
         )
         return [_exclusion(row) for row in rows]
 
-    def exclusion_to_check(self, account_id: AccountId, now: dt.datetime) -> Exclusion | None:
-        row = self.connection.execute(_TO_CHECK, {"account_id": account_id, "now": now}).first()
-        if row is None:
-            return None
-        kind = ExclusionKind(row.kind)
-        return _exclusion(
-            row, row.return_asked_at if kind is ExclusionKind.SELF_EXCLUSION else None
-        )
+    def exclusions_to_check(self, account_id: AccountId, now: dt.datetime) -> Sequence[Exclusion]:
+        rows = self.connection.execute(_TO_CHECK, {"account_id": account_id, "now": now})
+        return [
+            _exclusion(
+                row, row.return_asked_at if row.kind == ExclusionKind.SELF_EXCLUSION.value else None
+            )
+            for row in rows
+        ]
 
     def last_reality_check(self, token_hash: str) -> dt.datetime | None:
         found: dt.datetime | None = self.connection.execute(

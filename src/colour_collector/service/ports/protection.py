@@ -51,12 +51,13 @@ class PlayerProtections(Protocol):
         """Every exclusion the player took, latest first."""
         ...
 
-    def exclusion_to_check(self, account_id: AccountId, now: dt.datetime) -> Exclusion | None:
-        """The break a purchase or deposit at ``now`` is checked against, in one read: of
-        those whose term runs at ``now`` (``Exclusion.active``: any one stored that has not
-        ended, whatever time it was taken at), the one that ends last; when none runs, the
-        player's last self-exclusion, with ``return_asked_at`` from their settings, which stays
-        in force after its term (``Exclusion.in_force``). None when neither exists."""
+    def exclusions_to_check(self, account_id: AccountId, now: dt.datetime) -> Sequence[Exclusion]:
+        """The breaks a purchase or deposit at ``now`` is checked against, in one read, at most
+        two: the break whose term runs at ``now`` that ends last (``Exclusion.active``: any one
+        stored that has not ended, whatever time it was taken at) and the player's last
+        self-exclusion, with ``return_asked_at`` from their settings (it stays in force after
+        its term: ``Exclusion.in_force``). The service picks the one in force that lets go last
+        (``protection_models.longest_in_force``)."""
         ...
 
     def last_reality_check(self, token_hash: str) -> dt.datetime | None:

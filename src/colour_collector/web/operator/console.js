@@ -178,11 +178,21 @@ async function openDashboard() {
   show("dashboard");
 }
 
+/** A break in words. A self-exclusion's term may be over while it still holds: it stays in
+ * place until the player asks to play again, and a day after (``ended``, ``returns_at``). */
+function breakWords(e) {
+  const term = `${e.kind === "time_out" ? "time-out" : "self-exclusion"} ${when(e.starts_at)} to ${when(e.ends_at)}`;
+  if (e.kind === "time_out" || !e.ended) return term;
+  return e.returns_at
+    ? `${term}, ended; the player asked to play again: plays and deposits open ${when(e.returns_at)}`
+    : `${term}, ended, but in place until the player asks to play again`;
+}
+
 function drawPlayer(file) {
   const box = q("player-file");
   const limits = file.deposit_limits.map((l) => `${l.period} ${l.amount_pence === null ? "none" : pounds(l.amount_pence)}${l.pending ? ` (change to ${l.requested_pence === null ? "none" : pounds(l.requested_pence)} waiting)` : ""}`).join("; ");
   const breaks = file.exclusions.length
-    ? file.exclusions.map((e) => `${e.kind === "time_out" ? "time-out" : "self-exclusion"} ${when(e.starts_at)} to ${when(e.ends_at)}`).join("; ")
+    ? file.exclusions.map(breakWords).join("; ")
     : "none";
   const rows = [
     ["Account", `#${file.id}, ${file.email}`],
