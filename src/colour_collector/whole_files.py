@@ -2,9 +2,10 @@
 generator's tables and the pool files.
 
 Each is written under a temporary name beside its place, flushed to the disk, then renamed into
-place, so that a reader (or the next start after a power cut) sees the old file or the whole new
-one, never half of it; and when the writing fails (a full disk), the temporary file is removed,
-so nothing is left behind."""
+place and the folder flushed, so that a reader (or the next start after a power cut) sees the
+old file or the whole new one, never half of it, and a file reported written stays written;
+when the writing fails (a full disk), the temporary file is removed, so nothing is left
+behind."""
 
 from __future__ import annotations
 
@@ -37,3 +38,9 @@ def write_whole(path: Path, data: bytes, *, overwrite: bool = True) -> None:
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
+    # The new name is in the folder's own data: flushed too, or a power cut could lose it.
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)

@@ -20,6 +20,7 @@ from sqlalchemy import text
 from colour_collector.service import audit, pools
 from colour_collector.service.errors import DuplicatePlayError, EmailTakenError, PlayChangedError
 from colour_collector.service.models import (
+    AccountId,
     AuditKind,
     ConfirmationToken,
     MovementKind,
@@ -27,7 +28,12 @@ from colour_collector.service.models import (
     TokenPurpose,
 )
 from colour_collector.service.play_models import PlayStatus, StoredPlay, TryPlay
-from colour_collector.service.protection_models import OperatorRole, OperatorSession
+from colour_collector.service.protection_models import (
+    ExclusionKind,
+    OperatorRole,
+    OperatorSession,
+    ProtectionSettings,
+)
 from colour_collector.store import Database
 from colour_collector.store.migrate import alembic_config
 from colour_collector.store.tables import metadata
@@ -273,6 +279,34 @@ def test_operators_disabled_stay_out_across_a_downgrade(empty_database_url: str)
     with opened(empty_database_url) as database, database.engine.connect() as connection:
         left = connection.execute(text("SELECT token_hash FROM operator_sessions")).scalars()
         assert list(left) == ["s" * 64]
+    command.upgrade(config, "head")
+
+
+def test_no_downgrade_below_0090_reopens_a_held_self_exclusion(empty_database_url: str) -> None:
+    """Before 0090 a self-exclusion ended by itself: going back while one whose term is over
+    still holds is refused, with nothing changed; once its player has asked and a day has
+    passed, the downgrade goes through."""
+    config = alembic_config(empty_database_url)
+    command.upgrade(config, "head")
+    ended = dt.datetime.now(dt.UTC) - dt.timedelta(days=3)
+    with opened(empty_database_url) as database:
+        account_id = sign_up(database, "held@example.com")[0].id
+        with database() as uow:
+            uow.protection.add_exclusion(
+                account_id=AccountId(account_id),
+                kind=ExclusionKind.SELF_EXCLUSION,
+                starts_at=ended - dt.timedelta(days=183),
+                ends_at=ended,
+            )
+            uow.commit()
+    with pytest.raises(RuntimeError, match=r"1 self-exclusion.*still hold"):
+        command.downgrade(config, "0080")
+    with opened(empty_database_url) as database, database() as uow:
+        assert uow.protection.exclusions(AccountId(account_id))  # nothing changed
+        asked = ended + dt.timedelta(hours=1)
+        uow.protection.save_settings(ProtectionSettings(AccountId(account_id), None, 60, asked))
+        uow.commit()
+    command.downgrade(config, "0080")
     command.upgrade(config, "head")
 
 
