@@ -68,6 +68,11 @@ def test_serve_starts_creates_sqlite_and_answers_healthz(tmp_path: Path) -> None
         assert answer is not None, f"server did not answer; exit={process.poll()}"
         assert answer.status_code == 200
         assert answer.json() == {"status": "ok"}
+        # A HEAD through the real server: its headers, no body, and nothing logged as an error
+        # (the server sends no body for a HEAD by the method it was asked with).
+        head = httpx.head(f"http://127.0.0.1:{port}/healthz", timeout=5)
+        assert head.status_code == 200 and head.content == b""
+        assert head.headers["content-length"] == answer.headers["content-length"]
         assert (data_dir / SQLITE_FILENAME).is_file()
         client = browser_like_client(f"http://127.0.0.1:{port}", timeout=30)
         registered = client.post(

@@ -301,10 +301,11 @@ class HeadAsGet:
                 message = {**message, "body": b""}
             await send(message)
 
-        # The same scope, not a copy: what the router notes in it (the route) reaches the
-        # middleware outside (the metrics' route label); the method is HEAD again for them.
-        scope["method"] = "GET"
+        # A copy: the server's own scope must stay HEAD while the answer is sent (uvicorn then
+        # expects no body; with GET it refuses the empty one). What the router notes in the copy
+        # (the route: the metrics' label, read once the app returns) is copied back out.
+        inner = {**scope, "method": "GET"}
         try:
-            await self.app(scope, receive, without_body)
+            await self.app(inner, receive, without_body)
         finally:
-            scope["method"] = "HEAD"
+            scope.update((key, value) for key, value in inner.items() if key != "method")
