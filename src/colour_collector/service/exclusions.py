@@ -168,7 +168,7 @@ def ask_to_return(
     at = now or utcnow()
     with factory() as uow:
         account_id = live_session(uow, token, at, lock_account=True).account_id
-        last = protection.last_self_exclusion(uow, account_id)
+        last = protection.last_self_exclusion(uow, account_id, at)
         if last is None:
             raise ReturnNotAllowedError("you have no self-exclusion to return from")
         if last.active(at):

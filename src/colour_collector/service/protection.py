@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from colour_collector.service.accounts import live_session
 from colour_collector.service.clock import utcnow
@@ -70,20 +70,20 @@ def limit_standings(
     return {p: LimitStanding(by_period[p], deposited(deposits, p, at)) for p in LimitPeriod}
 
 
-def last_self_exclusion(uow: UnitOfWork, account_id: AccountId) -> Exclusion | None:
-    """The player's self-exclusion that ends last, with when they asked to play again."""
-    found = max(
+def last_self_exclusion(
+    uow: UnitOfWork, account_id: AccountId, at: dt.datetime
+) -> Exclusion | None:
+    """The player's self-exclusion that ends last, with when they asked to play again: one of
+    the breaks a purchase is checked against (``exclusions_to_check``), read the same way."""
+    return max(
         (
             e
-            for e in uow.protection.exclusions(account_id)
+            for e in uow.protection.exclusions_to_check(account_id, at)
             if e.kind is ExclusionKind.SELF_EXCLUSION
         ),
         key=lambda e: e.ends_at,
         default=None,
     )
-    if found is None:
-        return None
-    return replace(found, return_asked_at=uow.protection.settings(account_id).return_asked_at)
 
 
 def exclusion_in_force(uow: UnitOfWork, account_id: AccountId, at: dt.datetime) -> Exclusion | None:
