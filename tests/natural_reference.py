@@ -5,10 +5,10 @@ generator's own modules (``natural``, ``layout``, ``booster_level``), so a bias 
 on both sides of its comparisons. This simulator shares none of that code: it plays a whole game
 forward the way the Game Procedures describe it, one step at a time, with the rules state machine
 (``colour_collector.game.rules.Game``) keeping the state and refusing any step that breaks a rule.
-It reads only the rules (``rules``, ``replay``), the record format (``record``), the game's numbers
-(``config``: including the natural item and Prize Game amount weights, which define natural play)
-and the prize table. It never imports ``generator``, ``natural``, ``layout``, ``booster_level``,
-``main_game_sampler``, ``prize_game``, ``naturalness`` or ``sampling``.
+It reads only the rules (``rules``, ``replay``), the record format (``record``, ``codec``), the
+game's numbers (``config``: including the natural item and Prize Game amount weights, which define
+natural play) and the prize table. It never imports ``generator``, ``natural``, ``layout``,
+``booster_level``, ``main_game_sampler``, ``prize_game``, ``naturalness`` or ``sampling``.
 
 Natural play, as the procedures describe it (docs/rules.md for the choices they leave open):
 
@@ -29,11 +29,16 @@ Natural play, as the procedures describe it (docs/rules.md for the choices they 
 
 from __future__ import annotations
 
+import gzip
 import itertools
+import json
 import random
+from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
+from colour_collector.game.codec import from_json
 from colour_collector.game.config import COUNTED_KINDS, SYMBOL_KINDS, BonusKind, GameConfig
 from colour_collector.game.config import load_config as _load_config
 from colour_collector.game.errors import RuleError
@@ -53,6 +58,10 @@ from colour_collector.game.record import (
 from colour_collector.game.replay import Result, result_of
 from colour_collector.game.rules import Game, Phase
 
+COLLECTED = Path(__file__).resolve().parent / "reference" / "rare_tiers_natural.jsonl.gz"
+"""Natural plays of the tiers the generator draws by its chain, collected from this reference
+offline (``benchmarks/rare_tiers.py collect``: about one natural play in 15,000 is of one of
+them): one ``{"tier": name, "record": play record}`` a line."""
 COLOURS = 6
 """Segments on the Colour Wheel (and colours a square can take)."""
 COLOUR_CODES = range(COLOURS)
@@ -246,3 +255,13 @@ class NaturalReference:
             if played[2] in amounts:
                 kept.append(played)
         return kept
+
+
+def collected(path: Path = COLLECTED) -> dict[str, list[PlayRecord]]:
+    """The natural plays collected in ``path``, by tier name."""
+    plays: dict[str, list[PlayRecord]] = defaultdict(list)
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            entry = json.loads(line)
+            plays[entry["tier"]].append(from_json(entry["record"]))
+    return plays
