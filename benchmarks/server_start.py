@@ -1,11 +1,13 @@
 """How long ``colour-collector serve`` takes from its start to its first answer.
 
-Run: ``.venv/bin/python benchmarks/server_start.py [--repeat 5]``. Each run starts the command
-on a free port with a new data directory (so the SQLite database is created and migrated, as
-for each server the browser tests start), with the generator's tables already in the cache
-(one ``warm()`` first), and times it until ``/healthz`` answers 200, polling every 10 ms. The
-browser tests start a server about fifty times a run, so this is part of the suite's time. The
-figures go into docs/benchmarks.md; this is a measurement, not a test.
+Run: ``.venv/bin/python benchmarks/server_start.py [--repeat 5] [--sells-pools]``. Each run
+starts the command on a free port with a new data directory (so the SQLite database is created
+and migrated, as for each server the browser tests start), with the generator's tables already
+in the cache (one ``warm()`` first), and times it until ``/healthz`` answers 200, polling every
+10 ms. The browser tests start a server about fifty times a run, so this is part of the suite's
+time. ``--sells-pools`` starts it with ``COLOUR_COLLECTOR_DRAW_MODE=pool``: a server selling
+prize pools also works out its versions (``game.versions``) before it answers. The figures go
+into docs/benchmarks.md; this is a measurement, not a test.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ def free_port() -> int:
         return port
 
 
-def one_start(data: Path) -> float:
+def one_start(data: Path, *, sells_pools: bool) -> float:
     """Seconds from starting ``serve`` on a new data directory to its first ``/healthz`` 200."""
     port = free_port()
     env = {
@@ -43,6 +45,7 @@ def one_start(data: Path) -> float:
         "COLOUR_COLLECTOR_ENVIRONMENT": "test",
         "COLOUR_COLLECTOR_DATA_DIR": str(data),
         "COLOUR_COLLECTOR_SECRET_KEY": secrets.token_urlsafe(40),
+        "COLOUR_COLLECTOR_DRAW_MODE": "pool" if sells_pools else "independent",
     }
     url = f"http://127.0.0.1:{port}/healthz"
     started = time.perf_counter()
@@ -71,10 +74,16 @@ def main() -> None:
     """Measure and print."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="servers to start, one at a time")
+    parser.add_argument(
+        "--sells-pools", action="store_true", help="a server selling prize pools (draw mode pool)"
+    )
     args = parser.parse_args()
     generator_cache.warm()  # the file is there, as on any machine after the first start
     with tempfile.TemporaryDirectory() as scratch:
-        times = [one_start(Path(scratch) / f"data{i}") for i in range(args.repeat)]
+        times = [
+            one_start(Path(scratch) / f"data{i}", sells_pools=args.sells_pools)
+            for i in range(args.repeat)
+        ]
     print(
         f"serve to first /healthz: median {statistics.median(times):.2f} s,"
         f" min {min(times):.2f} s, max {max(times):.2f} s ({args.repeat} starts)"
