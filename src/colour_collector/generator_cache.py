@@ -6,13 +6,9 @@ simulate worker and every server the browser tests start paid that, which kept t
 its 15 minutes and two verify workers at 1.27 times one (issue 15 asks 1.8). The tables are a
 function of the generator's source, the game's data files and the Python that runs them (fixed
 seeds, ``generator.Tables``), so this module keeps one pickled copy a version in a file named by
-a hash of those three, and a process loads it in about 0.06 s. The file also keeps the generator's
-sample (``versions.generator_sample_sha256``: one play of every outcome, about 3 s since the chain
-makes 2,000 proposals a play), worked out once with the tables: a server selling prize pools and
-each pool command need it, and it is a function of the same three things. This is a speed trick
-of our own, bought for those two floors (and the sample for the suite's time and the start of a
-server selling pools): measured figures in docs/benchmarks.md ("Generator tables", "Server
-start"), decision 0102.
+a hash of those three, and a process loads it in about 0.06 s. This is a speed trick of our own,
+bought for those two floors: measured figures in docs/benchmarks.md ("Generator tables"),
+decision 0102.
 
 The file is only a cache: a missing, unreadable or damaged file is worked out again and
 replaced, and a directory that cannot be written is left alone. It is loaded with ``pickle``
@@ -31,10 +27,8 @@ import io
 import logging
 import os
 import pickle
-import re
 import sys
 import time
-from dataclasses import dataclass
 from enum import StrEnum, unique
 from pathlib import Path
 from typing import Any
@@ -43,18 +37,15 @@ from colour_collector.game import generator
 from colour_collector.game.config import GameConfig, load_config
 from colour_collector.game.versions import (
     GENERATOR_MODULES,
-    adopt_generator_sample,
     game_sha256,
-    generator_sample_sha256,
     generator_sources_sha256,
 )
 from colour_collector.whole_files import PART_SUFFIX, write_whole
 
 ENVIRONMENT = "COLOUR_COLLECTOR_CACHE"
 """The environment variable naming the cache directory."""
-FORMAT = 3
-"""The layout of the file (part of its name): raised when what it holds pickles differently (3:
-the generator's sample beside the tables)."""
+FORMAT = 2
+"""The layout of the file (part of its name): raised when ``Tables`` pickles differently."""
 PREFIX = "generator-tables-"
 """How table files' names begin (a save under way: ``.<name>.<random>.part``)."""
 UNUSED_DAYS = 30
@@ -64,17 +55,7 @@ PART_DAYS = 1
 """A part of a save older than this was left by a process that stopped during the save."""
 
 _GAME = "colour_collector.game."
-_SHA256 = re.compile(r"[0-9a-f]{64}")
 _log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class Kept:
-    """What a table file holds (pickled as a tuple of the two)."""
-
-    tables: generator.Tables
-    sample_sha256: str
-    """``versions.generator_sample_sha256()``, worked out with these tables."""
 
 
 @unique
@@ -115,21 +96,15 @@ def warm() -> Source:
     file = path()
     found = load(file, config)
     if found is not None:
-        generator.adopt(found.tables, config)
-        adopt_generator_sample(found.sample_sha256)
+        generator.adopt(found, config)
         with contextlib.suppress(OSError):
             os.utime(file)  # used now: see UNUSED_DAYS
         source = Source.FILE
     else:
         started = time.perf_counter()
         made = generator.tables(config)
-        sample = generator_sample_sha256()
-        adopt_generator_sample(sample)
-        _log.info(
-            "worked out the generator's tables and sample in %.1f s",
-            time.perf_counter() - started,
-        )
-        save(file, Kept(made, sample), config)
+        _log.info("worked out the generator's tables in %.1f s", time.perf_counter() - started)
+        save(file, made, config)
         source = Source.WORKED_OUT
     prune(file.parent, keep=file, now=time.time())
     return source
@@ -191,32 +166,25 @@ class _Unpickler(pickle.Unpickler):
         return self.config
 
 
-def dumps(kept: Kept, config: GameConfig) -> bytes:
-    """``kept`` as the file's bytes."""
+def dumps(tables: generator.Tables, config: GameConfig) -> bytes:
+    """``tables`` as the file's bytes."""
     out = io.BytesIO()
-    _Pickler(out, config).dump((kept.tables, kept.sample_sha256))
+    _Pickler(out, config).dump(tables)
     return out.getvalue()
 
 
-def loads(data: bytes, config: GameConfig) -> Kept:
-    """The tables and sample in ``data``, the tables tied to ``config``."""
+def loads(data: bytes, config: GameConfig) -> generator.Tables:
+    """The tables in ``data``, tied to ``config``."""
     found = _Unpickler(io.BytesIO(data), config).load()
-    if not (isinstance(found, tuple) and len(found) == 2):
-        raise pickle.UnpicklingError(
-            f"the file holds a {type(found).__name__}, not tables and a sample"
-        )
-    tables, sample = found
-    if not isinstance(tables, generator.Tables):
-        raise pickle.UnpicklingError(f"the file holds a {type(tables).__name__}, not tables")
-    if tables.calibration.cfg is not config or tables.prize_game.config is not config:
+    if not isinstance(found, generator.Tables):
+        raise pickle.UnpicklingError(f"the file holds a {type(found).__name__}, not tables")
+    if found.calibration.cfg is not config or found.prize_game.config is not config:
         raise pickle.UnpicklingError("the tables are not tied to the configuration")
-    if not (isinstance(sample, str) and _SHA256.fullmatch(sample)):
-        raise pickle.UnpicklingError(f"the sample {sample!r:.40} is not a SHA-256")
-    return Kept(tables, sample)
+    return found
 
 
-def load(file: Path, config: GameConfig) -> Kept | None:
-    """What ``file`` keeps for ``config``; None if there is nothing or it is damaged."""
+def load(file: Path, config: GameConfig) -> generator.Tables | None:
+    """The tables kept in ``file`` for ``config``; None if there are none or they are damaged."""
     try:
         data = file.read_bytes()
     except FileNotFoundError:
@@ -231,9 +199,9 @@ def load(file: Path, config: GameConfig) -> Kept | None:
         return None
 
 
-def save(file: Path, kept: Kept, config: GameConfig) -> None:
-    """Keep ``kept`` in ``file`` whole or not at all (a warning if it cannot be written)."""
-    data = dumps(kept, config)
+def save(file: Path, tables: generator.Tables, config: GameConfig) -> None:
+    """Keep ``tables`` in ``file`` whole or not at all (a warning if it cannot be written)."""
+    data = dumps(tables, config)
     try:
         file.parent.mkdir(parents=True, exist_ok=True)
         write_whole(file, data)  # readers see the old file or the whole new one

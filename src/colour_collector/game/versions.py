@@ -13,9 +13,9 @@ sold (``pool_deal.check_versions``).
   source hash misses what lies outside the package (the interpreter's ``random`` module); the
   sample catches that.
 
-All three are worked out once a process; the sample (about 3 s of CPU since the chain makes 2,000
-proposals a play, decision 0104) is kept on disk with the generator's tables, and a process that
-loads them adopts it (``adopt_generator_sample``, ``colour_collector.generator_cache``).
+All three are worked out once a process. The sample is never taken from a file (such as the
+generator's tables' cache): it is worth something only as what this process's own interpreter
+generates (decision 0102, "Later").
 """
 
 from __future__ import annotations
@@ -122,17 +122,6 @@ def generator_sample_sha256() -> str:
     return digest.hexdigest()
 
 
-_adopted_sample: list[str] = []
-"""The generator sample this process adopted (``adopt_generator_sample``), if it did."""
-
-
-def adopt_generator_sample(sha256: str) -> None:
-    """Take ``sha256`` as this process's generator sample rather than work it out: what
-    ``generator_sample_sha256`` gave in a process of this same program and interpreter (the cache
-    of the generator's tables keeps it beside them, under a name made of those)."""
-    _adopted_sample[:] = [sha256]
-
-
 def package_version() -> str:
     """The installed ``colour-collector`` version ("unknown" when run from an uninstalled tree)."""
     try:
@@ -148,7 +137,5 @@ def current_versions() -> Versions:
         package=package_version(),
         game_sha256=game_sha256(),
         generator_sources_sha256=generator_sources_sha256(),
-        generator_sample_sha256=(
-            _adopted_sample[0] if _adopted_sample else generator_sample_sha256()
-        ),
+        generator_sample_sha256=generator_sample_sha256(),
     )
