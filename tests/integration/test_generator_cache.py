@@ -85,7 +85,7 @@ def test_a_second_process_loads_the_tables_and_makes_the_same_plays(
     assert generator_cache.load(file, load_config()) is not None
     # The sample is worked out by each process with its own interpreter, never taken from the
     # file: a process whose ``random`` draws otherwise, under the same ``sys.version`` (so the
-    # same file), reports another sample, and a pool built elsewhere is not sold by it.
+    # same file), reports a sample of its own, so it refuses a pool the file's writer built.
     another = _warm_in_a_new_process(tmp_path, ANOTHER_RANDOM)
     assert another["source"] == generator_cache.Source.FILE
     assert another["versions"] != first["sample"]
