@@ -7,8 +7,8 @@ import datetime as dt
 from collections.abc import Mapping
 from pathlib import Path
 
-from colour_collector.game.pool_deal import PoolParameters
 from colour_collector.game.pool_file import PoolFile, dumps
+from colour_collector.game.pool_parameters import PoolParameters
 from colour_collector.game.prize_table import load_tiers, tier_by_name
 from colour_collector.game.versions import current_versions
 

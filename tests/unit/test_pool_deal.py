@@ -15,15 +15,9 @@ from scipy.stats import chisquare
 from colour_collector.game import codec
 from colour_collector.game.generator import generate
 from colour_collector.game.pool_deal import (
-    MAX_SIZE,
-    PROCEDURE,
     Dealer,
-    PoolDealError,
-    PoolParameters,
-    PoolVersionError,
     categories,
     category_at,
-    check_versions,
     checkpoints,
     commitment,
     deal_number,
@@ -34,6 +28,14 @@ from colour_collector.game.pool_deal import (
     play_seed,
     remaining_at,
     secret_from_hex,
+)
+from colour_collector.game.pool_parameters import (
+    MAX_SIZE,
+    PROCEDURE,
+    PoolDealError,
+    PoolParameters,
+    PoolVersionError,
+    check_versions,
 )
 from colour_collector.game.prize_table import load_tiers
 from colour_collector.game.replay import replay

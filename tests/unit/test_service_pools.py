@@ -14,14 +14,9 @@ import pytest
 from test_service_plays import PRICE, T0, player, reveal_all
 
 from colour_collector.game import codec
-from colour_collector.game.pool_deal import (
-    PoolParameters,
-    categories,
-    outcome_of,
-    play_at,
-    remaining_at,
-)
+from colour_collector.game.pool_deal import categories, outcome_of, play_at, remaining_at
 from colour_collector.game.pool_file import PoolFile
+from colour_collector.game.pool_parameters import PoolParameters
 from colour_collector.game.prize_table import load_tiers
 from colour_collector.game.versions import Versions
 from colour_collector.service import audit, pool_views, pools, records, settle

@@ -9,6 +9,7 @@ from colour_collector.cli import (  # noqa: F401
     operator_cmd,
     play_cmd,
     pool_audit_cmd,
+    pool_check_cmd,
     pool_prepare_cmd,
     pool_sale_cmd,
     prizes_cmd,

@@ -4,7 +4,7 @@ file, positions, the generator's versions).
 A pool is fixed by a secret (``game.pool_deal``, docs/pools.md). The operator builds a pool file,
 certifies it (``verify``, ``report``: ``pool_prepare_cmd``), publishes its commitment and loads it
 into the server, which sells it; when it is sold out the operator closes it, which publishes the
-secret, and anyone can check any of its plays (``check``: ``pool_sale_cmd``).
+secret, and anyone can check any of its plays (``check``: ``pool_check_cmd``).
 
 Exit status (``cli.base``): 0 done; 1 a check failed (an altered file, a secret that does not
 match, a play or count that does not verify) or a refusal; 2 the command could not run (bad
@@ -26,8 +26,8 @@ import typer
 from colour_collector.cli.base import FAILED, app, stop_command
 
 if TYPE_CHECKING:
-    from colour_collector.game.pool_deal import PoolParameters
     from colour_collector.game.pool_file import PoolFile
+    from colour_collector.game.pool_parameters import PoolParameters
 
 pool_app = typer.Typer(
     help="Prize pools: build, certify, load, close and check.", no_args_is_help=True
@@ -83,11 +83,7 @@ def read_pool(
     """:func:`read_pool_file`; with ``published``, also a closed pool as the server describes it
     (``GET /api/pools/ID``: its commitment, parameters and published secret), and whether it was
     one: only the commitment seen before the sale tells that this is the pool sold then."""
-    from colour_collector.game.pool_deal import (  # noqa: PLC0415
-        PoolDealError,
-        PoolParameters,
-        secret_from_hex,
-    )
+    from colour_collector.game.pool_deal import secret_from_hex  # noqa: PLC0415
     from colour_collector.game.pool_file import (  # noqa: PLC0415
         FORMAT,
         MAX_BYTES,
@@ -95,6 +91,7 @@ def read_pool(
         PoolFileError,
         loads,
     )
+    from colour_collector.game.pool_parameters import PoolDealError, PoolParameters  # noqa: PLC0415
 
     data = read_source(source, command, MAX_BYTES + 1)
     try:
@@ -184,7 +181,7 @@ def warm_generator() -> None:
 
 
 def require_versions(parameters: PoolParameters, command: str) -> None:
-    from colour_collector.game.pool_deal import PoolVersionError, check_versions  # noqa: PLC0415
+    from colour_collector.game.pool_parameters import PoolVersionError, check_versions  # noqa: PLC0415
 
     warm_generator()  # the check generates a play of every outcome
     try:

@@ -28,7 +28,7 @@ from colour_collector.cli.pool_base import (
 from colour_collector.cli.prizes_cmd import two_dp
 from colour_collector.cli.progress import progress_bar
 from colour_collector.game.money import pounds
-from colour_collector.game.pool_deal import MAX_SIZE
+from colour_collector.game.pool_parameters import MAX_SIZE
 from colour_collector.whole_files import write_whole
 
 if TYPE_CHECKING:
@@ -94,8 +94,8 @@ def build(
     closed. Publish the commitment printed before the pool goes on sale.
     """
     from colour_collector.game.pool import POOL_SIZE  # noqa: PLC0415
-    from colour_collector.game.pool_deal import PoolParameters  # noqa: PLC0415
     from colour_collector.game.pool_file import PoolFile, dumps  # noqa: PLC0415
+    from colour_collector.game.pool_parameters import PoolParameters  # noqa: PLC0415
     from colour_collector.game.versions import current_versions  # noqa: PLC0415
 
     if counts is None and plays != POOL_SIZE:

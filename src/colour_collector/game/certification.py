@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from colour_collector.game import codec, simulation
 from colour_collector.game.errors import GameError
 from colour_collector.game.generator import generate
-from colour_collector.game.pool_deal import PoolParameters, outcome_of, play_rng
+from colour_collector.game.pool_deal import outcome_of, play_rng
+from colour_collector.game.pool_parameters import PoolParameters
 from colour_collector.game.prize_table import load_tiers
 from colour_collector.game.replay import replay
 from colour_collector.game.simulation import name_of

@@ -23,13 +23,8 @@ from dataclasses import dataclass
 
 from colour_collector.game import strict_json
 from colour_collector.game.errors import GameError
-from colour_collector.game.pool_deal import (
-    PoolDealError,
-    PoolParameters,
-    commitment,
-    new_secret,
-    secret_from_hex,
-)
+from colour_collector.game.pool_deal import commitment, new_secret, secret_from_hex
+from colour_collector.game.pool_parameters import PoolDealError, PoolParameters
 
 FORMAT = "colour-collector-pool"
 """Value of the ``format`` field."""

@@ -3,7 +3,7 @@
 A pool fixes each play as ``generate(outcome, random.Random(seed))``: the same secret gives the same
 plays only with the same generator and the same game configuration. A pool therefore records both,
 and a pool whose generator or configuration differs from this program's is neither verified nor
-sold (``pool_deal.check_versions``).
+sold (``pool_parameters.check_versions``).
 
 - ``game_sha256``: the SHA-256 of the game's data files (``game.toml``, ``prize_table.tsv``,
   ``pool_counts.json``), each as ``name NUL length NUL bytes``.

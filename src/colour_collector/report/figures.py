@@ -31,8 +31,9 @@ from scipy import stats
 from colour_collector.game import naturalness, sample_comparison
 from colour_collector.game.play_statistics import measure
 from colour_collector.game.pool import STAKE_PENCE, load_pool
-from colour_collector.game.pool_deal import PoolParameters, play_at
+from colour_collector.game.pool_deal import play_at
 from colour_collector.game.pool_file import PoolFile
+from colour_collector.game.pool_parameters import PoolParameters
 from colour_collector.game.prize_table import Tier, load_tiers
 from colour_collector.game.simulation import Bin, chi_square, chi_square_pvalue
 

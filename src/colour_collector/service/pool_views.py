@@ -9,14 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from colour_collector.game import codec
-from colour_collector.game.pool_deal import (
-    Dealer,
-    PoolParameters,
-    PoolVersionError,
-    check_versions,
-    outcome_of,
-    play_at,
-)
+from colour_collector.game.pool_deal import Dealer, outcome_of, play_at
+from colour_collector.game.pool_parameters import PoolParameters, PoolVersionError, check_versions
 from colour_collector.game.prize_table import Tier, load_tiers
 from colour_collector.game.record import PlayRecord
 from colour_collector.service.errors import (

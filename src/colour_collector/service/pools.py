@@ -21,15 +21,13 @@ from functools import partial
 
 from colour_collector.game.pool_deal import (
     Dealer,
-    PoolParameters,
-    PoolVersionError,
     ProgressCallback,
     categories,
-    check_versions,
     checkpoints,
     commitment,
 )
 from colour_collector.game.pool_file import PoolFile, PoolFileError
+from colour_collector.game.pool_parameters import PoolParameters, PoolVersionError, check_versions
 from colour_collector.service import audit
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import (
