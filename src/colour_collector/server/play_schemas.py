@@ -9,7 +9,8 @@ from pydantic import AfterValidator, BeforeValidator, Field, StrictBool
 
 from colour_collector.game.config import BonusKind
 from colour_collector.server.presenter import Board, LastStep, StepShown
-from colour_collector.server.schemas import Problem, Request, Response
+from colour_collector.server.problem_schemas import Problem
+from colour_collector.server.schemas import Request, Response
 from colour_collector.service.play_models import PlayStatus, StoredPlay
 
 

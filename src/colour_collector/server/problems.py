@@ -21,7 +21,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from colour_collector.game import strict_json
-from colour_collector.server.schemas import Problem
+from colour_collector.server.problem_schemas import Problem
 from colour_collector.service import errors
 
 log = logging.getLogger(__name__)
@@ -432,10 +432,10 @@ def install(app: FastAPI) -> None:
 
 def _describe_problems(app: FastAPI) -> None:
     """Put ``Problem`` in the OpenAPI components, where the routes' problem answers point
-    (``schemas.PROBLEM_REF``). FastAPI's ``responses={status: {"model": ...}}`` would file the
-    model under ``application/json``, the media type of the routes' own answers, instead of
-    ``application/problem+json``; its documented way to add to the description is to wrap
-    ``app.openapi``."""
+    (``problem_schemas.PROBLEM_REF``). FastAPI's ``responses={status: {"model": ...}}`` would
+    file the model under ``application/json``, the media type of the routes' own answers,
+    instead of ``application/problem+json``; its documented way to add to the description is to
+    wrap ``app.openapi``."""
     describe = app.openapi
 
     def openapi() -> dict[str, Any]:

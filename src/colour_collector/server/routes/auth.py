@@ -8,13 +8,16 @@ from starlette.responses import Response
 
 from colour_collector.server.dependencies import ClientAddress, RuntimeDep, SessionToken
 from colour_collector.server.middleware import CSRF_HEADER, SESSION_COOKIE
+from colour_collector.server.problem_schemas import (
+    BAD_PARAMETERS,
+    BODY_PROBLEMS,
+    ENCODED_BODY,
+    problem_responses,
+)
 from colour_collector.server.request_bodies import JsonBodyRoute
 from colour_collector.server.responses import answer
 from colour_collector.server.runtime import Runtime
 from colour_collector.server.schemas import (
-    BAD_PARAMETERS,
-    BODY_PROBLEMS,
-    ENCODED_BODY,
     AccountResponse,
     ConfirmRequest,
     CsrfResponse,
@@ -26,7 +29,6 @@ from colour_collector.server.schemas import (
     ResendRequest,
     ResetPasswordRequest,
     SessionResponse,
-    problem_responses,
 )
 from colour_collector.service import accounts, password_reset, registration
 from colour_collector.service.clock import utcnow

@@ -6,9 +6,10 @@ from fastapi import APIRouter
 from starlette.responses import Response
 
 from colour_collector.server.dependencies import RuntimeDep
+from colour_collector.server.problem_schemas import problem_responses
 from colour_collector.server.request_bodies import JsonBodyRoute
 from colour_collector.server.responses import answer
-from colour_collector.server.schemas import HealthResponse, problem_responses
+from colour_collector.server.schemas import HealthResponse
 
 router = APIRouter(tags=["health"], route_class=JsonBodyRoute)
 

@@ -26,14 +26,14 @@ from colour_collector.server.operator_schemas import (
     SalesResponse,
 )
 from colour_collector.server.play_schemas import EmptyRequest
-from colour_collector.server.request_bodies import JsonBodyRoute
-from colour_collector.server.responses import answer
-from colour_collector.server.schemas import (
+from colour_collector.server.problem_schemas import (
     BAD_PARAMETERS,
     BODY_PROBLEMS,
     ENCODED_BODY,
     problem_responses,
 )
+from colour_collector.server.request_bodies import JsonBodyRoute
+from colour_collector.server.responses import answer
 from colour_collector.service import (
     audit_checks,
     monitoring,

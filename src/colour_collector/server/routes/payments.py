@@ -8,10 +8,10 @@ from fastapi import APIRouter, status
 from starlette.responses import Response
 
 from colour_collector.server.dependencies import PaymentKey, RuntimeDep, SessionToken
+from colour_collector.server.problem_schemas import BAD_PARAMETERS, BODY_PROBLEMS, problem_responses
 from colour_collector.server.protection_schemas import PaymentRequest, PaymentResponse
 from colour_collector.server.request_bodies import JsonBodyRoute
 from colour_collector.server.responses import answer
-from colour_collector.server.schemas import BAD_PARAMETERS, BODY_PROBLEMS, problem_responses
 from colour_collector.service import deposits, withdrawals
 
 router = APIRouter(

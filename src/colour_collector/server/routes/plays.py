@@ -38,16 +38,12 @@ from colour_collector.server.presenter import (
     step_and_board,
     steps_shown,
 )
+from colour_collector.server.problem_schemas import BAD_PARAMETERS, BODY_PROBLEMS, problem_responses
 from colour_collector.server.problems import problem_of
 from colour_collector.server.request_bodies import JsonBodyRoute
 from colour_collector.server.responses import answer
 from colour_collector.server.runtime import Runtime
-from colour_collector.server.schemas import (
-    BAD_PARAMETERS,
-    BODY_PROBLEMS,
-    InDigits,
-    problem_responses,
-)
+from colour_collector.server.schemas import InDigits
 from colour_collector.service import my_games as games
 from colour_collector.service import purchase as buying
 from colour_collector.service import records, reveal, settle

@@ -15,9 +15,10 @@ from colour_collector.server.pool_schemas import (
     RegeneratedPlayResponse,
 )
 from colour_collector.server.presenter import board
+from colour_collector.server.problem_schemas import BAD_PARAMETERS, problem_responses
 from colour_collector.server.request_bodies import JsonBodyRoute
 from colour_collector.server.responses import answer
-from colour_collector.server.schemas import BAD_PARAMETERS, InDigits, problem_responses
+from colour_collector.server.schemas import InDigits
 from colour_collector.service import pool_views
 from colour_collector.service.models import LARGEST_ID
 

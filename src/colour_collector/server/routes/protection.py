@@ -8,6 +8,7 @@ from starlette.responses import Response
 
 from colour_collector.server.dependencies import RuntimeDep, SessionToken
 from colour_collector.server.play_schemas import EmptyRequest
+from colour_collector.server.problem_schemas import BAD_PARAMETERS, BODY_PROBLEMS, problem_responses
 from colour_collector.server.protection_schemas import (
     ActivityResponse,
     DepositLimitsRequest,
@@ -20,7 +21,6 @@ from colour_collector.server.protection_schemas import (
 )
 from colour_collector.server.request_bodies import JsonBodyRoute
 from colour_collector.server.responses import answer
-from colour_collector.server.schemas import BAD_PARAMETERS, BODY_PROBLEMS, problem_responses
 from colour_collector.service import exclusions, inactivity, limits, protection, reality_checks
 from colour_collector.service.clock import utcnow
 from colour_collector.service.protection_models import ExclusionKind, LimitPeriod

@@ -18,9 +18,9 @@ from colour_collector.server.play_schemas import (
     TryViewResponse,
 )
 from colour_collector.server.presenter import board, resumed, step_and_board
+from colour_collector.server.problem_schemas import BAD_PARAMETERS, BODY_PROBLEMS, problem_responses
 from colour_collector.server.request_bodies import JsonBodyRoute
 from colour_collector.server.responses import answer
-from colour_collector.server.schemas import BAD_PARAMETERS, BODY_PROBLEMS, problem_responses
 from colour_collector.service import records, try_plays
 
 router = APIRouter(

@@ -8,17 +8,15 @@ from fastapi import APIRouter, Path, Query, status
 from starlette.responses import Response
 
 from colour_collector.server.dependencies import IdempotencyKey, RuntimeDep, SessionToken
+from colour_collector.server.problem_schemas import BAD_PARAMETERS, BODY_PROBLEMS, problem_responses
 from colour_collector.server.request_bodies import JsonBodyRoute
 from colour_collector.server.responses import answer
 from colour_collector.server.schemas import (
-    BAD_PARAMETERS,
-    BODY_PROBLEMS,
     InDigits,
     MovementResponse,
     TestDepositRequest,
     TestDepositResponse,
     WalletResponse,
-    problem_responses,
 )
 from colour_collector.service import wallet
 from colour_collector.service.models import LARGEST_ID
