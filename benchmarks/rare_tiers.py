@@ -1,6 +1,6 @@
 """The chain's tiers against natural play of them, from the independent reference (offline).
 
-The rarest tiers are drawn by the chain (``main_game_sampler.SkeletonChain``), an approximation;
+The rarest tiers are drawn by the chain (``skeleton_chain.SkeletonChain``), an approximation;
 their exact draws take from 0.1 s to minutes a play. Natural plays of them are rarer still (about
 one in 15,000 natural plays is of one of them), so they are collected once, offline, from the
 independent reference (``tests/natural_reference.py``, which shares no code with the generator)

@@ -24,8 +24,8 @@ whose expected cost is within ``EXACT_BUDGET``, and the chain otherwise:
   exactly natural play conditioned on the tier: on the tier, the proposal's density is
   ``natural x worth / (sum of chance x envelope)``.
 - ``CHAIN``: an independence Metropolis-Hastings chain over the same cells (``SkeletonChain``),
-  for tiers too rare for both: an approximation whose stationary law is natural play
-  conditioned on the tier.
+  for tiers too rare for both (``skeleton_chain``): an approximation whose stationary law is
+  natural play conditioned on the tier.
 
 Which method a tier uses is decided once a process from fixed-seed estimates of the tier's
 chance in each cell (``Calibration``), so ``generate`` stays a function of the tier and the
@@ -39,7 +39,6 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum, unique
-from itertools import accumulate
 
 from colour_collector.game.booster_level import LevelOdds, LevelWanted, Skeleton
 from colour_collector.game.config import GameConfig
@@ -47,9 +46,9 @@ from colour_collector.game.errors import GameError
 from colour_collector.game.natural import GiveUp, MainHaul, simulate_haul_unless
 from colour_collector.game.other_items import OtherItems
 from colour_collector.game.outcome import MainTarget, targets_for
-from colour_collector.game.placement_lean import PlacementLean
 from colour_collector.game.prize_table import Tier, load_tiers
 from colour_collector.game.sampling import choose, choose_cumulative
+from colour_collector.game.skeleton_chain import CHAIN_PROPOSALS, SkeletonChain
 from colour_collector.game.without_bonus import WithoutBonus
 
 EXACT_BUDGET = 100e-3
@@ -74,24 +73,6 @@ EXACT_FIRST = 10e-3
 """Rough seconds of exact draws a too slow tier makes before the chain."""
 EXACT_FIRST_SHARE = 0.2
 """The share of plays those draws must be expected to catch for them to be made."""
-CHAIN_PROPOSALS = 2000
-"""Proposals a chain makes before its state is taken. The weights are heavy-tailed, so a short
-chain stays where its first heavy proposal put it: with 56 (112 for £1,000,000), 29% of £45
-(£8 + £12 + £25) plays won a Symbols prize against 87% of natural ones, and £250 64% against
-73%. With 2,000 the independent reference's natural plays of every chain tier are matched
-(``benchmarks/rare_tiers.py compare``; decision 0104), at 0.2 to 0.6 s a play, within the
-purchase floor."""
-SPARE_MIX = 0.05
-"""Each cell of a chain is proposed at least this share of the time."""
-BIG_ROW = 8
-"""Rows with this many boxes or more are big: a chain's Symbols proposals favour their shapes."""
-BIG_ROW_TILT = 2
-"""How much more often than naturally those proposals collect a big row's shape the tier wants."""
-SYMBOLS_FAVOUR = 3.0
-"""How much more often than naturally a chain's Symbols proposals for a tier with a big row win
-Symbols prizes in a Bonus Game (below 6, where a Bonus Game would never end)."""
-CHAIN_CALIBRATION = 300
-"""Proposals drawn from each cell of a chain (at a fixed seed) to estimate its share."""
 NATURAL_PLAYS = 20_000
 """Natural Main Games simulated to estimate the common targets' chances."""
 CELL_PLAYS = 600
@@ -137,6 +118,20 @@ class Cell:
     """The most a draw from the cell can be worth (its chance of coming to the tier)."""
     reaches: float = 0.0
     """Estimated chance that a natural Main Game is in the cell and comes to the tier."""
+
+    def level_odds(self) -> LevelOdds:
+        """The sampler of a level cell."""
+        if self.odds is None:
+            raise GameError(f"cell {self.name!r} has no sampler")
+        return self.odds
+
+    def skeleton(self, rng: random.Random) -> tuple[Skeleton, list[float]] | None:
+        """A draw from a ``'summed'`` cell: a skeleton, and for each of the cell's targets the
+        chance that its other items bring that target about (None: the draw left the cell)."""
+        skeleton = self.level_odds().draw(rng, defer=True)
+        if skeleton is None:
+            return None
+        return skeleton, [o.chance(skeleton) for o in self.others]
 
 
 @dataclass
@@ -221,19 +216,16 @@ def _draw_kept(
     """One draw from ``cell``, kept with chance its worth over the cell's envelope (None if not)."""
     if cell.quiet is not None:
         return cell.quiet.sample(rng)
-    odds = cell.odds
-    if odds is None:
-        raise GameError(f"cell {cell.name!r} has no sampler")
     if cell.kind == "summed":
-        skeleton = odds.draw(rng, defer=True)
-        if skeleton is None:
+        drawn = cell.skeleton(rng)
+        if drawn is None:
             return None
-        chances = [o.chance(skeleton) for o in cell.others]
+        skeleton, chances = drawn
         if rng.random() * cell.envelope >= sum(chances):
             return None
         return cell.others[choose(rng, chances)].fill(skeleton, rng)
     stop = None if give_up is None else _level_give_up(give_up)
-    haul = odds.sample(rng, stop)
+    haul = cell.level_odds().sample(rng, stop)
     if haul is not None and any(t.reached_by(haul, config) for t in targets):
         return haul
     return None
@@ -262,132 +254,6 @@ def hopeless(config: GameConfig, targets: Sequence[MainTarget]) -> GiveUp:
         return False
 
     return give_up
-
-
-@dataclass(frozen=True, slots=True)
-class Unfilled:
-    """A chain state whose other items are summed out: drawn only if it is the final state."""
-
-    skeleton: Skeleton
-    """The skeleton."""
-    cell: Cell
-    """The no-Symbols level cell it came from."""
-    chances: list[float]
-    """For each of the cell's targets, the chance its other items bring that target about."""
-
-    def fill(self, rng: random.Random) -> MainHaul:
-        """The Main Game: a target drawn in proportion to its chance, then the other items
-        conditioned on it."""
-        return self.cell.others[choose(rng, self.chances)].fill(self.skeleton, rng)
-
-
-class SkeletonChain:
-    """Natural Main Games conditioned on a tier, by an independence Metropolis-Hastings chain.
-
-    A proposal picks a cell (with chances near the tier's share in each, ``SPARE_MIX`` at least)
-    and draws from it: from a no-Bonus-Game cell, a Main Game conditioned on its target
-    (exact); from a no-Symbols level cell, a skeleton, weighted by the exact chance that its
-    other items bring the tier about (they are drawn, conditioned on that, only for the chain's
-    final state); from a Symbols level cell, a Main Game whose added Symbols lean to the tier's
-    rows (``placement_lean``), weighted by natural over twisted chance if it comes to the tier. Each
-    weight is natural chance over proposed chance, so the chain's stationary law is natural play
-    conditioned on the tier, and after ``n`` proposals its state is within ``(1 - 1/W) ** n`` of
-    it in total variation when weights stay below ``W`` times their mean (Mengersen and Tweedie
-    1996).
-    """
-
-    def __init__(
-        self, config: GameConfig, targets: Sequence[MainTarget], cells: Sequence[Cell]
-    ) -> None:
-        self.cfg = config
-        self.targets = tuple(targets)
-        self.cells = tuple(cells)
-        wanted = frozenset().union(*(t.rows for t in targets))
-        self.lean = PlacementLean(config, wanted)
-        big = any(config.prize_table[r].boxes >= BIG_ROW for r in wanted)
-        self.tilt = (
-            *(
-                BIG_ROW_TILT if r in wanted and row.boxes >= BIG_ROW else 1
-                for r, row in enumerate(config.prize_table)
-            ),
-            1,
-        )
-        """How much more often than naturally a Symbols cell's proposals collect each other item
-        (the shapes, then the Prize Game symbol): the tier's big rows are favoured."""
-        self.favour = SYMBOLS_FAVOUR if big else 1.0
-        """How much more often than naturally a Symbols cell's proposals win Symbols prizes."""
-        # The no-Bonus-Game cells are drawn exactly and their chances are exact: a play is drawn
-        # from one of them with their share of the tier, and the chain runs over the others.
-        self.quiet = [c for c in self.cells if c.quiet is not None]
-        """The no-Bonus-Game cells."""
-        self.cells = tuple(c for c in self.cells if c.quiet is None)
-        # Each cell's share of the tier, estimated from its own proposals (their mean weight is
-        # an unbiased estimate of the chance of the tier within the cell).
-        rng = random.Random(SEED + 2)
-        reaches = []
-        for index in range(len(self.cells)):
-            total = sum(self.draw(index, rng)[1] for _ in range(CHAIN_CALIBRATION))
-            reaches.append(total / CHAIN_CALIBRATION)
-        whole = sum(reaches)
-        quiet = sum(c.chance for c in self.quiet)
-        self.quiet_share = quiet / (quiet + whole) if whole > 0 else 1.0
-        """The estimated share of the tier's plays without a Bonus Game."""
-        self._quiet_cumulative = list(accumulate(c.chance for c in self.quiet))
-        mix = [max(r / (whole or 1.0), SPARE_MIX) for r in reaches]
-        norm = sum(mix)
-        self.mix = [m / norm for m in mix]
-        """The chance each proposal picks each cell."""
-        self._cumulative = list(accumulate(self.mix))
-
-    def draw(self, index: int, rng: random.Random) -> tuple[MainHaul | Unfilled | None, float]:
-        """A proposal from cell ``index`` and its worth: the cell's chance times natural over
-        proposed chance within it (0 if it misses the tier)."""
-        cell = self.cells[index]
-        if cell.quiet is not None:
-            return cell.quiet.sample(rng), cell.chance
-        odds = cell.odds
-        if odds is None:
-            raise GameError(f"cell {cell.name!r} has no sampler")
-        if cell.kind == "summed":
-            skeleton = odds.draw(rng, defer=True)
-            if skeleton is None:
-                return None, 0.0
-            chances = [o.chance(skeleton) for o in cell.others]
-            return Unfilled(skeleton, cell, chances), cell.chance * sum(chances)
-        drawn = odds.draw(rng, lean=self.lean, tilt=self.tilt, favour=self.favour)
-        if drawn is None:
-            return None, 0.0
-        haul = drawn.haul(self.cfg)
-        if not any(t.reached_by(haul, self.cfg) for t in self.targets):
-            return None, 0.0
-        return haul, cell.chance * drawn.weight
-
-    def proposal(self, rng: random.Random) -> tuple[MainHaul | Unfilled | None, float]:
-        """A proposed state (a Main Game, or a skeleton with its cell and targets' chances) and
-        its weight, natural over proposed chance (up to a constant)."""
-        pick = choose_cumulative(rng, self._cumulative)
-        state, worth = self.draw(pick, rng)
-        return state, worth / self.mix[pick]
-
-    def sample(self, rng: random.Random, proposals: int) -> MainHaul:
-        """A play without a Bonus Game with the estimated share of those, drawn exactly; else
-        the chain's state after ``proposals`` proposals (more until one reaches the tier)."""
-        if self.quiet and rng.random() < self.quiet_share:
-            cell = self.quiet[choose_cumulative(rng, self._quiet_cumulative)]
-            if cell.quiet is None:
-                raise GameError(f"cell {cell.name!r} has no sampler")
-            return cell.quiet.sample(rng)
-        current: MainHaul | Unfilled | None = None
-        weight = 0.0
-        for made in range(MAX_TRIES):
-            state, w = self.proposal(rng)
-            if w > 0 and (current is None or rng.random() * weight < w):
-                current, weight = state, w
-            if made + 1 >= proposals and current is not None:
-                break
-        if current is None:
-            raise GameError(f"no proposal reached {self.targets!r}")
-        return current if isinstance(current, MainHaul) else current.fill(rng)
 
 
 @dataclass

@@ -35,7 +35,7 @@ from colour_collector.game.config import GameConfig, Pence, load_config
 from colour_collector.game.errors import GameError
 from colour_collector.game.generator import calibration, generate, main_sampler
 from colour_collector.game.layout import lay_out_main, lay_out_prize
-from colour_collector.game.main_game_sampler import Method, SkeletonChain, hopeless
+from colour_collector.game.main_game_sampler import Method, hopeless
 from colour_collector.game.natural import MainHaul, simulate_haul_unless
 from colour_collector.game.outcome import MainTarget, targets_for
 from colour_collector.game.play_statistics import Measured, measure
@@ -43,6 +43,7 @@ from colour_collector.game.prize_game import PrizeHaul, prize_game_odds, simulat
 from colour_collector.game.prize_table import Tier, tier_by_name, tier_for_breakdown
 from colour_collector.game.record import PlayRecord, Step
 from colour_collector.game.sampling import choose_cumulative
+from colour_collector.game.skeleton_chain import SkeletonChain
 
 MAX_DRAWS = 50_000_000
 """Draws after which a reference gives up."""

@@ -45,6 +45,7 @@ GENERATOR_MODULES = (
     "prize_table",
     "record",
     "sampling",
+    "skeleton_chain",
     "without_bonus",
 )
 """Modules of ``colour_collector.game`` that ``generator.generate`` runs."""
