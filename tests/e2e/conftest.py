@@ -148,7 +148,7 @@ def _start_server(
             time.sleep(0.1)
     else:
         process.terminate()
-        raise RuntimeError(f"server did not answer in 30 s:\n{log.read_text()}")
+        raise RuntimeError(f"server did not answer in 60 s:\n{log.read_text()}")
     OUTBOXES[base] = data / "outbox"
     return Server(base, data, script, process, log, tmp / "clock", env)
 

@@ -29,14 +29,19 @@ _LIVE_SESSION = select(sessions).where(
     sessions.c.token_hash == bindparam("token_hash"), sessions.c.expires_at > bindparam("now")
 )
 # The account row is locked with the session read (FOR UPDATE is not rendered on SQLite, whose
-# transactions all hold the write lock from BEGIN IMMEDIATE).
+# transactions all hold the write lock from BEGIN IMMEDIATE). On PostgreSQL a statement that
+# waited for a lock rechecks only the rows it locks, and goes on with any other row as it found
+# it before waiting: so the session's row is locked too, and one that a password reset or a
+# logout holding the account's lock ended meanwhile is then found deleted (or expired) and not
+# returned. The account is locked first (the order of OF), as the reset and the logout lock it
+# before they touch its sessions, so the two orders cannot deadlock.
 _LIVE_SESSION_LOCKING_ACCOUNT = (
     select(sessions)
     .join(accounts, accounts.c.id == sessions.c.account_id)
     .where(
         sessions.c.token_hash == bindparam("token_hash"), sessions.c.expires_at > bindparam("now")
     )
-    .with_for_update(of=accounts)
+    .with_for_update(of=[accounts, sessions])
 )
 
 
@@ -129,13 +134,7 @@ class SqlAccounts:
         row = self.connection.execute(
             _LIVE_SESSION_LOCKING_ACCOUNT, {"token_hash": token_hash, "now": now}
         ).first()
-        if row is None:
-            return None
-        # On PostgreSQL a statement that waited for the account's lock rechecks the locked row
-        # only, and goes on with the session as it found it before waiting, which a password
-        # reset holding that lock may have ended. So the session is read again, now that the
-        # lock is ours, by a statement of its own (which sees what was committed before).
-        return self.session(token_hash, now)
+        return None if row is None else _session(row)
 
     def remove_session(self, token_hash: str) -> Session | None:
         row = self.connection.execute(
