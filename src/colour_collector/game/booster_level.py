@@ -10,7 +10,7 @@ whether one has won a Symbols prize):
   1/6 and holds a Bonus symbol with chance 15/81, independently);
 - a full box starts a Bonus Game, which awards ``d`` levels and ``x`` extra spins and wins a
   SYMBOLS or MORE SYMBOLS prize or not, with chances worked out exactly from the natural Bonus
-  Game (``effect_chances``).
+  Game (``bonus_effects``).
 
 ``LevelOdds`` holds, for every skeleton state, the chance ``h`` that the play ends as wanted (a
 ``LevelWanted``). Drawing every step of the skeleton with its natural chance times ``h`` of where
@@ -36,33 +36,30 @@ from itertools import accumulate
 from math import comb
 from typing import Protocol
 
+from colour_collector.game.bonus_effects import (
+    BOOSTS_KNOWN,
+    NEGLIGIBLE,
+    Effect,
+    PanelKind,
+    effect_chances,
+    effect_of,
+)
 from colour_collector.game.config import COUNTED_KINDS, SYMBOL_KINDS, BonusKind, GameConfig
 from colour_collector.game.natural import (
     KINDS,
     BonusGamePlay,
     MainHaul,
-    SpinHaul,
     place_uniformly,
     won_prizes,
 )
-from colour_collector.game.record import BonusPrize, BonusRound, Item
-from colour_collector.game.sampling import (
-    choose,
-    choose_cumulative,
-    choose_scanning,
-    picker_for,
-)
+from colour_collector.game.record import BonusPrize, BonusRound
+from colour_collector.game.sampling import choose, choose_cumulative, choose_scanning
+from colour_collector.game.skeleton import Skeleton, SkeletonDrawing
 
 SPINS_KNOWN = 16
 """Spins left beyond this many are looked up as this many."""
-EXTRA_WINS_KNOWN = 12
-"""EXTRA SPINS wins in one Bonus Game beyond this many are not told apart."""
-BOOSTS_KNOWN = 4
-"""Boosts are counted up to this many (4: more than the top level)."""
 SETTLED = 1e-14
 """The sweeps stop when no chance changes by more than this."""
-NEGLIGIBLE = 1e-12
-"""Chances below this (of a spin's Bonus symbols, of a Bonus Game's effect) are left out."""
 EXTRA_SPINS_AHEAD = 40
 """Look-ups up to this many spins past SPINS_KNOWN need no clamping."""
 BOOSTERS = frozenset(
@@ -111,61 +108,6 @@ class LevelWanted:
         if min(boosts, BOOSTS_KNOWN) not in self.boosts or (self.played and not played):
             return False
         return self.placed is None or self.placed == placed
-
-
-@dataclass(frozen=True, slots=True)
-class PanelKind:
-    """What of a Bonus Game panel touches the skeleton: the kind left out and the EXTRA SPINS
-    prize's number (0 if that prize is left out)."""
-
-    omitted: BonusKind
-    """The kind not on the panel."""
-    extra: int
-    """Spins the EXTRA SPINS prize carries."""
-
-
-Effect = tuple[int, int, int]
-"""What one Bonus Game does to the skeleton: (levels, extra spins or EXTRA SPINS wins, whether
-a Symbols prize was won)."""
-
-
-def _step(config: GameConfig, kind: BonusKind) -> Effect:
-    """What winning one prize of ``kind`` adds: (levels, EXTRA SPINS wins, Symbols won)."""
-    return (
-        config.bonus_prizes[kind].boost,
-        int(kind is BonusKind.EXTRA_SPINS),
-        int(kind in SYMBOL_KINDS),
-    )
-
-
-_effects: dict[tuple[int, BonusKind], tuple[GameConfig, dict[Effect, float]]] = {}
-
-
-def effect_chances(config: GameConfig, omitted: BonusKind) -> dict[Effect, float]:
-    """``_effect_chances``, worked out once a process for each configuration and panel."""
-    held = _effects.get((id(config), omitted))
-    if held is None or held[0] is not config:  # the entry keeps its config alive: ids stay true
-        held = _effects[(id(config), omitted)] = (config, _effect_chances(config, omitted))
-    return held[1]
-
-
-def _effect_chances(config: GameConfig, omitted: BonusKind) -> dict[Effect, float]:
-    """For a panel leaving out ``omitted``: the chance a natural Bonus Game wins ``d`` levels (up
-    to BOOSTS_KNOWN), ``n`` EXTRA SPINS rounds (up to EXTRA_WINS_KNOWN) and a Symbols prize or
-    not."""
-    steps = [_step(config, k) for k in KINDS if k is not omitted]
-    share = 1 / (2 * len(steps))  # a round is won (1/2) and highlights this prize (1/7)
-    dist: dict[Effect, float] = {(0, 0, 0): 1.0}
-    ended: dict[Effect, float] = {}
-    while sum(dist.values()) > NEGLIGIBLE * NEGLIGIBLE:  # the mass still playing halves
-        grown: dict[Effect, float] = {}
-        for (d, n, s), chance in dist.items():
-            ended[(d, n, s)] = ended.get((d, n, s), 0.0) + chance / 2
-            for boost, extra, sym in steps:
-                key = (min(BOOSTS_KNOWN, d + boost), min(EXTRA_WINS_KNOWN, n + extra), s | sym)
-                grown[key] = grown.get(key, 0.0) + chance * share
-        dist = grown
-    return ended
 
 
 class LevelOdds:
@@ -222,7 +164,7 @@ class LevelOdds:
         )
         """``((levels, extra spins, Symbols won), chance)`` of one natural Bonus Game, likeliest
         first."""
-        self._steps = {kind: _step(config, kind) for kind in KINDS}
+        self._steps = {kind: effect_of(config, kind) for kind in KINDS}
         wanted_boosts = wanted.boosts
         if wanted_boosts == frozenset(range(BOOSTS_KNOWN + 1)):
             self.top = 0
@@ -358,7 +300,7 @@ class LevelOdds:
         None as soon as ``give_up`` says the play is of no use, or if ``lean`` rules out every
         box an added Symbol could go to."""
         cfg = self.cfg
-        drawing = _Drawing(cfg, rng, defer, tilt)
+        drawing = SkeletonDrawing(cfg, rng, defer, tilt)
         after = self.after
         top = self.top
         box = boosts = levels = plane = 0
@@ -409,7 +351,7 @@ class LevelOdds:
     def _bonus_game(
         self,
         effect: Effect,
-        drawing: _Drawing,
+        drawing: SkeletonDrawing,
         lean: Lean | None,
         favour: float,
         rng: random.Random,
@@ -527,143 +469,3 @@ class LevelOdds:
                     reach[(d, n, s)] = total / (1 - stay)
         self._reaches[key] = reach
         return reach
-
-
-@dataclass(frozen=True, slots=True)
-class Skeleton:
-    """A Main Game's skeleton and, once drawn, its other items."""
-
-    bonus: tuple[int, ...]
-    """Bonus symbols each spin collected."""
-    games: tuple[tuple[BonusGamePlay, ...], ...]
-    """Each spin's Bonus Games."""
-    others: tuple[tuple[Item, ...], ...] | None
-    """Each spin's other collected items; None when not drawn yet (then no Bonus Game placed
-    Symbols)."""
-    boosts: int
-    """Levels won (counted up to BOOSTS_KNOWN)."""
-    prize_symbols: int
-    """Prize Game symbols from Bonus Prizes (up to the box), UNLOCK PRIZE GAME as a full box."""
-    weight: float
-    """Natural over proposed chance of the twisted Symbol placements (1 if none)."""
-
-    def squares(self, config: GameConfig) -> int:
-        """Squares not holding a collected Bonus symbol, over all the spins."""
-        return config.grid_size * len(self.bonus) - sum(self.bonus)
-
-    def haul(self, config: GameConfig) -> MainHaul:
-        """The Main Game (its other items must have been drawn)."""
-        if self.others is None:
-            raise ValueError("the skeleton's other items are not drawn yet")
-        return with_others(self, self.others, config)
-
-
-def with_others(
-    skeleton: Skeleton, others: Sequence[Sequence[Item]], config: GameConfig
-) -> MainHaul:
-    """The Main Game of ``skeleton`` with each spin's other items ``others``."""
-    shapes = config.shapes
-    boxes = [row.boxes for row in config.prize_table]
-    filled = [0] * shapes
-    prize_symbols = skeleton.prize_symbols
-    bonus_item = config.bonus_item
-    spins = []
-    for bonus, games, got in zip(skeleton.bonus, skeleton.games, others, strict=True):
-        for item in got:
-            if item < shapes:
-                filled[item] += 1
-            else:
-                prize_symbols += 1
-        for game in games:
-            for prize, rows in won_prizes(game):
-                if prize.kind in SYMBOL_KINDS:
-                    for row in rows:
-                        filled[row] += 1
-        spins.append(SpinHaul((bonus_item,) * bonus + tuple(got), games))
-    capped = tuple(min(n, b) for n, b in zip(filled, boxes, strict=True))
-    return MainHaul(tuple(spins), capped, skeleton.boosts, prize_symbols >= config.prize_game_box)
-
-
-class _Drawing:
-    """A skeleton being drawn, with its other items drawn as they are needed."""
-
-    def __init__(
-        self, config: GameConfig, rng: random.Random, defer: bool, tilt: Sequence[int] | None
-    ) -> None:
-        self.cfg = config
-        self.rng = rng
-        self.shapes = config.shapes
-        self.boxes = [row.boxes for row in config.prize_table]
-        self.prize_item = config.prize_game_item
-        weights = (*config.item_weights[: self.shapes], config.item_weights[self.prize_item])
-        self.tilted: list[float] | None = None
-        if tilt is not None:
-            tilted = tuple(w * t for w, t in zip(weights, tilt, strict=True))
-            # An item of kind k drawn from the tilted weights: natural over tilted chance.
-            self.tilted = [sum(tilted) / (sum(weights) * t) for t in tilt]
-            weights = tilted
-        self.picker = picker_for(weights)
-        self.bonus: list[int] = []
-        self.count_chances: list[Sequence[float]] = []
-        self.games: list[tuple[BonusGamePlay, ...]] = []
-        self.others: list[tuple[Item, ...]] | None = None if defer else []
-        self.filled: list[int] | None = None if defer else [0] * self.shapes
-        self.prize_items = 0
-        self.prize_symbols = 0
-        self.weight = 1.0
-
-    @property
-    def unlocked(self) -> bool:
-        return self.prize_items + self.prize_symbols >= self.cfg.prize_game_box
-
-    def _draw_others(self, running: Sequence[float], filled: list[int]) -> tuple[Item, ...]:
-        shapes, prize_item = self.shapes, self.prize_item
-        count = choose_cumulative(self.rng, running)
-        codes = self.picker.pick_many(self.rng, count)
-        if self.tilted is not None:
-            for code in codes:
-                self.weight *= self.tilted[code]
-        got = tuple(c if c < shapes else prize_item for c in codes)
-        boxes = self.boxes
-        for item in got:
-            if item < shapes:
-                if filled[item] < boxes[item]:
-                    filled[item] += 1
-            else:
-                self.prize_items += 1
-        return got
-
-    def spin(self, bonus: int, running: Sequence[float]) -> None:
-        """A spin that collected ``bonus`` Bonus symbols; its other items drawn unless deferred."""
-        self.bonus.append(bonus)
-        self.count_chances.append(running)
-        if self.others is not None and self.filled is not None:
-            self.others.append(self._draw_others(running, self.filled))
-
-    def need_filled(self) -> list[int]:
-        """The filled boxes now, drawing the other items so far if they were deferred."""
-        if self.others is None or self.filled is None:
-            self.others = []
-            self.filled = filled = [0] * self.shapes
-            for running in self.count_chances:
-                self.others.append(self._draw_others(running, filled))
-            # Bonus Games so far placed no Symbols (else the items would have been drawn).
-        return self.filled
-
-    def bonus_game(self, game: BonusGamePlay) -> None:
-        """Take a played Bonus Game's Symbols and Prize Game symbols into account."""
-        full = self.cfg.prize_game_box
-        for prize, rows in won_prizes(game):
-            if prize.kind is BonusKind.PRIZE_GAME_SYMBOLS:
-                self.prize_symbols = min(full, self.prize_symbols + prize.value)
-            elif prize.kind is BonusKind.UNLOCK_PRIZE_GAME:
-                self.prize_symbols = full
-            elif prize.kind in SYMBOL_KINDS and self.filled is not None:
-                for row in rows:
-                    self.filled[row] += 1
-
-    def skeleton(self, boosts: int) -> Skeleton:
-        others = None if self.others is None else tuple(self.others)
-        return Skeleton(
-            tuple(self.bonus), tuple(self.games), others, boosts, self.prize_symbols, self.weight
-        )

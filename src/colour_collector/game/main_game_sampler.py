@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum, unique
 
-from colour_collector.game.booster_level import LevelOdds, LevelWanted, Skeleton
+from colour_collector.game.booster_level import LevelOdds, LevelWanted
 from colour_collector.game.config import GameConfig
 from colour_collector.game.errors import GameError
 from colour_collector.game.natural import GiveUp, MainHaul, simulate_haul_unless
@@ -48,6 +48,7 @@ from colour_collector.game.other_items import OtherItems
 from colour_collector.game.outcome import MainTarget, targets_for
 from colour_collector.game.prize_table import Tier, load_tiers
 from colour_collector.game.sampling import choose, choose_cumulative
+from colour_collector.game.skeleton import Skeleton
 from colour_collector.game.skeleton_chain import CHAIN_PROPOSALS, SkeletonChain
 from colour_collector.game.without_bonus import WithoutBonus
 

@@ -1,6 +1,6 @@
 """The other items a Main Game collects, given its skeleton, conditioned on a target.
 
-Given a skeleton (``booster_level.Skeleton``: the Bonus symbols each spin collected and the Bonus
+Given a skeleton (``skeleton.Skeleton``: the Bonus symbols each spin collected and the Bonus
 Games) whose Bonus Games place no Symbols, what the play comes to is decided by how many of each
 other item it collects over all its spins, and nothing else. Each of the ``m`` squares a spin
 did not collect a Bonus symbol from is collected holding another item with chance
@@ -23,12 +23,12 @@ import random
 from fractions import Fraction
 from math import factorial
 
-from colour_collector.game.booster_level import Skeleton, with_others
 from colour_collector.game.config import GameConfig
 from colour_collector.game.natural import MainHaul
 from colour_collector.game.outcome import MainTarget
 from colour_collector.game.record import Item
 from colour_collector.game.sampling import choose_scanning, power
+from colour_collector.game.skeleton import Skeleton, with_others
 
 MOST_ITEMS = 160
 """Other items a Main Game is counted up to."""

@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
-from colour_collector.game.booster_level import Skeleton
 from colour_collector.game.config import GameConfig
 from colour_collector.game.errors import GameError
 from colour_collector.game.natural import MainHaul
 from colour_collector.game.outcome import MainTarget
 from colour_collector.game.placement_lean import PlacementLean
 from colour_collector.game.sampling import choose, choose_cumulative
+from colour_collector.game.skeleton import Skeleton
 
 if TYPE_CHECKING:
     from colour_collector.game.main_game_sampler import Cell

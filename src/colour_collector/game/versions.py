@@ -31,6 +31,7 @@ from colour_collector.game.generator import generate
 from colour_collector.game.prize_table import load_tiers
 
 GENERATOR_MODULES = (
+    "bonus_effects",
     "booster_level",
     "config",
     "errors",
@@ -45,6 +46,7 @@ GENERATOR_MODULES = (
     "prize_table",
     "record",
     "sampling",
+    "skeleton",
     "skeleton_chain",
     "without_bonus",
 )
