@@ -76,6 +76,9 @@ def test_the_servers_role_plays_but_cannot_erase_or_rewrite(
         pools.load(application.state.database, small_pool(4, {"£5": 1}), key, published_only=False)
         with new_client(application) as player:
             player.sign_up("roles@example.com")
+            # Activity moves the session's end on (an UPDATE of its expires_at).
+            active = player.post("/api/session/activity", json={})
+            assert active.status_code == 200, active.text
             deposit(player, 1000)
             whole_play(player)
             sold = player.get("/api/my-games").json()["items"][0]

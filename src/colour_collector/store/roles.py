@@ -19,7 +19,7 @@ PRIVILEGES: dict[str, str] = {
     "accounts": "SELECT, INSERT, UPDATE",
     "confirmation_tokens": "SELECT, INSERT, UPDATE",
     "mail_requests": "SELECT, INSERT, DELETE",
-    "sessions": "SELECT, INSERT, DELETE",
+    "sessions": "SELECT, INSERT, UPDATE (expires_at), DELETE",
     "login_failures": "SELECT, INSERT, DELETE",
     "ledger": "SELECT, INSERT",
     "audit_log": "SELECT, INSERT",
@@ -42,8 +42,9 @@ PRIVILEGES: dict[str, str] = {
 row (``SELECT ... FOR UPDATE`` needs an UPDATE privilege on one column); its ``seq`` and
 ``hash`` are moved by the trigger, which runs with its owner's rights. A pool's commitment,
 parameters and size cannot be updated, only what changes as it sells and closes
-(``store.pools.CHANGING``). Operators are only read: the tables' owner adds them
-(``colour-collector operator add``)."""
+(``store.pools.CHANGING``). A session's ``expires_at`` is moved on by activity, and that column's
+UPDATE also lets a purchase or payment lock the session's row with its account's. Operators are
+only read: the tables' owner adds them (``colour-collector operator add``)."""
 
 _ROLE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
