@@ -4,7 +4,6 @@ published secret, and a wrong secret is caught. Desktop and phone, axe on every 
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +26,8 @@ from e2e_support import (
     wait_idle,
 )
 
+from pool_support import small_pool, write_pool
+
 pytestmark = pytest.mark.e2e
 
 POOL_MODE = {"COLOUR_COLLECTOR_DRAW_MODE": "pool"}
@@ -43,11 +44,10 @@ def pool_command(server: Any, *args: str) -> str:
 
 
 def load_pool(server: Any, tmp: Path, plays: int, counts: dict[str, int]) -> dict[str, Any]:
-    """Build and load a small pool; the pool as ``GET /api/pools/current`` shows it."""
-    (tmp / "counts.json").write_text(json.dumps(counts), encoding="utf-8")
-    pool_file = tmp / f"pool-{plays}.json"
-    pool_command(server, "build", "--plays", str(plays), "--counts", str(tmp / "counts.json"),
-                 "--out", str(pool_file))  # fmt: skip
+    """Build a small pool here and load it with the operator's command; the pool as ``GET
+    /api/pools/current`` shows it. (``pool build`` is tested in test_cli_pool.py: run here, it
+    would work out the generator's sample again in a process of its own, about 5 s a test.)"""
+    pool_file = write_pool(tmp / f"pool-{plays}.json", small_pool(plays, counts))
     pool_command(server, "load", str(pool_file))
     current: dict[str, Any] = server.api("/api/pools/current")["pool"]
     return current
