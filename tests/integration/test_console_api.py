@@ -365,15 +365,18 @@ def test_console_input_with_a_nul_is_refused_by_name(
 ) -> None:
     """PostgreSQL stores no NUL: a reason, a name or a search with one was a 500."""
     manager = console(app, new_client, database, "mia", OperatorRole.MANAGER)
-    stopped = manager.post("/api/operator/sales", json={"on_sale": False, "reason": "a\x00b"})
-    assert (
-        "control characters" in assert_problem(stopped, 422, "invalid_request", "reason")["detail"]
-    )
+    for reason in ("a\x00b", "routine check \u202e\u2066ten minutes\u2069", "done \u200b"):
+        stopped = manager.post("/api/operator/sales", json={"on_sale": False, "reason": reason})
+        problem = assert_problem(stopped, 422, "invalid_request", "reason")
+        assert "control and format characters are not accepted" in problem["detail"], reason
     assert manager.get("/api/operator/game").json()["sales"]["on_sale"] is True
     assert "sales_stopped" not in [kind for kind, _ in audit_entries(database)]
     stranger = new_client(app)
-    wrong = stranger.post("/api/operator/login", json={"name": "mia\x00", "password": SECRET})
-    assert_problem(wrong, 401, "invalid_credentials")
+    for name in ("mia\x00", "mia\u202e"):  # refused by name, as a player's login is
+        wrong = stranger.post("/api/operator/login", json={"name": name, "password": SECRET})
+        assert_problem(wrong, 422, "invalid_request", "name")
+    searched = manager.post("/api/operator/players/lookup", json={"query": "a\x00b"})
+    assert_problem(searched, 422, "invalid_request", "query")
     for table in ("accounts", "plays", "ledger", "audit"):
         searched = manager.get(f"/operator/tables/{table}/list?search=a%00b")
         assert searched.status_code == 400 and "NUL" in searched.text, (table, searched.text)

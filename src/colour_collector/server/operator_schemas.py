@@ -9,7 +9,7 @@ from pydantic import Field, StrictBool, StringConstraints
 
 from colour_collector.game.control_bands import Band
 from colour_collector.server.protection_schemas import DepositLimitResponse, ExclusionResponse
-from colour_collector.server.schemas import MovementResponse, Request, Response
+from colour_collector.server.schemas import MovementResponse, Request, Response, Text
 from colour_collector.service.monitoring import Figures, GameState, PoolLeft
 from colour_collector.service.play_models import PlayStatus
 from colour_collector.service.player_lookup import PlayerFile
@@ -25,15 +25,15 @@ from colour_collector.service.protection_models import (
 class OperatorLoginRequest(Request):
     """``POST /api/operator/login``."""
 
-    name: Annotated[str, StringConstraints(min_length=1, max_length=64)]
-    password: Annotated[str, StringConstraints(min_length=1, max_length=256)]
+    name: Annotated[Text, StringConstraints(min_length=1, max_length=64)]
+    password: Annotated[Text, StringConstraints(min_length=1, max_length=256)]
 
 
 class SalesRequest(Request):
     """``POST /api/operator/sales``."""
 
     on_sale: StrictBool = Field(description="false stops sales, true restarts them.")
-    reason: Annotated[str, StringConstraints(min_length=1, max_length=500)] = Field(
+    reason: Annotated[Text, StringConstraints(min_length=1, max_length=500)] = Field(
         description="Why (kept in the audit log)."
     )
 
@@ -41,7 +41,7 @@ class SalesRequest(Request):
 class LookupRequest(Request):
     """``POST /api/operator/players/lookup``."""
 
-    query: Annotated[str, StringConstraints(min_length=1, max_length=254)] = Field(
+    query: Annotated[Text, StringConstraints(min_length=1, max_length=254)] = Field(
         description="An e-mail address, an account number (12 or #12), or the Play Number of"
         " one of the player's plays (CC-XXX-XXX-XXX)."
     )

@@ -54,10 +54,13 @@ def switch(
         raise InvalidInputError(
             f"say why, in 1 to {MAX_REASON} characters (got {len(cleaned)})", field="reason"
         )
-    control = next((c for c in cleaned if unicodedata.category(c) == "Cc"), None)
-    if control is not None:  # a NUL, which PostgreSQL cannot store; a line break, a tab
+    # A NUL (which PostgreSQL cannot store), a line break, a tab; a bidirectional override or a
+    # zero-width mark, which would make the audit log and the console show another text.
+    control = next((c for c in cleaned if unicodedata.category(c).startswith("C")), None)
+    if control is not None:
         raise InvalidInputError(
-            f"say why on one line, without control characters such as {control!r}",
+            "say why on one line, without control or format characters such as"
+            f" U+{ord(control):04X} ({unicodedata.name(control, 'unnamed')})",
             field="reason",
         )
     at = now or utcnow()
