@@ -48,7 +48,7 @@ class BodyLimitMiddleware:
     """The gate every request body passes before any route runs: 413 ``body_too_large`` for one
     over ``max_bytes``, 415 ``unsupported_media_type`` for one sent with a ``Content-Encoding``
     (the server does not decode compressed request bodies; a route would read the compressed
-    bytes as they came)."""
+    bytes as they came) or with more than one ``Content-Type``."""
 
     def __init__(self, app: ASGIApp, *, max_bytes: int) -> None:
         self.app = app
@@ -74,6 +74,14 @@ class BodyLimitMiddleware:
                 return
         # HTTP/1.1 frames a body by its Content-Length or a Transfer-Encoding.
         announces_body = int(declared or "0") > 0 or "transfer-encoding" in headers
+        types = headers.getlist("content-type")
+        if announces_body and len(types) > 1:  # a proxy reading another one sees another body
+            await problems.problem_response(
+                problems.NOT_JSON,
+                f"send Content-Type once, as application/json: it was sent {len(types)} times",
+                errors=[{"field": "Content-Type", "message": "must be sent once"}],
+            )(scope, receive, send)
+            return
         if announces_body and _content_codings(headers):
             sent = ", ".join(headers.getlist("content-encoding"))
             await problems.problem_response(
