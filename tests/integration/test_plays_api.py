@@ -427,7 +427,8 @@ def test_a_step_names_its_index_so_a_retry_answers_the_same_step(
         if kind == "bonus_pick":
             picked = True
             other = funded.post(url, json={**body, "pick": "even"})
-            assert_problem(other, 409, "step_out_of_order")
+            detail = assert_problem(other, 409, "step_out_of_order")["detail"]
+            assert f"step {index} is revealed already, with the pick odd, not even" in detail
         board = first.json()["board"]
         ahead = funded.post(url, json={**step_body(board["next"] or "spin"), "step": index + 2})
         assert_problem(ahead, 409, "step_out_of_order")

@@ -90,16 +90,15 @@ def check_retry(
     """For a request naming step ``step`` of a play with ``revealed`` steps shown, when ``step``
     is not the next one: return if it retries the step just revealed (same kind and pick), so
     the caller answers that step again; raise :class:`StepOutOfOrderError` otherwise."""
-    if step == revealed - 1 and expected_step(record, step) is kind:
-        shown = record.steps[step]
-        if parity is None or getattr(shown, "pick", None) is parity:
-            return
     nxt = expected_step(record, revealed)
-    raise StepOutOfOrderError(
-        f"step {step} is not the next step: {revealed} steps of the play are revealed",
-        expected=None if nxt is None else nxt.value,
-        revealed=revealed,
-    )
+    why = f"step {step} is not the next step: {revealed} steps of the play are revealed"
+    if step == revealed - 1 and expected_step(record, step) is kind:
+        chosen = getattr(record.steps[step], "pick", None)
+        if parity is None or chosen is parity:
+            return
+        # A retry of the Bonus Game pick just revealed, with the other pick: it stands as made.
+        why = f"step {step} is revealed already, with the pick {chosen}, not {parity}"
+    raise StepOutOfOrderError(why, expected=None if nxt is None else nxt.value, revealed=revealed)
 
 
 def reveal(
