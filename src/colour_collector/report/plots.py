@@ -88,9 +88,9 @@ def payout_band(data: Figures, path: Path) -> None:
     payout = float(data.payout)
     figure = Figure(figsize=(WIDTH, HEIGHT))
     axes = figure.add_subplot()
-    low = [payout - w for w in data.band_half_width]
-    high = [payout + w for w in data.band_half_width]
-    axes.fill_between(data.band_plays, low, high, color=BLUE, alpha=0.2, label="95% band")
+    axes.fill_between(
+        data.band_plays, data.band_low, data.band_high, color=BLUE, alpha=0.2, label="95% band"
+    )
     axes.axhline(payout, color=BLUE, lw=1, label=f"payout {payout:.2%}")
     axes.set_xscale("log")
     axes.set_ylim(0, max(2 * payout, 1.0))
@@ -109,12 +109,12 @@ def running_payout(data: Figures, path: Path) -> None:
     figure = Figure(figsize=(WIDTH, HEIGHT))
     axes = figure.add_subplot()
     if data.start == 0:
-        band = dict(zip(data.band_plays, data.band_half_width, strict=True))
-        marks = [n for n in data.band_plays if n <= data.stop]
+        ends = zip(data.band_plays, data.band_low, data.band_high, strict=True)
+        marks = [(n, low, high) for n, low, high in ends if n <= data.stop]
         axes.fill_between(
-            marks,
-            [payout - band[n] for n in marks],
-            [payout + band[n] for n in marks],
+            [n for n, _, _ in marks],
+            [low for _, low, _ in marks],
+            [high for _, _, high in marks],
             color=BLUE,
             alpha=0.15,
             label="95% band",
