@@ -9,7 +9,9 @@ import json
 import random
 from fractions import Fraction
 
+import numpy as np
 import pytest
+from scipy.stats import binom, binomtest
 from test_service_plays import PRICE, buy, player, policy
 
 from colour_collector.game.control_bands import count_band, payout_band
@@ -298,7 +300,6 @@ def test_figures_follow_the_finished_plays_with_an_alert_when_outside_a_band() -
 
 
 def test_count_bands_hold_99_percent_of_a_binomial_count() -> None:
-    from scipy.stats import binom  # an independent statement of the quantiles
 
     for n, p in ((100, Fraction(1, 10)), (40, Fraction(1, 3)), (5000, Fraction(1, 2000))):
         band = count_band(n, p, 0)
@@ -315,9 +316,42 @@ def test_count_bands_hold_99_percent_of_a_binomial_count() -> None:
 
 
 def test_the_payout_band_narrows_as_plays_add_up() -> None:
+    # Half the plays win 1,000p: the prizes are 1,000p times a Binomial(n, 1/2) count, whose
+    # 0.5% and 99.5% quantiles the simulated band finds within a play.
     outcomes = [(Fraction(1, 2), 0), (Fraction(1, 2), 1000)]
     small = payout_band(16, outcomes, 500, 8 * 1000)
     large = payout_band(1600, outcomes, 500, 800 * 1000)
     assert small.expected == large.expected == 1.0
-    assert large.high - large.low == pytest.approx((small.high - small.low) / 10)
+    for n, band in ((16, small), (1600, large)):
+        wins = (band.low * n * 500 / 1000, band.high * n * 500 / 1000)
+        exact = (binom.ppf(0.005, n, 0.5), binom.ppf(0.995, n, 0.5))
+        assert wins == pytest.approx(exact, abs=1), (n, wins, exact)
+    assert large.high - large.low == pytest.approx((small.high - small.low) / 10, rel=0.2)
     assert not large.outside and payout_band(1600, outcomes, 500, 0).outside
+
+
+def published_outcomes() -> list[tuple[Fraction, int]]:
+    pool = load_pool()
+    chances = {0: Fraction(pool.no_win_count, pool.size)}
+    for tier, count in zip(pool.tiers, pool.counts, strict=True):
+        chances[tier.prize_pence] = chances.get(tier.prize_pence, 0) + Fraction(count, pool.size)
+    return [(chance, prize) for prize, chance in chances.items()]
+
+
+def test_the_payout_band_holds_99_percent_of_the_payouts_of_published_play() -> None:
+    # A lab found the normal approximation's band for 100,000 plays (about 10% to 137%) let a
+    # game paying 60% through, and flagged one that won a top prize early (3 chances in 100).
+    outcomes = published_outcomes()
+    n = 100_000
+    band = payout_band(n, outcomes, PRICE, 0)
+    assert 0.68 < band.low < 0.71 and band.high > 2.5
+    assert payout_band(n, outcomes, PRICE, int(0.60 * n * PRICE)).outside
+    top_won_early = int(0.70 * n * PRICE) + 100_000_000
+    assert not payout_band(n, outcomes, PRICE, top_won_early).outside
+    # Independent sets of 100,000 plays (numpy's multinomial draws) fall inside 99% of the time.
+    chances = np.array([float(c) for c, _ in outcomes])
+    prizes = np.array([prize for _, prize in outcomes], dtype=np.float64)
+    sets = np.random.default_rng(11).multinomial(n, chances / chances.sum(), size=4_000)
+    payouts = sets @ prizes / (n * PRICE)
+    inside = int(np.count_nonzero((payouts >= band.low) & (payouts <= band.high)))
+    assert binomtest(inside, len(payouts), 0.99).pvalue > 0.001, inside
