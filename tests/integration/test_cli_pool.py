@@ -181,7 +181,8 @@ def test_pools_are_built_certified_sold_rolled_closed_and_checked(
         refused = run("pool", "check", "--pool", str(tmp_path / "pool-1.json"), "--position", "3",
                       "--secret", wrong)  # fmt: skip
         assert refused.exit_code == 1
-        assert "FAILED: this secret does not match the commitment" in refused.output
+        mismatch = "FAILED: this secret and these parameters do not match the commitment"
+        assert mismatch in refused.output
         as_json = run("pool", "check", "--pool", str(tmp_path / "pool-1.json"), "--position",
                       "3", "--secret", wrong, "--json")  # fmt: skip
         assert as_json.exit_code == 1

@@ -167,8 +167,9 @@ def check(
         _refuse_check(
             published.commitment,
             position,
-            f"this secret does not match the commitment {published.commitment}: it is not the"
-            " secret the pool was fixed with before its sale",
+            f"this secret and these parameters do not match the commitment"
+            f" {published.commitment}: one of them is not what the pool was fixed with before"
+            " its sale",
             as_json,
         )
     require_versions(parameters, "check")

@@ -10,8 +10,12 @@ spreadsheet (xlsx, with openpyxl) and as CSV files.
 from __future__ import annotations
 
 import csv
+import re
+from collections.abc import Sequence
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 from openpyxl import Workbook
 from openpyxl.styles import Font
@@ -116,6 +120,23 @@ def write_csv(data: Figures, folder: Path) -> None:
         writer.writerows(summary_rows(data))
 
 
+_DECIMAL = re.compile(r"-?[0-9]+\.([0-9]+)")
+
+
+def _append(sheet: Any, row: Sequence[object]) -> None:
+    """Append ``row``, its decimal texts (``two_dp``, probabilities) as numbers shown with the
+    same digits, so that a spreadsheet computes with them; exact fractions stay text."""
+    cells = [
+        Decimal(value) if isinstance(value, str) and _DECIMAL.fullmatch(value) else value
+        for value in row
+    ]
+    sheet.append(cells)
+    for cell, value in zip(sheet[sheet.max_row], row, strict=False):
+        decimal = _DECIMAL.fullmatch(value) if isinstance(value, str) else None
+        if decimal:
+            cell.number_format = "0." + "0" * len(decimal.group(1))
+
+
 def write_xlsx(data: Figures, path: Path) -> None:
     """``par.xlsx``: sheets Summary, Tiers, Tests and Naturalness."""
     book = Workbook()
@@ -123,11 +144,11 @@ def write_xlsx(data: Figures, path: Path) -> None:
     summary.title = "Summary"
     summary.append(("key", "value"))
     for key, value in summary_rows(data):
-        summary.append((key, value if isinstance(value, int | str) else str(value)))
+        _append(summary, (key, value if isinstance(value, int | str) else str(value)))
     tiers = book.create_sheet("Tiers")
     tiers.append(TIER_HEADER)
     for row in tier_rows(data):
-        tiers.append(row)
+        _append(tiers, row)
     tests = book.create_sheet("Tests")
     tests.append(("test", "statistic", "detail", "p_value", "reading"))
     for test in data.tests:

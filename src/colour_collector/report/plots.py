@@ -48,6 +48,7 @@ def prize_distribution(data: Figures, path: Path) -> None:
     axes.set_yscale("log")
     axes.set_xticks(range(len(amounts)))
     axes.set_xticklabels([f"£{a // 100:,}" for a in amounts], rotation=90, fontsize=7)
+    axes.set_xlabel("prize amount")
     axes.set_ylabel("chance a play wins it")
     axes.set_title(f"Prizes: {data.winners:,} winners in {data.size:,} plays")
     _save(figure, path)
@@ -149,7 +150,12 @@ def segments(data: Figures, path: Path) -> None:
 
 PLOTS = (
     ("prizes.png", prize_distribution, "Chance of each prize amount, on a log scale."),
-    ("tiers.png", tier_counts, "Each tier's count in the pool against the published table."),
+    (
+        "tiers.png",
+        tier_counts,
+        "Each tier's count in the pool against the published table (a pool of another size:"
+        " against its own counts).",
+    ),
     ("band.png", payout_band, "The 95% band of the payout against the number of plays dealt."),
     ("running.png", running_payout, "The payout of the plays dealt so far along the order."),
     ("segments.png", segments, "Winners in each equal segment of the order."),
