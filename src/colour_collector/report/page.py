@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 from fractions import Fraction
 
+from colour_collector.game import sample_comparison
 from colour_collector.report.figures import Figures
 from colour_collector.report.par_sheet import TIER_HEADER, tier_rows, two_dp
 from colour_collector.report.plots import PLOTS
@@ -85,21 +86,32 @@ def _naturalness(data: Figures) -> str:
         return "<p>Too few plays of these outcomes among the positions covered.</p>"
     head = "".join(
         f'<th scope="col">{_e(h)}</th>'
-        for h in ("Outcome", "Statistic", "Pool's plays", "Natural plays", "Test", "p-value")
+        for h in (
+            "Outcome",
+            "Statistic",
+            "Pool's plays",
+            "Natural plays",
+            "Test",
+            "p-value",
+            "Holm-adjusted",
+        )
     )
+    adjusted = sample_comparison.holm([c.pvalue for _, c in data.naturalness])
     body = "".join(
         "<tr>"
         f'<td class="text">{_e(outcome)}</td><td class="text">{_e(c.statistic)}</td>'
         f"<td>{c.generated:.3f}</td><td>{c.natural:.3f}</td>"
         f'<td class="text">{_e(c.test)} = {c.statistic_value:.2f}</td>'
-        f"<td>{c.pvalue:.3g}</td>"
+        f"<td>{c.pvalue:.3g}</td><td>{holm:.3g}</td>"
         "</tr>"
-        for outcome, c in data.naturalness
+        for (outcome, c), holm in zip(data.naturalness, adjusted, strict=True)
     )
     caption = (
         f"The pool's first plays (up to {data.naturalness_plays:,}) of each outcome against"
         " natural plays of the same outcome; an outcome with fewer than 50 plays in the positions"
-        " covered is left out"
+        f" covered is left out. Of {len(adjusted)} tests, a few p-values under 0.05 are expected"
+        " by chance: the Holm-adjusted p-values take the tests together (the chance that any of"
+        " them is so low), and one under 0.01 says the pool's plays differ from natural play"
     )
     return f"<table><caption>{_e(caption)}</caption><tr>{head}</tr>{body}</table>"
 

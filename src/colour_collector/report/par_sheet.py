@@ -20,6 +20,7 @@ from typing import Any
 from openpyxl import Workbook
 from openpyxl.styles import Font
 
+from colour_collector.game import sample_comparison
 from colour_collector.report.figures import Figures
 
 
@@ -155,11 +156,30 @@ def write_xlsx(data: Figures, path: Path) -> None:
         tests.append((test.name, test.statistic, test.detail, test.pvalue, test.reading))
     natural = book.create_sheet("Naturalness")
     natural.append(
-        ("outcome", "statistic", "pool_plays", "natural_plays", "test", "test_statistic", "p_value")
+        (
+            "outcome",
+            "statistic",
+            "pool_plays",
+            "natural_plays",
+            "test",
+            "test_statistic",
+            "p_value",
+            "holm_adjusted_p_value",
+        )
     )
-    for outcome, c in data.naturalness:
+    adjusted = sample_comparison.holm([c.pvalue for _, c in data.naturalness])
+    for (outcome, c), holm in zip(data.naturalness, adjusted, strict=True):
         natural.append(
-            (outcome, c.statistic, c.generated, c.natural, c.test, c.statistic_value, c.pvalue)
+            (
+                outcome,
+                c.statistic,
+                c.generated,
+                c.natural,
+                c.test,
+                c.statistic_value,
+                c.pvalue,
+                holm,
+            )
         )
     for sheet in book.worksheets:
         for cell in sheet[1]:
