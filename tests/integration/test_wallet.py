@@ -270,6 +270,36 @@ def test_a_session_ended_while_its_account_was_locked_is_gone(database: Database
         ending.result()
 
 
+def test_a_session_ended_after_its_payment_began_waiting_is_gone_without_a_deadlock(
+    database: Database,
+) -> None:
+    # A reset (or logout) locks the account, then ends the session; a payment of that session
+    # waits for the account meanwhile. The payment's statement locks the account before the
+    # session (FOR UPDATE OF accounts, sessions): locking the session first, it would hold the
+    # row the reset must delete while waiting for the account the reset holds, a deadlock.
+    account_id = new_account(database)
+    with database() as uow:
+        uow.accounts.add_session(Session("live", account_id, NOW, NOW + dt.timedelta(hours=1)))
+        uow.commit()
+    locked = threading.Event()
+
+    def end_its_sessions_later() -> int:
+        with database() as uow:
+            assert uow.accounts.get_for_update(account_id) is not None
+            locked.set()
+            time.sleep(0.3)  # the payment's read below starts waiting meanwhile
+            ended = uow.accounts.remove_sessions(account_id)
+            uow.commit()
+            return ended
+
+    with ThreadPoolExecutor(1) as pool:
+        ending = pool.submit(end_its_sessions_later)
+        assert locked.wait(10)
+        with database() as uow:
+            assert uow.accounts.session_for_update("live", NOW) is None
+        assert ending.result() >= 1
+
+
 def test_a_logout_waits_for_a_payment_of_its_session_in_progress(database: Database) -> None:
     # A payment (or purchase) holding the account's lock is committed before the logout that
     # came meanwhile: the logout locks the account first, so nothing of the session is

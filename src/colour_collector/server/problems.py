@@ -46,10 +46,10 @@ class ProblemKind:
 INVALID_REQUEST = ProblemKind(422, "invalid_request", "The request is not valid")
 MALFORMED_JSON = ProblemKind(400, "invalid_request", "The request body is not valid JSON")
 UNPARSABLE_BODY = "There was an error parsing the body"
+"""FastAPI's own detail when it cannot decode a body at all."""
 LISTED_PROBLEMS = 20
 """At most this many of a request's validation problems are listed in its 422 (the rest are
 counted): a 64 KiB body naming 6,000 unknown fields was answered with 394 KB."""
-"""FastAPI's own detail when it cannot decode a body at all."""
 BODY_TOO_LARGE = ProblemKind(413, "body_too_large", "The request body is too large")
 NOT_JSON = ProblemKind(415, "unsupported_media_type", "The request body is not sent as JSON")
 CSRF_FAILED = ProblemKind(403, "csrf_failed", "CSRF check failed")
