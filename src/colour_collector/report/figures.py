@@ -52,7 +52,8 @@ BAND_POINTS = 60
 """Numbers of plays the band is worked out at (log-spaced, and the pool's size)."""
 BAND_DEALS = 4_000
 """Deals simulated at each number of plays: the band's ends are the 2.5% and 97.5% quantiles of
-their payouts (each end within about 0.5 percentage points of the exact quantile)."""
+their payouts (with five other seeds, the ends for 1,000 and 100,000 plays of the published pool
+moved by at most 0.6 and 0.3 percentage points)."""
 BAND_SEED = 20261207
 """Seed of the simulated deals, so that a report is made again the same."""
 
