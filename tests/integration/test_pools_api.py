@@ -368,7 +368,10 @@ def test_a_closed_pool_publishes_its_secret_and_each_sold_play_checks(
         players.append((client, bought["play"]))
     anyone = new_client(app)
     assert_problem(anyone.get("/api/pools/1/plays/0"), 409, "pool_not_closed")
+    # A position past the pool's end is refused as such, before and after the close.
+    assert_problem(anyone.get("/api/pools/1/plays/4"), 422, "invalid_request", "position")
     pools.close(database, 1, KEY, withdraw=False)
+    assert_problem(anyone.get("/api/pools/1/plays/4"), 422, "invalid_request", "position")
     published = anyone.get("/api/pools/1").json()
     assert published["status"] == "closed" and published["secret"] == pool.secret.hex()
     # Anyone can check the secret against the commitment published before the sale.

@@ -221,12 +221,15 @@ class RegeneratedPlay:
 def regenerate(factory: UnitOfWorkFactory, pool_id: PoolId, position: int) -> RegeneratedPlay:
     """The play at ``position`` of a closed pool, regenerated from its published secret."""
     with factory() as uow:
-        pool, secret = published(uow.pools.get(pool_id), pool_id)
-        if not 0 <= position < pool.size:
+        stored = uow.pools.get(pool_id)
+        # A position the pool does not have is refused whether or not its secret is out yet
+        # (its size is public): it was 409 pool_not_closed before the close, 422 after.
+        if stored is not None and not 0 <= position < stored.size:
             raise InvalidInputError(
-                f"position must be 0 to {pool.size - 1:,} in pool {pool_id}, not {position!r}",
+                f"position must be 0 to {stored.size - 1:,} in pool {pool_id}, not {position!r}",
                 field="position",
             )
+        pool, secret = published(stored, pool_id)
         mark = uow.pools.checkpoint(pool_id, position)
         on_sale = uow.pools.on_sale()
         unfinished = uow.plays.unfinished_plays()
