@@ -241,24 +241,34 @@ def test_a_live_session_locks_its_account(database: Database) -> None:
         accounts.live_session(uow, "not a token", NOW, lock_account=True)
 
 
-def test_a_session_ended_while_its_account_was_locked_is_gone(database: Database) -> None:
-    # A password reset locks the account and ends its sessions; a purchase or withdrawal of one
-    # of them waiting for that lock must then find no session. On PostgreSQL the statement that
-    # waited rechecks only the row it locked (the account), so it used to go on with the
-    # session as it had found it before waiting, after the reset was committed and answered.
+@pytest.mark.parametrize("ended", ["before the payment waits", "while the payment waits"])
+def test_a_session_ended_while_its_account_was_locked_is_gone(
+    database: Database, ended: str
+) -> None:
+    # A password reset (or a logout) locks the account and ends its sessions; a purchase or
+    # withdrawal of one of them waiting for that lock must then find no session. On PostgreSQL
+    # a statement that waited rechecks only the rows it locked: locking the account alone, it
+    # went on with the session as it had found it before waiting. It locks the account, then
+    # the session (FOR UPDATE OF accounts, sessions): locking the session first, it would hold
+    # the row a reset ending it meanwhile must delete while waiting for the account the reset
+    # holds, a deadlock.
     account_id = new_account(database)
     with database() as uow:
         uow.accounts.add_session(Session("live", account_id, NOW, NOW + dt.timedelta(hours=1)))
         uow.commit()
     locked = threading.Event()
+    first = ended == "before the payment waits"
 
-    def end_its_sessions() -> None:
+    def end_its_sessions() -> int:
         with database() as uow:
             assert uow.accounts.get_for_update(account_id) is not None
-            assert uow.accounts.remove_sessions(account_id) >= 1
+            removed = uow.accounts.remove_sessions(account_id) if first else 0
             locked.set()
-            time.sleep(0.3)  # the read below waits for the account meanwhile
+            time.sleep(0.3)  # the payment's read below waits for the account meanwhile
+            if not first:
+                removed = uow.accounts.remove_sessions(account_id)
             uow.commit()
+            return removed
 
     with ThreadPoolExecutor(1) as pool:
         ending = pool.submit(end_its_sessions)
@@ -267,36 +277,6 @@ def test_a_session_ended_while_its_account_was_locked_is_gone(database: Database
             assert uow.accounts.session_for_update("live", NOW) is None
             with pytest.raises(NotAuthenticatedError):
                 accounts.live_session(uow, "live", NOW, lock_account=True)
-        ending.result()
-
-
-def test_a_session_ended_after_its_payment_began_waiting_is_gone_without_a_deadlock(
-    database: Database,
-) -> None:
-    # A reset (or logout) locks the account, then ends the session; a payment of that session
-    # waits for the account meanwhile. The payment's statement locks the account before the
-    # session (FOR UPDATE OF accounts, sessions): locking the session first, it would hold the
-    # row the reset must delete while waiting for the account the reset holds, a deadlock.
-    account_id = new_account(database)
-    with database() as uow:
-        uow.accounts.add_session(Session("live", account_id, NOW, NOW + dt.timedelta(hours=1)))
-        uow.commit()
-    locked = threading.Event()
-
-    def end_its_sessions_later() -> int:
-        with database() as uow:
-            assert uow.accounts.get_for_update(account_id) is not None
-            locked.set()
-            time.sleep(0.3)  # the payment's read below starts waiting meanwhile
-            ended = uow.accounts.remove_sessions(account_id)
-            uow.commit()
-            return ended
-
-    with ThreadPoolExecutor(1) as pool:
-        ending = pool.submit(end_its_sessions_later)
-        assert locked.wait(10)
-        with database() as uow:
-            assert uow.accounts.session_for_update("live", NOW) is None
         assert ending.result() >= 1
 
 

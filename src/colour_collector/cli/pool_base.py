@@ -38,6 +38,17 @@ FETCH_TIMEOUT_S = 20
 """How long a command waits for a server's pool description."""
 
 
+def refuse(problem: str, as_json: bool, **fields: object) -> NoReturn:
+    """Stop a pool command with ``problem`` (exit 1): ``FAILED: problem``, or with ``--json``
+    one JSON object, ``{"ok": false, "problems": [problem], **fields}``."""
+    if as_json:
+        payload = {"ok": False, "problems": [problem], **fields}
+        typer.echo(json.dumps(payload, ensure_ascii=False))
+    else:
+        typer.echo(f"FAILED: {problem}")
+    raise typer.Exit(FAILED)
+
+
 def read_source(source: str, command: str, limit: int) -> bytes:
     """Up to ``limit`` bytes of ``source``: fetched when it is an http(s) address (a server's
     ``GET /api/pools/ID``), else read from the file it names."""

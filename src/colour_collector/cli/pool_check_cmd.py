@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -16,6 +16,7 @@ from colour_collector.cli.pool_base import (
     read_pool_file,
     read_sha256,
     read_source,
+    refuse,
     require_versions,
 )
 from colour_collector.cli.progress import progress_bar
@@ -72,16 +73,6 @@ def _published(source: str) -> PublishedPool:
     except PoolDealError as error:
         stop_command("pool check", f"{source!r}: {error}")
     return PublishedPool(commitment.strip().lower(), read, secret)
-
-
-def _refuse_check(commitment: str, position: int, problem: str, as_json: bool) -> NoReturn:
-    """Stop ``pool check`` with ``problem`` (exit 1), as one JSON object with ``--json``."""
-    if as_json:
-        payload = {"ok": False, "problems": [problem], "commitment": commitment}
-        typer.echo(json.dumps({**payload, "position": position}, ensure_ascii=False))
-    else:
-        typer.echo(f"FAILED: {problem}")
-    raise typer.Exit(FAILED)
 
 
 @pool_app.command("check")
@@ -156,21 +147,21 @@ def check(
         stop_command("pool check", f"--secret: {error}")
     parameters = published.parameters
     if seen is not None and seen != published.commitment:
-        _refuse_check(
-            published.commitment,
-            position,
+        refuse(
             f"the pool publishes the commitment {published.commitment}, not the one you saw"
             f" before the sale ({seen!r})",
             as_json,
+            commitment=published.commitment,
+            position=position,
         )
     if commitment(secret, parameters) != published.commitment:
-        _refuse_check(
-            published.commitment,
-            position,
+        refuse(
             f"this secret and these parameters do not match the commitment"
             f" {published.commitment}: one of them is not what the pool was fixed with before"
             " its sale",
             as_json,
+            commitment=published.commitment,
+            position=position,
         )
     require_versions(parameters, "check")
     if position >= parameters.size:

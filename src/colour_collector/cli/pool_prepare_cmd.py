@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -22,6 +22,7 @@ from colour_collector.cli.pool_base import (
     read_pool_file,
     read_positions,
     read_sha256,
+    refuse,
     require_versions,
     warm_generator,
 )
@@ -257,17 +258,6 @@ def _verify_text(pool: PoolFile, run: Run, problems: list[str], seen: str = "") 
     return "\n".join(lines)
 
 
-def _refuse_verify(commitment: str | None, problem: str, as_json: bool) -> NoReturn:
-    """Stop ``pool verify`` with ``problem`` before any play is replayed (exit 1), as one JSON
-    object with ``--json`` (``commitment``: the pool file's, None if it cannot be read)."""
-    if as_json:
-        payload = {"ok": False, "problems": [problem], "commitment": commitment}
-        typer.echo(json.dumps(payload, ensure_ascii=False))
-    else:
-        typer.echo(f"FAILED: {problem}")
-    raise typer.Exit(FAILED)
-
-
 @pool_app.command("verify")
 def verify(
     pool_file: Annotated[
@@ -311,17 +301,17 @@ def verify(
         pool_file,
         "verify",
         published=True,
-        refuse=lambda problem: _refuse_verify(None, problem, as_json),
+        refuse=lambda problem: refuse(problem, as_json, commitment=None),
     )
     try:
         pool.check()
     except PoolFileError as error:
-        _refuse_verify(pool.commitment, str(error), as_json)
+        refuse(str(error), as_json, commitment=pool.commitment)
     if wanted is not None and wanted != pool.commitment:
-        _refuse_verify(
-            pool.commitment,
+        refuse(
             f"the pool file's commitment {pool.commitment} is not {wanted!r}",
             as_json,
+            commitment=pool.commitment,
         )
     require_versions(pool.parameters, "verify")
     start, stop = read_positions(positions, pool.parameters.size, "verify")
