@@ -127,13 +127,9 @@ _DECIMAL = re.compile(r"-?[0-9]+\.([0-9]+)")
 def _append(sheet: Any, row: Sequence[object]) -> None:
     """Append ``row``, its decimal texts (``two_dp``, probabilities) as numbers shown with the
     same digits, so that a spreadsheet computes with them; exact fractions stay text."""
-    cells = [
-        Decimal(value) if isinstance(value, str) and _DECIMAL.fullmatch(value) else value
-        for value in row
-    ]
-    sheet.append(cells)
-    for cell, value in zip(sheet[sheet.max_row], row, strict=False):
-        decimal = _DECIMAL.fullmatch(value) if isinstance(value, str) else None
+    decimals = [_DECIMAL.fullmatch(v) if isinstance(v, str) else None for v in row]
+    sheet.append([Decimal(d.group()) if d else v for v, d in zip(row, decimals, strict=True)])
+    for cell, decimal in zip(sheet[sheet.max_row], decimals, strict=True):
         if decimal:
             cell.number_format = "0." + "0" * len(decimal.group(1))
 
