@@ -374,3 +374,30 @@ def test_every_router_reads_bodies_refusing_a_name_given_twice() -> None:
     for found in pkgutil.iter_modules(routes.__path__):
         module = importlib.import_module(f"{routes.__name__}.{found.name}")
         assert module.router.route_class is JsonBodyRoute, found.name
+
+
+QUERY_PARAMETERS = [
+    ("/api/my-games", "page"),
+    ("/api/my-games", "per_page"),
+    ("/api/wallet", "limit"),
+]
+
+
+@pytest.mark.parametrize(("path", "name"), QUERY_PARAMETERS)
+def test_a_query_parameter_given_twice_is_refused(player: Any, path: str, name: str) -> None:
+    """FastAPI would read the last of the two where a cache or a proxy may read the first."""
+    answer = player.get(f"{path}?{name}=1&{name}=2")
+    assert_problem(answer, 422, "invalid_request", name)
+    assert answer.json()["detail"] == f"the query parameter {name!r} is given 2 times: give it once"
+    assert player.get(f"{path}?{name}=1").status_code == 200
+
+
+def test_the_query_parameters_given_twice_are_every_one_the_api_reads() -> None:
+    declared = {
+        (route.path, param.alias)
+        for found in pkgutil.iter_modules(routes.__path__)
+        for route in importlib.import_module(f"{routes.__name__}.{found.name}").router.routes
+        if isinstance(route, JsonBodyRoute)
+        for param in route.dependant.query_params
+    }
+    assert declared == set(QUERY_PARAMETERS)
