@@ -81,8 +81,8 @@ def references_in(node: Any) -> list[str]:
 
 
 def test_every_reference_in_the_description_names_a_component(client: Any) -> None:
-    """Problem answers point at ``Problem``, which ``problems.install`` puts in the components
-    (FastAPI would not: no route answers it as its own ``application/json``)."""
+    """Problem answers point at ``Problem``, which ``problem_handlers.install`` puts in the
+    components (FastAPI would not: no route answers it as its own ``application/json``)."""
     spec = client.get("/openapi.json").json()
     components = spec["components"]["schemas"]
     references = references_in(spec)

@@ -11,7 +11,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.telemetry import TelemetryConfig
 
 import colour_collector
-from colour_collector.server import problems
+from colour_collector.server import problem_handlers
 from colour_collector.server.background import lifespan_for
 from colour_collector.server.console import mount_tables
 from colour_collector.server.metrics import RequestMetrics
@@ -93,7 +93,7 @@ def create_app(settings: Settings, *, database: Database | None = None) -> FastA
     clock.use(ShiftedClock(settings.clock_file) if settings.clock_file else clock.system_time)
     app.state.runtime = build_runtime(settings, database)
     app.state.database = database
-    problems.install(app)
+    problem_handlers.install(app)
     for module in (
         plays,
         pools,

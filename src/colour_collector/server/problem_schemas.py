@@ -108,7 +108,8 @@ class Problem(Response):
 
 
 PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
-"""The documented schema of a problem answer (``problems.install`` puts ``Problem`` there)."""
+"""The documented schema of a problem answer (``problem_handlers.install`` puts ``Problem``
+there)."""
 
 
 def problem_responses(descriptions: Mapping[int, str]) -> dict[int | str, dict[str, Any]]:

@@ -1,30 +1,21 @@
-"""The one place errors become HTTP answers: RFC 9457 ``application/problem+json``.
+"""What an error answer is: RFC 9457 ``application/problem+json``, its kinds, and the service
+errors each kind answers.
 
 Every error body has ``type``, ``title``, ``status``, ``detail`` and a stable ``code``; request
 validation errors also list the offending fields in ``errors`` (each with a dotted ``field``).
-Unexpected exceptions become a bare 500 ``internal_error`` and are logged, never shown.
+``problem_handlers`` turns each exception a request raises into one of these answers.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
-from pydantic.json_schema import models_json_schema
-from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
-from sqlalchemy.exc import TimeoutError as PoolTimeoutError
-from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
-from colour_collector.game import strict_json
 from colour_collector.server.problem_schemas import Problem
 from colour_collector.service import errors
-
-log = logging.getLogger(__name__)
 
 PROBLEM_JSON = "application/problem+json"
 TYPE_PREFIX = "urn:colour-collector:problem:"
@@ -45,11 +36,6 @@ class ProblemKind:
 
 INVALID_REQUEST = ProblemKind(422, "invalid_request", "The request is not valid")
 MALFORMED_JSON = ProblemKind(400, "invalid_request", "The request body is not valid JSON")
-UNPARSABLE_BODY = "There was an error parsing the body"
-"""FastAPI's own detail when it cannot decode a body at all."""
-LISTED_PROBLEMS = 20
-"""At most this many of a request's validation problems are listed in its 422 (the rest are
-counted): a 64 KiB body naming 6,000 unknown fields was answered with 394 KB."""
 BODY_TOO_LARGE = ProblemKind(413, "body_too_large", "The request body is too large")
 NOT_JSON = ProblemKind(415, "unsupported_media_type", "The request body is not sent as JSON")
 CSRF_FAILED = ProblemKind(403, "csrf_failed", "CSRF check failed")
@@ -162,12 +148,13 @@ for an error in neither: one left out would be answered 500 ``internal_error``."
 DAMAGED_ROW_DETAIL = "the server cannot read its data just now; please try again later"
 """The ``detail`` of the 503 answering a request that met a damaged row (its log line names it)."""
 
-_BY_STATUS = {
+BY_STATUS = {
     404: NOT_FOUND,
     405: METHOD_NOT_ALLOWED,
     413: BODY_TOO_LARGE,
     503: UNAVAILABLE,
 }
+"""The kinds of the HTTP errors Starlette raises itself, by status (others keep its status)."""
 
 
 class ProblemError(Exception):
@@ -273,194 +260,3 @@ def _protection_details(error: errors.ServiceError) -> dict[str, Any]:
     if isinstance(error, errors.LimitChangeNotDueError):
         return {"period": error.period, "confirmable_at": error.confirmable_at}
     return {}
-
-
-VALUE_ERROR_PREFIX = "Value error, "
-"""What pydantic puts before the message of a ``ValueError`` a validator raised."""
-
-
-def _field_name(location: Sequence[int | str], body: object) -> str:
-    parts = [str(part) for part in location]
-    if parts and parts[0] in {"body", "query", "path", "header", "cookie"}:
-        parts = parts[1:] or parts
-        # A body of one of several shapes told apart by its ``kind`` (a step): pydantic puts the
-        # ``kind`` it chose in the location; the field is the one inside.
-        if isinstance(body, dict) and len(parts) > 1 and parts[0] == body.get("kind"):
-            parts = parts[1:]
-    return ".".join(parts) if parts else "body"
-
-
-def _describe(error: Mapping[str, Any], body: object) -> tuple[str, str]:
-    location = error.get("loc", ())
-    field = _field_name(location, body)
-    # pydantic prefixes the message of a ValueError raised by a validator; the player needs
-    # only the message.
-    message = str(error.get("msg", "invalid value")).removeprefix(VALUE_ERROR_PREFIX)
-    if error.get("type") == "extra_forbidden":
-        message = "unknown field"
-    if error.get("type") in {"union_tag_invalid", "union_tag_not_found"}:
-        # The field that tells the shapes apart is missing or names none of them.
-        field = str(error.get("ctx", {}).get("discriminator", "kind")).strip("'")
-        expected = error.get("ctx", {}).get("expected_tags", "")
-        message = f"must be one of {expected}" if expected else "Field required"
-    return field, message
-
-
-async def _on_validation_error(request: Request, exc: Exception) -> Response:
-    if not isinstance(exc, RequestValidationError):
-        raise TypeError(exc)
-    raw = exc.errors()
-    if isinstance(exc.body, bytes):  # FastAPI decodes a body only when it is sent as JSON
-        sent = request.headers.get("content-type")
-        return problem_response(
-            NOT_JSON,
-            "the request body must be JSON, sent with Content-Type: application/json"
-            + (f", not {sent!r}" if sent else " (the request has no Content-Type)"),
-            errors=[{"field": "Content-Type", "message": "must be application/json"}],
-        )
-    if any(item.get("type") == "json_invalid" for item in raw):
-        return problem_response(
-            MALFORMED_JSON,
-            "the request body is not valid JSON",
-            errors=[{"field": "body", "message": "malformed JSON"}],
-        )
-    described = [_describe(item, exc.body) for item in raw[:LISTED_PROBLEMS]]
-    detail = "; ".join(f"{field}: {message}" for field, message in described)
-    if len(raw) > LISTED_PROBLEMS:
-        detail += f"; and {len(raw) - LISTED_PROBLEMS} more problems, not listed"
-    return problem_response(
-        INVALID_REQUEST,
-        detail or "invalid request",
-        errors=[{"field": field, "message": message} for field, message in described],
-    )
-
-
-PATH_SHOWN = 200
-"""How much of an unknown path a 404 repeats."""
-
-_UNPARSABLE_BECAUSE: dict[type[BaseException], str] = {
-    UnicodeDecodeError: "not UTF-8 text",
-    RecursionError: "nested too deeply",
-}
-"""Why the JSON parser gave up on a body, by the error it raised."""
-
-
-async def _on_http_exception(request: Request, exc: Exception) -> Response:
-    if not isinstance(exc, StarletteHTTPException):
-        raise TypeError(exc)
-    kind = _BY_STATUS.get(exc.status_code) or ProblemKind(
-        exc.status_code, "invalid_request" if exc.status_code < 500 else "internal_error", "Error"
-    )
-    detail = exc.detail if isinstance(exc.detail, str) else kind.title
-    if exc.status_code == 400 and detail == UNPARSABLE_BODY:
-        # FastAPI's answer to a body the JSON parser gave up on for another reason than its
-        # syntax (``request_bodies`` refuses a repeated name); FastAPI raises it from the
-        # parser's own error.
-        cause = exc.__cause__
-        reason = "it cannot be parsed"
-        if isinstance(cause, strict_json.StrictJsonError):  # a name given twice in one object
-            reason = f"it {cause}"
-        elif cause is not None:
-            reason = _UNPARSABLE_BECAUSE.get(type(cause), reason)
-        return problem_response(
-            MALFORMED_JSON,
-            f"the request body is not valid JSON ({reason})",
-            errors=[{"field": "body", "message": reason}],
-        )
-    if exc.status_code == 404 and detail == "Not Found":
-        path = request.url.path
-        if len(path) > PATH_SHOWN:
-            path = path[:PATH_SHOWN] + f"... ({len(path):,} characters)"
-        detail = f"no such resource: {path}"
-    return problem_response(kind, detail, headers=exc.headers)
-
-
-async def _on_problem(request: Request, exc: Exception) -> Response:
-    if not isinstance(exc, ProblemError):
-        raise TypeError(exc)
-    return problem_response(exc.kind, exc.detail, headers=exc.headers, **exc.extra)
-
-
-async def _on_service_error(request: Request, exc: Exception) -> Response:
-    if not isinstance(exc, errors.ServiceError):
-        raise TypeError(exc)
-    if isinstance(exc, errors.DamagedRowError):
-        log.error("%s", exc)
-    return await _on_problem(request, problem_from_service_error(exc))
-
-
-UNAVAILABLE_RETRY_AFTER_S = 1
-"""Seconds a client is asked to wait after a 503 ``unavailable``."""
-
-
-def unavailable_response(detail: str) -> Response:
-    """503 ``unavailable`` with ``Retry-After``: nothing was done, the request may be retried."""
-    return problem_response(
-        UNAVAILABLE, detail, headers={"Retry-After": str(UNAVAILABLE_RETRY_AFTER_S)}
-    )
-
-
-async def _on_database_error(request: Request, exc: Exception) -> Response:
-    if isinstance(exc, PoolTimeoutError):  # every connection busy for POOL_TIMEOUT_S
-        log.warning("no database connection free: %s", exc)
-        return unavailable_response("the server is busy; please try again")
-    if not isinstance(exc, DBAPIError):
-        raise TypeError(exc)
-    if exc.connection_invalidated or isinstance(exc, OperationalError | InterfaceError):
-        # The database is down, restarting or unreachable: the transaction was rolled back, or,
-        # lost during COMMIT, perhaps committed. A retried purchase with the same Idempotency-Key
-        # answers the same play; a retried step naming its index answers the same step.
-        log.warning("database unavailable: %s", exc.orig)
-        return unavailable_response("the database is unavailable; please try again")
-    log_unexpected(exc)
-    return internal_error_response()
-
-
-async def _on_unexpected(request: Request, exc: Exception) -> Response:
-    # Starlette's ServerErrorMiddleware calls this for any exception nothing else handled, and
-    # sends the answer: the player sees nothing of the error.
-    log_unexpected(exc)
-    return internal_error_response()
-
-
-def install(app: FastAPI) -> None:
-    """Register the problem handlers on ``app``."""
-    app.add_exception_handler(RequestValidationError, _on_validation_error)
-    app.add_exception_handler(StarletteHTTPException, _on_http_exception)
-    app.add_exception_handler(ProblemError, _on_problem)
-    app.add_exception_handler(errors.ServiceError, _on_service_error)
-    app.add_exception_handler(DBAPIError, _on_database_error)
-    app.add_exception_handler(PoolTimeoutError, _on_database_error)
-    app.add_exception_handler(Exception, _on_unexpected)
-    _describe_problems(app)
-
-
-def _describe_problems(app: FastAPI) -> None:
-    """Put ``Problem`` in the OpenAPI components, where the routes' problem answers point
-    (``problem_schemas.PROBLEM_REF``). FastAPI's ``responses={status: {"model": ...}}`` would
-    file the model under ``application/json``, the media type of the routes' own answers,
-    instead of ``application/problem+json``; its documented way to add to the description is to
-    wrap ``app.openapi``."""
-    describe = app.openapi
-
-    def openapi() -> dict[str, Any]:
-        if app.openapi_schema is not None:
-            return app.openapi_schema
-        spec = describe()  # FastAPI keeps it as app.openapi_schema
-        _, defined = models_json_schema(
-            [(Problem, "serialization")], ref_template="#/components/schemas/{model}"
-        )
-        spec["components"]["schemas"].update(defined["$defs"])
-        return spec
-
-    app.openapi = openapi  # type: ignore[method-assign]
-
-
-def internal_error_response() -> Response:
-    """The answer to an unexpected exception: no details."""
-    return problem_response(INTERNAL_ERROR, "the server could not complete the request")
-
-
-def log_unexpected(exc: BaseException) -> None:
-    """Log an unexpected exception with its traceback (server side only)."""
-    log.error("unhandled exception", exc_info=(type(exc), exc, exc.__traceback__))
