@@ -7,7 +7,7 @@ from fractions import Fraction
 
 from colour_collector.game import sample_comparison
 from colour_collector.report.figures import Figures
-from colour_collector.report.par_sheet import TIER_HEADER, tier_rows, two_dp
+from colour_collector.report.par_sheet import TIER_HEADER, share_note, tier_rows, total_row, two_dp
 from colour_collector.report.plots import PLOTS
 
 STYLE = """
@@ -30,6 +30,7 @@ figure img { width: 100%; height: auto; }
 figcaption { font-size: .9rem; color: #444; }
 .ok { color: #1e7032; font-weight: 600; }
 .bad { color: #a4161a; font-weight: 600; }
+tr.total th, tr.total td { font-weight: 600; border-top: 2px solid #1b1b1b; }
 """
 
 
@@ -127,7 +128,15 @@ def _par(data: Figures) -> str:
         + "</tr>"
         for row in tier_rows(data)
     )
-    return f"<table><caption>PAR sheet: every tier</caption><tr>{head}</tr>{body}</table>"
+    total = "".join(
+        f'<th scope="row" class="text">{_e(v)}</th>' if i == 1 else f"<td>{_e(v)}</td>"
+        for i, v in enumerate(total_row(data))
+    )
+    caption = f"PAR sheet: every tier. {share_note(data)}"
+    return (
+        f"<table><caption>{_e(caption)}</caption><tr>{head}</tr>{body}"
+        f'<tr class="total">{total}</tr></table>'
+    )
 
 
 def page(data: Figures) -> str:

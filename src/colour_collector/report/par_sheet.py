@@ -4,7 +4,13 @@ spreadsheet (xlsx, with openpyxl) and as CSV files.
 ``par.csv`` has one row per tier; ``summary.csv`` one ``key,value`` row per total, keyed as
 ``colour-collector prizes --json`` names them (``pool_size``, ``winners``, ``no_win_count``,
 ``overall_odds``, ``payout_percent``, ``total_prize_pence``) plus the report's own.
-``par.xlsx`` holds both, the statistical tests and the naturalness tables, one sheet each.
+``par.xlsx`` holds both, the statistical tests and the naturalness tables, one sheet each; its
+sheet "Tiers" and the page's PAR table end on a total row and a note on rounding.
+
+Each tier's share of the payout is given rounded, as the prize table prints percentages, and
+exactly, as a fraction: the rounded shares of 99 tiers add up to 73.52% for a payout of 73.50%,
+the exact ones to the payout. Rounding them so that they add up (largest remainders) would
+misstate single tiers; the note under the table says why the column does not add up instead.
 """
 
 from __future__ import annotations
@@ -43,8 +49,11 @@ TIER_HEADER = (
     "exact_odds",
     "probability",
     "payout_share_percent",
+    "payout_share_exact",
 )
-"""Columns of ``par.csv`` and of the xlsx sheet "Tiers"."""
+"""Columns of ``par.csv`` and of the xlsx sheet "Tiers". ``payout_share_percent`` is rounded
+tier by tier, so the column does not add up to the payout; ``payout_share_exact`` (the tier's
+prize money over the stakes, a fraction) does, exactly."""
 
 
 def tier_rows(data: Figures) -> list[tuple[object, ...]]:
@@ -66,6 +75,7 @@ def tier_rows(data: Figures) -> list[tuple[object, ...]]:
                 "" if row.odds is None else two_dp(row.odds),
                 f"{float(row.probability):.10f}",
                 two_dp(row.payout_share * 100),
+                str(row.payout_share),
             )
         )
     rows.append(
@@ -82,9 +92,51 @@ def tier_rows(data: Figures) -> list[tuple[object, ...]]:
             two_dp(Fraction(data.size, data.no_win)) if data.no_win else "",
             f"{data.no_win / data.size:.10f}",
             "0.00",
+            "0",
         )
     )
     return rows
+
+
+def total_row(data: Figures) -> tuple[object, ...]:
+    """The row under the tiers: every play, and the payout, exactly as well as rounded (the
+    tiers' rounded shares do not add up to it: :func:`share_note`)."""
+    return (
+        "",
+        "total",
+        *("",) * 5,
+        data.size,
+        data.stop - data.start,
+        "",
+        "",
+        two_dp(data.payout * 100),
+        str(data.payout),
+    )
+
+
+def share_note(data: Figures) -> str:
+    """Why the rounded payout shares need not add up to the payout, with their sum and the
+    payout's exact value: a lab adding up the column found 73.52% for a payout of 73.50%."""
+    shown = two_dp(sum((Fraction(two_dp(r.payout_share * 100)) for r in data.rows), Fraction(0)))
+    tiers = len(data.rows)
+    adds_up = (
+        f"so the {tiers} shares as printed add up to {shown}%, not to the payout"
+        if shown != two_dp(data.payout * 100)
+        else f"so the {tiers} shares as printed need not add up to the payout (here they do,"
+        f" to {shown}%)"
+    )
+    return (
+        f"Each tier's share of the payout is rounded to 2 decimal places on its own, {adds_up}."
+        f" The exact shares (payout share exact: the tier's prize money over the stakes) add up"
+        f" to the payout exactly: {data.payout} of the stakes, {_percent(data.payout)} (the total"
+        " row)."
+    )
+
+
+def _percent(value: Fraction) -> str:
+    """``value`` as a percentage: "73.50% exactly", or "70.37% to 2 decimal places"."""
+    exact = (value * 10_000).denominator == 1
+    return f"{two_dp(value * 100)}% " + ("exactly" if exact else "to 2 decimal places")
 
 
 def summary_rows(data: Figures) -> list[tuple[str, object]]:
@@ -96,6 +148,7 @@ def summary_rows(data: Figures) -> list[tuple[str, object]]:
         ("no_win_count", data.no_win),
         ("overall_odds", two_dp(data.overall_odds)),
         ("payout_percent", two_dp(data.payout * 100)),
+        ("payout_exact", str(data.payout)),
         ("total_prize_pence", data.total_prize_pence),
         ("hit_rate", f"{float(data.hit_rate):.6f}"),
         ("return_sd_stakes", f"{data.return_sd:.4f}"),
@@ -146,6 +199,8 @@ def write_xlsx(data: Figures, path: Path) -> None:
     tiers.append(TIER_HEADER)
     for row in tier_rows(data):
         _append(tiers, row)
+    _append(tiers, total_row(data))
+    tiers.append((share_note(data),))
     tests = book.create_sheet("Tests")
     tests.append(("test", "statistic", "detail", "p_value", "reading"))
     for test in data.tests:

@@ -1,0 +1,89 @@
+"""The report's PAR sheet lets a reader reconcile the tiers' shares of the payout with the payout.
+
+A testing lab added up the column of shares, each rounded to 2 decimal places, and found 73.52%
+for the published pool's payout of 73.50%. The shares are also given exactly (fractions of the
+stakes), which add up to the payout; a total row gives the payout exactly; and a note says the
+rounded column does not add up.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from openpyxl import load_workbook
+
+from colour_collector.game.pool_deal import categories
+from colour_collector.game.pool_file import PoolFile
+from colour_collector.game.pool_parameters import PoolParameters
+from colour_collector.report import par_sheet
+from colour_collector.report.page import page
+from pool_support import small_pool
+
+# ``colour_collector.report.figures`` is the module; the package exports a function by that name.
+report_figures = importlib.import_module("colour_collector.report.figures")
+
+EXACT = par_sheet.TIER_HEADER.index("payout_share_exact")
+ROUNDED = par_sheet.TIER_HEADER.index("payout_share_percent")
+
+
+def figures_of(pool: PoolFile, stop: int) -> report_figures.Figures:
+    """The report's figures over the first ``stop`` positions (too few for naturalness)."""
+    dealt = categories(pool.secret, pool.parameters, 0, stop)
+    return report_figures.figures(pool, dealt, 0, 50)
+
+
+@pytest.fixture(scope="module")
+def published() -> report_figures.Figures:
+    built = dt.datetime(2026, 12, 15, tzinfo=dt.UTC)
+    return figures_of(PoolFile.build(PoolParameters.published(), built, bytes(32)), 60)
+
+
+def test_the_exact_shares_add_up_to_the_exact_payout(published: report_figures.Figures) -> None:
+    rows = par_sheet.tier_rows(published)
+    assert published.payout == Fraction(147, 200)  # 73.50% of the stakes, exactly
+    assert sum(Fraction(str(row[EXACT])) for row in rows) == published.payout
+    # Each rounded share is its exact share rounded: no share is bent to make the column add up.
+    for row in rows:
+        assert row[ROUNDED] == par_sheet.two_dp(Fraction(str(row[EXACT])) * 100)
+    # ... which is why the rounded column does not add up to the payout.
+    assert sum(Fraction(str(row[ROUNDED])) for row in rows) == Fraction("73.52")
+
+
+def test_the_total_row_and_the_note_give_the_payout_exactly(
+    published: report_figures.Figures, tmp_path: Path
+) -> None:
+    total = dict(zip(par_sheet.TIER_HEADER, par_sheet.total_row(published), strict=True))
+    assert total["name"] == "total" and total["count"] == 6_500_000
+    assert total["payout_share_percent"] == "73.50" and total["payout_share_exact"] == "147/200"
+    note = par_sheet.share_note(published)
+    assert "rounded to 2 decimal places on its own" in note
+    assert "99 shares as printed add up to 73.52%, not to the payout" in note
+    assert "147/200 of the stakes, 73.50% exactly" in note
+
+    html = page(published)
+    assert '<tr class="total">' in html and "147/200" in html
+    assert "add up to 73.52%, not to the payout" in html
+
+    par_sheet.write_xlsx(published, tmp_path / "par.xlsx")
+    book = load_workbook(tmp_path / "par.xlsx", read_only=True)
+    *_, no_win, last, footnote = book["Tiers"].iter_rows(min_row=2, values_only=True)
+    book.close()
+    assert no_win[1] == "no win"
+    assert last[1] == "total" and float(last[ROUNDED]) == 73.5 and last[EXACT] == "147/200"
+    assert footnote[0] == note
+
+
+def test_the_note_does_not_say_the_column_misses_when_it_adds_up() -> None:
+    # 13 winners in 40 plays (pool_support.SMALL): the rounded shares happen to add up.
+    data = figures_of(small_pool(), 40)
+    rows = par_sheet.tier_rows(data)
+    rounded = sum(Fraction(str(row[ROUNDED])) for row in rows)
+    assert par_sheet.two_dp(rounded) == par_sheet.two_dp(data.payout * 100)
+    note = par_sheet.share_note(data)
+    assert "need not add up to the payout (here they do" in note
+    assert "not to the payout" not in note
+    assert sum(Fraction(str(row[EXACT])) for row in rows) == data.payout
