@@ -38,7 +38,7 @@ from colour_collector.game.pool_deal import play_at
 from colour_collector.game.pool_file import PoolFile
 from colour_collector.game.pool_parameters import PoolParameters
 from colour_collector.game.prize_table import Tier, load_tiers
-from colour_collector.game.simulation import Bin, chi_square, chi_square_pvalue
+from colour_collector.game.simulation import MIN_EXPECTED, Bin, chi_square, chi_square_pvalue
 
 SEGMENTS = 100
 """Equal segments of the covered positions whose winners are compared."""
@@ -103,6 +103,9 @@ class Test:
     """Its p-value (None when there is nothing to test)."""
     reading: str
     """What it says, in a sentence."""
+    method: str
+    """How it is worked out (for a chi-square, its bins and degrees of freedom), from the figures
+    themselves: a lab reading "50 bins" must be able to tell how they were formed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,7 +239,14 @@ def _runs_test(wins: np.ndarray) -> Test:
     ones = int(wins.sum())
     zeros = n - ones
     if ones == 0 or zeros == 0:
-        return Test("Runs of wins and losses (Wald-Wolfowitz)", 0.0, f"n = {n:,}", None, "-")
+        return Test(
+            "Runs of wins and losses (Wald-Wolfowitz)",
+            0.0,
+            f"n = {n:,}",
+            None,
+            "-",
+            "every covered position wins, or none does: there are no runs to count",
+        )
     runs = 1 + int(np.count_nonzero(wins[1:] != wins[:-1]))
     mean = 2 * ones * zeros / n + 1
     variance = 2 * ones * zeros * (2 * ones * zeros - n) / (n * n * (n - 1))
@@ -248,6 +258,9 @@ def _runs_test(wins: np.ndarray) -> Test:
         f"{runs:,} runs, {mean:,.1f} expected",
         p,
         "wins do not bunch or alternate" if p > 0.001 else "wins bunch or alternate",
+        "The runs of wins and of losses along the covered positions, counted; z is their number"
+        " against its mean and variance given as many wins and losses in a random order (normal"
+        " approximation), p two-sided.",
     )
 
 
@@ -265,6 +278,8 @@ def _serial_test(wins: np.ndarray) -> Test:
         f"z = {z:.2f}, n = {n:,}",
         p,
         "a play says nothing of the next" if p is None or p > 0.001 else "plays are correlated",
+        "The correlation r of each covered position's win or loss (1 or 0) with the next one's;"
+        " z = r times the square root of n, against the standard normal, p two-sided.",
     )
 
 
@@ -277,12 +292,22 @@ def _segments_test(wins: np.ndarray) -> tuple[Test, list[int], float]:
     statistic = sum((o - e) ** 2 / e for o, e in zip(observed, expected, strict=True) if e > 0)
     dof = len(parts) - 1
     p = chi_square_pvalue(statistic, dof)
+    lengths = sorted({len(part) for part in parts})
+    method = (
+        f"The {_many(len(wins), 'position')} covered cut in order into"
+        f" {_many(len(parts), 'segment')} of {' or '.join(_many(n, 'position') for n in lengths)},"
+        " a bin each: each segment's winners against the winners it is expected to hold (its"
+        " length times the share of winners among the positions covered;"
+        f" {rate * len(wins) / len(parts):,.1f} in a segment on average). Degrees of freedom:"
+        f" bins - 1 = {dof}."
+    )
     test = Test(
         f"Winners in {len(parts)} equal segments (chi-square)",
         statistic,
         f"{dof} dof",
         p,
         "winners are spread evenly" if p is None or p > 0.001 else "winners are not even",
+        method,
     )
     return test, observed, rate * len(wins) / len(parts)
 
@@ -290,38 +315,126 @@ def _segments_test(wins: np.ndarray) -> tuple[Test, list[int], float]:
 def _tiers_test(rows: Sequence[TierRow], no_win: int, no_win_covered: int, size: int) -> Test:
     """Chi-square of the covered positions' tier counts against the table's proportions."""
     covered = sum(r.covered for r in rows) + no_win_covered
-    bins = [
-        Bin(r.tier.name, Fraction(covered * r.count, size), r.covered) for r in rows if r.count
-    ] + [Bin("no win", Fraction(covered * no_win, size), no_win_covered)]
-    # Rare tiers are grouped as ``simulate`` groups them (expected counts of 5 and more).
-    merged = _merged(bins)
-    statistic, dof = chi_square(merged)
+    outcomes = [(r.tier.name, r.count, r.covered) for r in rows] + [
+        ("no win", no_win, no_win_covered)
+    ]
+    bins = [Bin(name, Fraction(covered * count, size), seen) for name, count, seen in outcomes]
+    pooling = _pooled([b for b in bins if b.expected])
+    statistic, dof = chi_square(pooling.bins)
     p = chi_square_pvalue(statistic, dof)
     return Test(
         "Tier counts against the prize structure (chi-square)",
         statistic,
-        f"{dof} dof, {len(merged)} bins",
+        f"{dof} dof, {_many(len(pooling.bins), 'bin')}",
         p,
         "exactly the table's counts"
         if statistic == 0
         else "as the table's proportions"
         if p is None or p > 0.001
         else "not as the table's proportions",
+        pooling.describe(covered, size, left_out=len(bins) - len(pooling.outcomes)),
     )
 
 
-def _merged(bins: list[Bin]) -> list[Bin]:
-    single = [b for b in bins if b.expected >= 5]
-    rare = [b for b in bins if b.expected < 5]
-    if rare:
-        single.append(
-            Bin(
-                f"{len(rare)} rarer tiers",
-                sum((b.expected for b in rare), Fraction(0)),
-                sum(b.observed for b in rare),
+@dataclass(frozen=True, slots=True)
+class Pooling:
+    """The bins of the tier-count chi-square, and how they were formed from the outcomes."""
+
+    bins: list[Bin]
+    """The bins the statistic is worked out over."""
+    alone: list[Bin]
+    """Outcomes expected ``MIN_EXPECTED`` times or more, a bin each (one may be in ``joined``)."""
+    pooled: list[Bin]
+    """Outcomes expected fewer times, pooled into one bin."""
+    joined: Bin | None
+    """The smallest of ``alone``, added to the pooled bin when that alone expects too few."""
+
+    @property
+    def outcomes(self) -> list[Bin]:
+        """Every outcome the bins hold."""
+        return self.alone + self.pooled
+
+    def describe(self, covered: int, size: int, *, left_out: int) -> str:
+        """How the bins were formed, with their number and the degrees of freedom."""
+        alone = len(self.alone)
+        parts = [
+            f"The {_many(covered, 'position')} covered, in {_many(len(self.bins), 'bin')}. An"
+            f" outcome (a tier, or no win) with c plays in the pool is expected c × {covered:,} /"
+            f" {size:,} times among them; "
+            + (
+                f"no outcome is expected {MIN_EXPECTED} times or more"
+                if not alone
+                else f"the 1 outcome expected {MIN_EXPECTED} times or more has a bin of its own"
+                if alone == 1
+                else f"the {alone:,} outcomes expected {MIN_EXPECTED} times or more have a bin each"
             )
+        ]
+        if self.pooled:
+            together = sum((b.expected for b in self.pooled), Fraction(0))
+            pooled = len(self.pooled)
+            parts.append(
+                f", and the {_many(pooled, 'rarer outcome')} {'goes' if pooled == 1 else 'go'}"
+                f" into one pooled bin (expected {float(together):,.2f} plays)"
+            )
+        if self.joined is not None:
+            parts.append(
+                f"; as that is fewer than {MIN_EXPECTED}, the smallest single bin,"
+                f' "{self.joined.name}" (expected {float(self.joined.expected):,.2f} plays),'
+                " joins it"
+            )
+        parts.append(
+            f". So every bin expects at least {MIN_EXPECTED} plays, the rule under which the"
+            " chi-square distribution fits the statistic."
+            if all(b.expected >= MIN_EXPECTED for b in self.bins)
+            else f". The positions covered expect fewer than {MIN_EXPECTED} plays in all: no"
+            f" bin can expect {MIN_EXPECTED}, the rule under which the chi-square distribution"
+            " fits the statistic."
         )
-    return single
+        if left_out:
+            parts.append(
+                f" The {_many(left_out, 'outcome')} the pool has no play of"
+                f" {_are(left_out)} left out."
+            )
+        parts.append(
+            f" Degrees of freedom: bins - 1 = {max(0, len(self.bins) - 1)} (the expected counts"
+            " come from the pool's own counts: none is estimated from the order)."
+        )
+        return "".join(parts)
+
+
+def _many(count: int, one: str, many: str = "") -> str:
+    """``count`` and the noun for it: "1 bin", "50 bins"."""
+    return f"{count:,} {one if count == 1 else many or one + 's'}"
+
+
+def _are(count: int) -> str:
+    return "is" if count == 1 else "are"
+
+
+def _pooled(bins: list[Bin]) -> Pooling:
+    """``bins`` with each expected count ``MIN_EXPECTED`` or more where the positions allow it,
+    as ``simulate`` pools them: the outcomes expected that often a bin each, the rarer ones one
+    bin; if that one expects fewer, the smallest of the others joins it."""
+    alone = [b for b in bins if b.expected >= MIN_EXPECTED]
+    pooled = [b for b in bins if b.expected < MIN_EXPECTED]
+    single = list(alone)
+    joined = None
+    if pooled:
+        group = Bin(
+            f"{len(pooled)} rarer outcomes",
+            sum((b.expected for b in pooled), Fraction(0)),
+            sum(b.observed for b in pooled),
+        )
+        if group.expected < MIN_EXPECTED and single:
+            joined = min(single, key=lambda b: b.expected)
+            single.remove(joined)
+            group = Bin(
+                f"{group.name} and {joined.name}",
+                group.expected + joined.expected,
+                group.observed + joined.observed,
+            )
+        single.append(group)
+    return Pooling(single, alone, pooled, joined)
 
 
 def _big_prizes_test(positions: np.ndarray, start: int, stop: int) -> Test:
@@ -333,6 +446,7 @@ def _big_prizes_test(positions: np.ndarray, start: int, stop: int) -> Test:
             f"n = {len(positions)}",
             None,
             "too few to test",
+            "fewer than two such prizes among the covered positions",
         )
     scaled = (positions - start + 0.5) / (stop - start)
     result = stats.kstest(scaled, "uniform")
@@ -343,6 +457,9 @@ def _big_prizes_test(positions: np.ndarray, start: int, stop: int) -> Test:
         f"n = {len(positions):,}",
         p,
         "spread evenly along the pool" if p > 0.001 else "not spread evenly",
+        "The positions of the covered prizes of £50 and more, scaled to 0 to 1 (each at the"
+        " middle of its position), against the uniform distribution; the statistic is the"
+        " largest distance between their distribution and the uniform one.",
     )
 
 

@@ -6,7 +6,7 @@ import html
 from fractions import Fraction
 
 from colour_collector.game import sample_comparison
-from colour_collector.report.figures import Figures
+from colour_collector.report.figures import BAND_DEALS, BAND_SEED, Figures
 from colour_collector.report.par_sheet import TIER_HEADER, share_note, tier_rows, total_row, two_dp
 from colour_collector.report.plots import PLOTS
 
@@ -28,6 +28,7 @@ caption { text-align: left; font-weight: 600; padding: .3rem 0; }
 figure { background: #fff; margin: 0; padding: .6rem; border: 1px solid #d9d9d9; }
 figure img { width: 100%; height: auto; }
 figcaption { font-size: .9rem; color: #444; }
+td.method { font-size: .85rem; min-width: 24rem; }
 .ok { color: #1e7032; font-weight: 600; }
 .bad { color: #a4161a; font-weight: 600; }
 tr.total th, tr.total td { font-weight: 600; border-top: 2px solid #1b1b1b; }
@@ -68,6 +69,7 @@ def _tests(data: Figures) -> str:
             ("Detail", "text"),
             ("p-value", ""),
             ("Reading", "text"),
+            ("How it is worked out", "text"),
         )
     )
     body = "".join(
@@ -76,6 +78,7 @@ def _tests(data: Figures) -> str:
         f'<td class="text">{_e(t.detail)}</td>'
         f"<td>{'–' if t.pvalue is None else f'{t.pvalue:.3g}'}</td>"
         f'<td class="text">{_e(t.reading)}</td>'
+        f'<td class="text method">{_e(t.method)}</td>'
         "</tr>"
         for t in data.tests
     )
@@ -139,6 +142,27 @@ def _par(data: Figures) -> str:
     )
 
 
+def _plot_notes(data: Figures) -> dict[str, str]:
+    """How the plots that are worked out in steps were: the numbers of plays the band is
+    simulated at, and the segments of the order (plot file name -> sentence)."""
+    plays = data.band_plays
+    band = (
+        f"At each of {len(plays)} numbers of plays, from {plays[0]:,} to the pool's {data.size:,}"
+        " (spaced evenly on the log scale, whole plays), the band runs from the 2.5% to the"
+        f" 97.5% quantile of the payouts of {BAND_DEALS:,} deals of that many plays drawn without"
+        f" replacement from the pool's counts (seed {BAND_SEED}); it closes at the pool's size,"
+        " where every deal is the whole pool."
+    )
+    segments = len(data.segment_winners)
+    return {
+        "band.png": band,
+        "running.png": "The 95% band drawn with it is the one of band.png, up to the last"
+        " position covered; it is drawn only when the positions covered start at the first.",
+        "segments.png": f"{segments} segments of the positions covered; the line is the"
+        f" {data.segment_expected:,.1f} winners expected in each on average.",
+    }
+
+
 def page(data: Figures) -> str:
     """The report's HTML."""
     parameters = data.parameters
@@ -161,8 +185,10 @@ def page(data: Figures) -> str:
         if parameters.is_published
         else "another prize structure (not the published one)"
     )
+    notes = _plot_notes(data)
     figures = "".join(
-        f'<figure><img src="{name}" alt="{_e(alt)}"><figcaption>{_e(alt)}</figcaption></figure>'
+        f'<figure><img src="{name}" alt="{_e(alt)}">'
+        f"<figcaption>{_e(' '.join((alt, notes.get(name, ''))).strip())}</figcaption></figure>"
         for name, _, alt in PLOTS
     )
     payout = Fraction(data.total_prize_pence, data.size * 500)

@@ -202,9 +202,9 @@ def write_xlsx(data: Figures, path: Path) -> None:
     _append(tiers, total_row(data))
     tiers.append((share_note(data),))
     tests = book.create_sheet("Tests")
-    tests.append(("test", "statistic", "detail", "p_value", "reading"))
-    for test in data.tests:
-        tests.append((test.name, test.statistic, test.detail, test.pvalue, test.reading))
+    tests.append(("test", "statistic", "detail", "p_value", "reading", "method"))
+    for t in data.tests:
+        tests.append((t.name, t.statistic, t.detail, t.pvalue, t.reading, t.method))
     natural = book.create_sheet("Naturalness")
     natural.append(
         (
