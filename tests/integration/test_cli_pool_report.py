@@ -48,7 +48,7 @@ def test_the_report_agrees_with_the_published_prize_structure(tmp_path: Path) ->
     assert int(rows[-1]["count"]) == prizes["no_win_count"]
 
     book = load_workbook(report / "par.xlsx", read_only=True)
-    assert book.sheetnames == ["Summary", "Tiers", "Tests", "Naturalness"]
+    assert book.sheetnames == ["Summary", "Tiers", "Tests", "Naturalness", "Checks"]
     sheet = {row[0]: row[1] for row in book["Summary"].iter_rows(min_row=2, values_only=True)}
     # Decimal figures are numbers a spreadsheet computes with (they were text), shown as printed.
     assert sheet["winners"] == prizes["winners"] and sheet["payout_percent"] == 73.5
@@ -72,6 +72,9 @@ def test_the_report_agrees_with_the_published_prize_structure(tmp_path: Path) ->
     assert [f.name for f in report.iterdir() if f.stat().st_mode & 0o077] == []  # each file too
     assert f"{prizes['payout_percent']}%" in page and "1 in 2.77" in page
     assert "Holm-adjusted" in page
+    # The report's own checks: the slice leaves the deal's counts to pool verify.
+    assert "checks that ran passed; not run: Tier counts of the deal." in page
+    assert "<code>colour-collector pool verify POOL --workers N</code>" in page
     assert f"{prizes['winners']:,}" in page and "£23,887,500.00" in page
     for name in ("prizes", "tiers", "band", "running", "segments"):
         assert f'src="{name}.png"' in page

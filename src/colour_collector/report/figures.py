@@ -3,6 +3,8 @@
 Exact figures (counts, prize money, payout, hit rate, odds, the variance of a play's return)
 are ``int`` and ``Fraction``; floats appear only in the statistics of the draws and the curves.
 
+- **The checks** the report runs on the pool itself, and those it leaves to ``pool verify``
+  (``checks``).
 - **The prize structure**: every tier's count in the pool against the published table, its
   exact odds, its probability and its share of the payout; the payout, hit rate and odds.
 - **A play's return** (prize / stake): its standard deviation, and the band the payout of ``n``
@@ -39,6 +41,7 @@ from colour_collector.game.pool_file import PoolFile
 from colour_collector.game.pool_parameters import PoolParameters
 from colour_collector.game.prize_table import Tier, load_tiers
 from colour_collector.game.simulation import MIN_EXPECTED, Bin, chi_square, chi_square_pvalue
+from colour_collector.report.checks import Check, pool_checks
 
 SEGMENTS = 100
 """Equal segments of the covered positions whose winners are compared."""
@@ -118,6 +121,8 @@ class Figures:
     """First position covered by the order statistics."""
     stop: int
     """One past the last."""
+    checks: list[Check]
+    """The report's own checks of the pool (``checks``)."""
     rows: list[TierRow]
     """The PAR sheet."""
     no_win: int
@@ -523,6 +528,7 @@ def figures(pool: PoolFile, dealt: bytes, start: int, naturalness_plays: int) ->
         pool=pool,
         start=start,
         stop=stop,
+        checks=pool_checks(pool, [int(c) for c in covered], start, stop),
         rows=rows,
         no_win=no_win,
         no_win_covered=int(covered[-1]),

@@ -4,8 +4,9 @@ spreadsheet (xlsx, with openpyxl) and as CSV files.
 ``par.csv`` has one row per tier; ``summary.csv`` one ``key,value`` row per total, keyed as
 ``colour-collector prizes --json`` names them (``pool_size``, ``winners``, ``no_win_count``,
 ``overall_odds``, ``payout_percent``, ``total_prize_pence``) plus the report's own.
-``par.xlsx`` holds both, the statistical tests and the naturalness tables, one sheet each; its
-sheet "Tiers" and the page's PAR table end on a total row and a note on rounding.
+``par.xlsx`` holds both, the statistical tests, the naturalness tables and the report's checks of
+the pool (``checks``), one sheet each; its sheet "Tiers" and the page's PAR table end on a total
+row and a note on rounding.
 
 Each tier's share of the payout is given rounded, as the prize table prints percentages, and
 exactly, as a fraction: the rounded shares of 99 tiers add up to 73.52% for a payout of 73.50%,
@@ -27,6 +28,7 @@ from openpyxl import Workbook
 from openpyxl.styles import Font
 
 from colour_collector.game import sample_comparison
+from colour_collector.report.checks import NOT_INCLUDED
 from colour_collector.report.figures import Figures
 
 
@@ -154,6 +156,7 @@ def summary_rows(data: Figures) -> list[tuple[str, object]]:
         ("return_sd_stakes", f"{data.return_sd:.4f}"),
         ("published_structure", data.parameters.is_published),
         ("commitment", data.pool.commitment),
+        ("report_checks", "; ".join(f"{c.name}: {c.outcome}" for c in data.checks)),
         ("positions", f"{data.start}:{data.stop}"),
         ("game_sha256", versions.game_sha256),
         ("generator_sources_sha256", versions.generator_sources_sha256),
@@ -188,7 +191,7 @@ def _append(sheet: Any, row: Sequence[object]) -> None:
 
 
 def write_xlsx(data: Figures, path: Path) -> None:
-    """``par.xlsx``: sheets Summary, Tiers, Tests and Naturalness."""
+    """``par.xlsx``: sheets Summary, Tiers, Tests, Naturalness and Checks."""
     book = Workbook()
     summary = book.active
     summary.title = "Summary"
@@ -232,6 +235,12 @@ def write_xlsx(data: Figures, path: Path) -> None:
                 holm,
             )
         )
+    checks = book.create_sheet("Checks")
+    checks.append(("check", "compared", "outcome"))
+    for check in data.checks:
+        checks.append((check.name, check.compared, str(check.outcome)))
+    for what, command in NOT_INCLUDED:
+        checks.append((what, f"not included here: {command}", "not run"))
     for sheet in book.worksheets:
         for cell in sheet[1]:
             cell.font = Font(bold=True)
