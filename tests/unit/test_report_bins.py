@@ -92,4 +92,4 @@ def test_the_page_says_how_the_payout_band_was_simulated() -> None:
         segments = len(data.segment_winners)
         assert f"{segments} segments of the positions covered" in text
         assert f"Winners in {segments} equal segments (chi-square)" in text
-        assert f"Degrees of freedom: bins - 1 = {segments - 1}." in text
+        assert f"Degrees of freedom: (segments - 1) x (2 - 1) = {segments - 1}." in text
