@@ -23,7 +23,7 @@ import hashlib
 import multiprocessing
 import random
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -182,31 +182,55 @@ class Bin:
     """Plays observed in the bin."""
 
 
+@dataclass(frozen=True, slots=True)
+class Pooling:
+    """The bins of a chi-square over outcomes, and how they were formed."""
+
+    bins: list[Bin]
+    """The bins the statistic is worked out over."""
+    alone: list[Bin]
+    """Outcomes expected ``MIN_EXPECTED`` times or more, a bin each (one may be in ``joined``)."""
+    pooled: list[Bin]
+    """Outcomes expected fewer times, pooled into one bin."""
+    joined: Bin | None
+    """The smallest of ``alone``, added to the pooled bin when that alone expects too few."""
+
+
+def pool_bins(outcomes: Sequence[Bin]) -> Pooling:
+    """``outcomes`` binned so each bin expects ``MIN_EXPECTED`` or more where their total allows
+    it: the outcomes expected that often a bin each, the rarer ones one bin; if that one expects
+    fewer, the smallest of the others joins it. (The simulation's check and the pool report's.)"""
+    alone = [b for b in outcomes if b.expected >= MIN_EXPECTED]
+    pooled = [b for b in outcomes if b.expected < MIN_EXPECTED]
+    bins = list(alone)
+    joined = None
+    if pooled:
+        group = Bin(
+            f"{len(pooled)} rarer outcomes",
+            sum((b.expected for b in pooled), Fraction(0)),
+            sum(b.observed for b in pooled),
+        )
+        if group.expected < MIN_EXPECTED and bins:
+            joined = min(bins, key=lambda b: b.expected)
+            bins.remove(joined)
+            group = Bin(
+                f"{group.name} and {joined.name}",
+                group.expected + joined.expected,
+                group.observed + joined.observed,
+            )
+        bins.append(group)
+    return Pooling(bins, alone, pooled, joined)
+
+
 def chi_square_bins(tally: Tally, pool: PrizePool) -> list[Bin]:
-    """Bins with expected count >= ``MIN_EXPECTED``: common tiers alone, rare ones grouped."""
+    """The bins of the tally's outcomes against the pool's proportions (``pool_bins``)."""
     counts = (*pool.counts, pool.no_win_count)
     names = (*(t.name for t in load_tiers()), "no win")
-    single: list[Bin] = []
-    rare: list[Bin] = []
-    for name, count, observed in zip(names, counts, tally.observed, strict=True):
-        expected = Fraction(tally.plays * count, pool.size)
-        (single if expected >= MIN_EXPECTED else rare).append(Bin(name, expected, observed))
-    if rare:
-        grouped = Bin(
-            f"{len(rare)} rarer tiers",
-            sum((b.expected for b in rare), Fraction(0)),
-            sum(b.observed for b in rare),
-        )
-        if grouped.expected < MIN_EXPECTED and single:
-            single.sort(key=lambda b: b.expected)
-            smallest = single.pop(0)
-            grouped = Bin(
-                f"{grouped.name} and {smallest.name}",
-                grouped.expected + smallest.expected,
-                grouped.observed + smallest.observed,
-            )
-        single.append(grouped)
-    return single
+    outcomes = [
+        Bin(name, Fraction(tally.plays * count, pool.size), observed)
+        for name, count, observed in zip(names, counts, tally.observed, strict=True)
+    ]
+    return pool_bins(outcomes).bins
 
 
 def chi_square(bins: list[Bin]) -> tuple[float, int]:

@@ -40,7 +40,14 @@ from colour_collector.game.pool_deal import play_at
 from colour_collector.game.pool_file import PoolFile
 from colour_collector.game.pool_parameters import PoolParameters
 from colour_collector.game.prize_table import Tier, load_tiers
-from colour_collector.game.simulation import MIN_EXPECTED, Bin, chi_square, chi_square_pvalue
+from colour_collector.game.simulation import (
+    MIN_EXPECTED,
+    Bin,
+    Pooling,
+    chi_square,
+    chi_square_pvalue,
+    pool_bins,
+)
 from colour_collector.report.checks import Check, pool_checks
 
 SEGMENTS = 100
@@ -332,7 +339,8 @@ def _tiers_test(rows: Sequence[TierRow], no_win: int, no_win_covered: int, size:
         ("no win", no_win, no_win_covered)
     ]
     bins = [Bin(name, Fraction(covered * count, size), seen) for name, count, seen in outcomes]
-    pooling = _pooled([b for b in bins if b.expected])
+    nonzero = [b for b in bins if b.expected]
+    pooling = pool_bins(nonzero)
     statistic, dof = chi_square(pooling.bins)
     p = chi_square_pvalue(statistic, dof)
     return Test(
@@ -345,74 +353,55 @@ def _tiers_test(rows: Sequence[TierRow], no_win: int, no_win_covered: int, size:
         else "as the table's proportions"
         if p is None or p > 0.001
         else "not as the table's proportions",
-        pooling.describe(covered, size, left_out=len(bins) - len(pooling.outcomes)),
+        _pooling_described(pooling, covered, size, left_out=len(bins) - len(nonzero)),
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Pooling:
-    """The bins of the tier-count chi-square, and how they were formed from the outcomes."""
-
-    bins: list[Bin]
-    """The bins the statistic is worked out over."""
-    alone: list[Bin]
-    """Outcomes expected ``MIN_EXPECTED`` times or more, a bin each (one may be in ``joined``)."""
-    pooled: list[Bin]
-    """Outcomes expected fewer times, pooled into one bin."""
-    joined: Bin | None
-    """The smallest of ``alone``, added to the pooled bin when that alone expects too few."""
-
-    @property
-    def outcomes(self) -> list[Bin]:
-        """Every outcome the bins hold."""
-        return self.alone + self.pooled
-
-    def describe(self, covered: int, size: int, *, left_out: int) -> str:
-        """How the bins were formed, with their number and the degrees of freedom."""
-        alone = len(self.alone)
-        parts = [
-            f"The {_many(covered, 'position')} covered, in {_many(len(self.bins), 'bin')}. An"
-            f" outcome (a tier, or no win) with c plays in the pool is expected c × {covered:,} /"
-            f" {size:,} times among them; "
-            + (
-                f"no outcome is expected {MIN_EXPECTED} times or more"
-                if not alone
-                else f"the 1 outcome expected {MIN_EXPECTED} times or more has a bin of its own"
-                if alone == 1
-                else f"the {alone:,} outcomes expected {MIN_EXPECTED} times or more have a bin each"
-            )
-        ]
-        if self.pooled:
-            together = sum((b.expected for b in self.pooled), Fraction(0))
-            pooled = len(self.pooled)
-            parts.append(
-                f", and the {_many(pooled, 'rarer outcome')} {'goes' if pooled == 1 else 'go'}"
-                f" into one pooled bin (expected {float(together):,.2f} plays)"
-            )
-        if self.joined is not None:
-            parts.append(
-                f"; as that is fewer than {MIN_EXPECTED}, the smallest single bin,"
-                f' "{self.joined.name}" (expected {float(self.joined.expected):,.2f} plays),'
-                " joins it"
-            )
-        parts.append(
-            f". So every bin expects at least {MIN_EXPECTED} plays, the rule under which the"
-            " chi-square distribution fits the statistic."
-            if all(b.expected >= MIN_EXPECTED for b in self.bins)
-            else f". The positions covered expect fewer than {MIN_EXPECTED} plays in all: no"
-            f" bin can expect {MIN_EXPECTED}, the rule under which the chi-square distribution"
-            " fits the statistic."
+def _pooling_described(pooling: Pooling, covered: int, size: int, *, left_out: int) -> str:
+    """How the bins were formed, with their number and the degrees of freedom."""
+    alone = len(pooling.alone)
+    parts = [
+        f"The {_many(covered, 'position')} covered, in {_many(len(pooling.bins), 'bin')}. An"
+        f" outcome (a tier, or no win) with c plays in the pool is expected c × {covered:,} /"
+        f" {size:,} times among them; "
+        + (
+            f"no outcome is expected {MIN_EXPECTED} times or more"
+            if not alone
+            else f"the 1 outcome expected {MIN_EXPECTED} times or more has a bin of its own"
+            if alone == 1
+            else f"the {alone:,} outcomes expected {MIN_EXPECTED} times or more have a bin each"
         )
-        if left_out:
-            parts.append(
-                f" The {_many(left_out, 'outcome')} the pool has no play of"
-                f" {_are(left_out)} left out."
-            )
+    ]
+    if pooling.pooled:
+        together = sum((b.expected for b in pooling.pooled), Fraction(0))
+        pooled = len(pooling.pooled)
         parts.append(
-            f" Degrees of freedom: bins - 1 = {max(0, len(self.bins) - 1)} (the expected counts"
-            " come from the pool's own counts: none is estimated from the order)."
+            f", and the {_many(pooled, 'rarer outcome')} {'goes' if pooled == 1 else 'go'}"
+            f" into one pooled bin (expected {float(together):,.2f} plays)"
         )
-        return "".join(parts)
+    if pooling.joined is not None:
+        parts.append(
+            f"; as that is fewer than {MIN_EXPECTED}, the smallest single bin,"
+            f' "{pooling.joined.name}" (expected {float(pooling.joined.expected):,.2f} plays),'
+            " joins it"
+        )
+    parts.append(
+        f". So every bin expects at least {MIN_EXPECTED} plays, the rule under which the"
+        " chi-square distribution fits the statistic."
+        if all(b.expected >= MIN_EXPECTED for b in pooling.bins)
+        else f". The positions covered expect fewer than {MIN_EXPECTED} plays in all: no"
+        f" bin can expect {MIN_EXPECTED}, the rule under which the chi-square distribution"
+        " fits the statistic."
+    )
+    if left_out:
+        parts.append(
+            f" The {_many(left_out, 'outcome')} the pool has no play of {_are(left_out)} left out."
+        )
+    parts.append(
+        f" Degrees of freedom: bins - 1 = {max(0, len(pooling.bins) - 1)} (the expected counts"
+        " come from the pool's own counts: none is estimated from the order)."
+    )
+    return "".join(parts)
 
 
 def _many(count: int, one: str, many: str = "") -> str:
@@ -422,32 +411,6 @@ def _many(count: int, one: str, many: str = "") -> str:
 
 def _are(count: int) -> str:
     return "is" if count == 1 else "are"
-
-
-def _pooled(bins: list[Bin]) -> Pooling:
-    """``bins`` with each expected count ``MIN_EXPECTED`` or more where the positions allow it,
-    as ``simulate`` pools them: the outcomes expected that often a bin each, the rarer ones one
-    bin; if that one expects fewer, the smallest of the others joins it."""
-    alone = [b for b in bins if b.expected >= MIN_EXPECTED]
-    pooled = [b for b in bins if b.expected < MIN_EXPECTED]
-    single = list(alone)
-    joined = None
-    if pooled:
-        group = Bin(
-            f"{len(pooled)} rarer outcomes",
-            sum((b.expected for b in pooled), Fraction(0)),
-            sum(b.observed for b in pooled),
-        )
-        if group.expected < MIN_EXPECTED and single:
-            joined = min(single, key=lambda b: b.expected)
-            single.remove(joined)
-            group = Bin(
-                f"{group.name} and {joined.name}",
-                group.expected + joined.expected,
-                group.observed + joined.observed,
-            )
-        single.append(group)
-    return Pooling(single, alone, pooled, joined)
 
 
 def _big_prizes_test(positions: np.ndarray, start: int, stop: int) -> Test:
