@@ -342,6 +342,10 @@ def _tiers_test(rows: Sequence[TierRow], no_win: int, no_win_covered: int, size:
     nonzero = [b for b in bins if b.expected]
     pooling = pool_bins(nonzero)
     statistic, dof = chi_square(pooling.bins)
+    if covered < size:
+        # The positions are dealt without replacement, so their counts keep closer to the
+        # expected than independent draws would: the statistic's mean is dof (N - n) / (N - 1).
+        statistic *= without_replacement(covered, size)
     p = chi_square_pvalue(statistic, dof)
     return Test(
         "Tier counts against the prize structure (chi-square)",
@@ -355,6 +359,13 @@ def _tiers_test(rows: Sequence[TierRow], no_win: int, no_win_covered: int, size:
         else "not as the table's proportions",
         _pooling_described(pooling, covered, size, left_out=len(bins) - len(nonzero)),
     )
+
+
+def without_replacement(covered: int, size: int) -> float:
+    """(N - 1) / (N - n): what makes the Pearson statistic of ``covered`` positions dealt
+    without replacement from a pool of ``size`` follow the chi-square distribution (its mean is
+    otherwise (bins - 1) times the reciprocal)."""
+    return (size - 1) / (size - covered)
 
 
 def _pooling_described(pooling: Pooling, covered: int, size: int, *, left_out: int) -> str:
@@ -396,6 +407,14 @@ def _pooling_described(pooling: Pooling, covered: int, size: int, *, left_out: i
     if left_out:
         parts.append(
             f" The {_many(left_out, 'outcome')} the pool has no play of {_are(left_out)} left out."
+        )
+    if covered < size:
+        parts.append(
+            " The positions are dealt without replacement, which keeps their counts closer to"
+            " the expected than independent draws would, so the sum of (observed - expected)²"
+            " / expected is multiplied by (N - 1) / (N - n) ="
+            f" {without_replacement(covered, size):,.6f}"
+            f" (N = {size:,} plays in the pool, n = {covered:,} covered)."
         )
     parts.append(
         f" Degrees of freedom: bins - 1 = {max(0, len(pooling.bins) - 1)} (the expected counts"
