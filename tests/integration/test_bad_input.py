@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from colour_collector.server import routes
-from colour_collector.server.request_bodies import JsonBodyRoute
+from colour_collector.server.request_bodies import JsonBodyRoute, query_names
 
 PROBLEM = "application/problem+json"
 
@@ -394,10 +394,10 @@ def test_a_query_parameter_given_twice_is_refused(player: Any, path: str, name: 
 
 def test_the_query_parameters_given_twice_are_every_one_the_api_reads() -> None:
     declared = {
-        (route.path, param.alias)
+        (route.path, name)
         for found in pkgutil.iter_modules(routes.__path__)
         for route in importlib.import_module(f"{routes.__name__}.{found.name}").router.routes
         if isinstance(route, JsonBodyRoute)
-        for param in route.dependant.query_params
+        for name in query_names(route.dependant)  # the route's and its dependencies'
     }
     assert declared == set(QUERY_PARAMETERS)

@@ -413,7 +413,7 @@ def test_a_damaged_pool_row_is_logged_and_answered_503_not_500(
     with database.engine.begin() as connection:
         connection.execute(update(pool_table).where(pool_table.c.id == 1).values(remaining="x"))
     anyone = new_client(app)
-    with caplog.at_level(logging.ERROR, logger="colour_collector.server.problems"):
+    with caplog.at_level(logging.ERROR, logger="colour_collector.server.problem_handlers"):
         for path in ("/api/pools", "/api/pools/current", "/api/pools/1", "/api/pools/1/plays/0"):
             body = assert_problem(anyone.get(path), 503, "unavailable")
             assert body["detail"] == DAMAGED_ROW_DETAIL, body  # the row is the operator's business

@@ -11,13 +11,11 @@ import importlib
 import re
 from pathlib import Path
 
-import pytest
 from openpyxl import load_workbook
 
 from colour_collector.game.pool_deal import categories
 from colour_collector.game.pool_file import PoolFile
 from colour_collector.game.pool_parameters import PoolParameters
-from colour_collector.game.prize_table import tier_by_name
 from colour_collector.game.versions import current_versions
 from colour_collector.report.checks import Check, Outcome
 from colour_collector.report.page import page
@@ -27,16 +25,13 @@ from pool_support import parameters, small_pool
 # ``colour_collector.report.figures`` is the module; the package exports a function by that name.
 report_figures = importlib.import_module("colour_collector.report.figures")
 
-NAMES = ["Commitment", "Game and generator", "Tier counts of the deal", "Published prize structure"]
+NAMES = ["Commitment", "Game and generator", "Published prize structure"]
 
 
-def figures_of(
-    pool: PoolFile, stop: int | None = None, dealt: bytes | None = None
-) -> report_figures.Figures:
-    """The report's figures over positions 0 to ``stop`` (all), dealt by the pool's secret or
-    as ``dealt`` says, without the naturalness tables."""
-    if dealt is None:
-        dealt = categories(pool.secret, pool.parameters, 0, stop or pool.parameters.size)
+def figures_of(pool: PoolFile, stop: int | None = None) -> report_figures.Figures:
+    """The report's figures over positions 0 to ``stop`` (all), without the naturalness
+    tables."""
+    dealt = categories(pool.secret, pool.parameters, 0, stop or pool.parameters.size)
     return report_figures.figures(pool, dealt, 0, 0)
 
 
@@ -67,11 +62,8 @@ def test_a_published_pools_report_shows_each_check_with_what_it_compared() -> No
     )
     assert checks["Game and generator"].outcome is Outcome.PASSED
     assert checks["Published prize structure"].outcome is Outcome.PASSED
-    # A slice: the deal's counts are not checked, and the report says so rather than pass it.
-    assert checks["Tier counts of the deal"].outcome is Outcome.NOT_RUN
     text = text_of(data)
-    assert "The report's 3 checks that ran passed; not run: Tier counts of the deal." in text
-    assert row_of(data, "Tier counts of the deal").endswith("not run")
+    assert "The report's 3 checks passed." in text
     assert row_of(data, "Commitment").endswith("the same passed")
     # What it leaves to pool verify, and the command that runs it.
     assert "It does not run these checks of pool verify" in text
@@ -81,32 +73,27 @@ def test_a_published_pools_report_shows_each_check_with_what_it_compared() -> No
     assert "verified" not in text.lower()
     summary = dict(summary_rows(data))
     assert summary["report_checks"] == (
-        "Commitment: passed; Game and generator: passed; Tier counts of the deal: not run;"
-        " Published prize structure: passed"
+        "Commitment: passed; Game and generator: passed; Published prize structure: passed"
     )
 
 
-def test_a_whole_small_pool_passes_the_deal_and_fails_the_published_structure(
-    tmp_path: Path,
-) -> None:
+def test_a_whole_small_pool_fails_the_published_structure(tmp_path: Path) -> None:
     data = figures_of(small_pool())
     checks = checks_of(data)
-    deal = checks["Tier counts of the deal"]
-    assert deal.outcome is Outcome.PASSED and "each exactly its count" in deal.compared
     structure = checks["Published prize structure"]
     assert structure.outcome is Outcome.FAILED
     # Its £2,000 and £1,000,000 counts (1 each) are the published ones; the others differ.
     assert "97 of the 99 counts differ, and the size is 40: a pool for tests" in structure.compared
     text = text_of(data)
-    assert "1 of the report's 4 checks failed: Published prize structure." in text
+    assert "1 of the report's 3 checks failed: Published prize structure." in text
     assert "checks passed" not in text and "verified" not in text.lower()
     write_xlsx(data, tmp_path / "par.xlsx")
     book = load_workbook(tmp_path / "par.xlsx", read_only=True)
     rows = list(book["Checks"].iter_rows(min_row=2, values_only=True))
     book.close()
-    assert [(r[0], r[2]) for r in rows[:4]] == [(c.name, str(c.outcome)) for c in data.checks]
-    assert [r[2] for r in rows[4:]] == ["not run", "not run"]
-    assert "pool verify POOL --workers N" in rows[4][1]
+    assert [(r[0], r[2]) for r in rows[:3]] == [(c.name, str(c.outcome)) for c in data.checks]
+    assert [r[2] for r in rows[3:]] == ["not run", "not run"]
+    assert "pool verify POOL --workers N" in rows[3][1]
 
 
 def test_an_altered_pool_file_fails_the_commitment_check() -> None:
@@ -115,7 +102,7 @@ def test_an_altered_pool_file_fails_the_commitment_check() -> None:
     commitment = checks_of(data)["Commitment"]
     assert commitment.outcome is Outcome.FAILED
     assert f"against the file's commitment, {'f' * 64}: they differ" in commitment.compared
-    assert "2 of the report's 4 checks failed: Commitment, Published prize structure." in (
+    assert "2 of the report's 3 checks failed: Commitment, Published prize structure." in (
         text_of(data)
     )
     assert row_of(data, "Commitment").endswith("the file was altered failed")
@@ -129,16 +116,3 @@ def test_a_pool_of_another_generator_fails_the_versions_check() -> None:
     versions = checks_of(figures_of(pool))["Game and generator"]
     assert versions.outcome is Outcome.FAILED
     assert "they differ: play generator 000000000000... against" in versions.compared
-
-
-@pytest.mark.parametrize("moved", ["£5", "£1,000,000"])
-def test_a_deal_that_misses_the_pools_counts_fails_the_deal_check(moved: str) -> None:
-    pool = small_pool()
-    dealt = bytearray(categories(pool.secret, pool.parameters, 0, pool.parameters.size))
-    index = tier_by_name(moved).index
-    dealt[dealt.index(index)] = len(pool.parameters.counts)  # one play of it dealt as no win
-    deal = checks_of(figures_of(pool, dealt=bytes(dealt)))["Tier counts of the deal"]
-    assert deal.outcome is Outcome.FAILED
-    count = pool.parameters.counts[index]
-    assert f"2 differ: {moved!r}: {count - 1:,} dealt, the pool has {count:,}" in deal.compared
-    assert f"'no win': {pool.parameters.start[-1] + 1:,} dealt" in deal.compared

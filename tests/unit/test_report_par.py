@@ -51,6 +51,11 @@ def test_the_exact_shares_add_up_to_the_exact_payout(published: report_figures.F
         assert row[ROUNDED] == par_sheet.two_dp(Fraction(str(row[EXACT])) * 100)
     # ... which is why the rounded column does not add up to the payout.
     assert sum(Fraction(str(row[ROUNDED])) for row in rows) == Fraction("73.52")
+    # One denominator, the stakes in pence, never reduced: the numerators add up to the prize
+    # money, and no share reads as a date in a spreadsheet (1/65 opened as January 1965).
+    shares = [str(row[EXACT]).split("/") for row in rows[:-1]]
+    assert {denominator for _, denominator in shares} == {str(6_500_000 * 500)}
+    assert sum(int(numerator) for numerator, _ in shares) == published.total_prize_pence
 
 
 def test_the_total_row_and_the_note_give_the_payout_exactly(
@@ -58,14 +63,15 @@ def test_the_total_row_and_the_note_give_the_payout_exactly(
 ) -> None:
     total = dict(zip(par_sheet.TIER_HEADER, par_sheet.total_row(published), strict=True))
     assert total["name"] == "total" and total["count"] == 6_500_000
-    assert total["payout_share_percent"] == "73.50" and total["payout_share_exact"] == "147/200"
+    assert total["payout_share_percent"] == "73.50"
+    assert total["payout_share_exact"] == "2388750000/3250000000"  # 147/200, in pence of stakes
     note = par_sheet.share_note(published)
     assert "rounded to 2 decimal places on its own" in note
     assert "99 shares as printed add up to 73.52%, not to the payout" in note
     assert "147/200 of the stakes, 73.50% exactly" in note
 
     html = page(published)
-    assert '<tr class="total">' in html and "147/200" in html
+    assert '<tr class="total">' in html and "2388750000/3250000000" in html
     assert "add up to 73.52%, not to the payout" in html
 
     par_sheet.write_xlsx(published, tmp_path / "par.xlsx")
@@ -73,7 +79,8 @@ def test_the_total_row_and_the_note_give_the_payout_exactly(
     *_, no_win, last, footnote = book["Tiers"].iter_rows(min_row=2, values_only=True)
     book.close()
     assert no_win[1] == "no win"
-    assert last[1] == "total" and float(last[ROUNDED]) == 73.5 and last[EXACT] == "147/200"
+    assert last[1] == "total" and float(last[ROUNDED]) == 73.5
+    assert last[EXACT] == "2388750000/3250000000"
     assert footnote[0] == note
 
 

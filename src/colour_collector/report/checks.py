@@ -11,19 +11,20 @@ verified: that is ``pool verify``'s verdict.
 
 ``pool report`` refuses an altered pool file and a pool of another version of the game before
 it writes anything, so the first two checks pass in every report the command writes; they are
-worked out again here so that the page states what was compared, not what was assumed.
+worked out again here so that the page states what was compared, not what was assumed. The
+report does not check that dealing every position gives each tier its count: the deal draws
+from those very counts without replacement, so it cannot differ (``pool verify`` replays every
+play and counts the outcomes the plays show, which can).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum, unique
 
 from colour_collector.game.pool import load_pool
 from colour_collector.game.pool_deal import commitment
 from colour_collector.game.pool_file import PoolFile
-from colour_collector.game.prize_table import load_tiers
 from colour_collector.game.versions import current_versions
 
 
@@ -35,8 +36,6 @@ class Outcome(StrEnum):
     """What was compared agrees."""
     FAILED = "failed"
     """What was compared differs."""
-    NOT_RUN = "not run"
-    """The report has not what the check needs (the whole pool's deal, for a slice)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,15 +67,9 @@ NOT_INCLUDED = (
 checks it."""
 
 
-def pool_checks(pool: PoolFile, dealt: Sequence[int], start: int, stop: int) -> list[Check]:
-    """The report's checks of ``pool``; ``dealt`` is how many plays of each category (``tiers``,
-    then no win) the deal gave positions ``start .. stop - 1``."""
-    return [
-        _commitment(pool),
-        _versions(pool),
-        _deal(pool, dealt, start, stop),
-        _structure(pool),
-    ]
+def pool_checks(pool: PoolFile) -> list[Check]:
+    """The report's checks of ``pool``."""
+    return [_commitment(pool), _versions(pool), _structure(pool)]
 
 
 def _commitment(pool: PoolFile) -> Check:
@@ -108,31 +101,6 @@ def _versions(pool: PoolFile) -> Check:
         f" ({running.game_sha256[:16]}..., {running.generator_sources_sha256[:16]}...,"
         f" {running.generator_sample_sha256[:16]}...): {found}",
         Outcome.FAILED if differences else Outcome.PASSED,
-    )
-
-
-def _deal(pool: PoolFile, dealt: Sequence[int], start: int, stop: int) -> Check:
-    name = "Tier counts of the deal"
-    parameters = pool.parameters
-    if (start, stop) != (0, parameters.size):
-        return Check(
-            name,
-            f"The report dealt positions {start:,} to {stop - 1:,} of {parameters.size:,}, not"
-            " the whole pool: write it without --positions, or run pool verify",
-            Outcome.NOT_RUN,
-        )
-    names = [*(t.name for t in load_tiers()), "no win"]
-    wrong = [
-        f"{name!r}: {got:,} dealt, the pool has {want:,}"
-        for name, got, want in zip(names, dealt, parameters.start, strict=True)
-        if got != want
-    ]
-    return Check(
-        name,
-        f"The deal of all {parameters.size:,} positions, tier by tier and no win, against the"
-        " pool's counts: "
-        + ("each exactly its count" if not wrong else f"{len(wrong)} differ: " + "; ".join(wrong)),
-        Outcome.FAILED if wrong else Outcome.PASSED,
     )
 
 

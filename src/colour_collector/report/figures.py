@@ -15,7 +15,7 @@ are ``int`` and ``Fraction``; floats appear only in the statistics of the draws 
   deals pay 69.6% to 71.4% (most deal no top prize, so most pay less than the pool's 73.50%).
 - **The order**: the payout running along the pool's order, and tests that the order is a
   uniform shuffle: chi-square of the covered positions' tier counts against the table, of the
-  winners in each of 100 equal segments, the Wald-Wolfowitz runs test and the lag-1 serial
+  winners and losers in up to 100 equal segments, the Wald-Wolfowitz runs test and the lag-1 serial
   correlation of win/no-win, and a Kolmogorov-Smirnov test of where the prizes of £50 and more
   sit.
 - **Naturalness**: the pool's own losing and £5 plays against natural plays of the same outcome
@@ -300,26 +300,46 @@ def _segments_test(wins: np.ndarray) -> tuple[Test, list[int], float]:
 
     Each segment is two cells, its winners and its losers (a 2 x S table): with the winners'
     cells alone the statistic is (1 - the share of winners) times the test's, about 0.64 of it
-    here, so it read p-values near 1 for orders dealt at random and could hardly fail."""
-    parts = np.array_split(wins, min(SEGMENTS, len(wins)))
-    observed = [int(part.sum()) for part in parts]
+    here, so it read p-values near 1 for orders dealt at random and could hardly fail.
+
+    There are at most ``SEGMENTS``, and fewer when the positions are too few for each segment
+    to expect ``MIN_EXPECTED`` winners and as many losers: with segments of one position each
+    the statistic is the number of positions, whatever the order."""
     rate = float(wins.mean())
-    statistic = 0.0
-    if 0 < rate < 1:
-        statistic = sum(
-            (won - rate * len(part)) ** 2 / (rate * (1 - rate) * len(part))
-            for won, part in zip(observed, parts, strict=True)
-        )
-    dof = len(parts) - 1
-    p = chi_square_pvalue(statistic, dof) if 0 < rate < 1 else None
+    fits = int(len(wins) * min(rate, 1 - rate) // MIN_EXPECTED)
+    parts = np.array_split(wins, max(1, min(SEGMENTS, fits)))
+    observed = [int(part.sum()) for part in parts]
     lengths = sorted({len(part) for part in parts})
-    method = (
+    cut = (
         f"The {_many(len(wins), 'position')} covered cut in order into"
-        f" {_many(len(parts), 'segment')} of {' or '.join(_many(n, 'position') for n in lengths)},"
-        " two cells each: each segment's winners and losers against those it is expected to"
-        " hold (its length times the share of winners, or of losers, among the positions"
-        f" covered; {rate * len(wins) / len(parts):,.1f} winners in a segment on average)."
-        f" Degrees of freedom: (segments - 1) x (2 - 1) = {dof}."
+        f" {_many(len(parts), 'segment')} of {' or '.join(_many(n, 'position') for n in lengths)}"
+    )
+    if len(parts) < 2:
+        return (
+            Test(
+                "Winners in equal segments (chi-square)",
+                0.0,
+                "0 dof",
+                None,
+                "too few positions to test",
+                f"{cut}: each segment must expect at least {MIN_EXPECTED} winners and"
+                f" {MIN_EXPECTED} losers, so too few positions to test.",
+            ),
+            observed,
+            rate * len(wins),
+        )
+    statistic = sum(
+        (won - rate * len(part)) ** 2 / (rate * (1 - rate) * len(part))
+        for won, part in zip(observed, parts, strict=True)
+    )
+    dof = len(parts) - 1
+    p = chi_square_pvalue(statistic, dof)
+    method = (
+        f"{cut}, as many as {SEGMENTS} with each expecting at least {MIN_EXPECTED} winners and"
+        f" {MIN_EXPECTED} losers; two cells each: each segment's winners and losers against"
+        " those it is expected to hold (its length times the share of winners, or of losers,"
+        f" among the positions covered; {rate * len(wins) / len(parts):,.1f} winners in a"
+        f" segment on average). Degrees of freedom: (segments - 1) x (2 - 1) = {dof}."
     )
     test = Test(
         f"Winners in {len(parts)} equal segments (chi-square)",
@@ -333,31 +353,52 @@ def _segments_test(wins: np.ndarray) -> tuple[Test, list[int], float]:
 
 
 def _tiers_test(rows: Sequence[TierRow], no_win: int, no_win_covered: int, size: int) -> Test:
-    """Chi-square of the covered positions' tier counts against the table's proportions."""
+    """Chi-square of the covered positions' tier counts against the table's proportions.
+
+    The counts of the covered positions fix those of the others (a tier's count in the pool
+    less its covered plays), so the test is made on the smaller of the two sides: its bins are
+    pooled by its own expected counts. Binned by the covered side's, 6,499,000 covered
+    positions of the published pool left most bins expecting under 1 play among the 1,000
+    others, and about one random order in ten read as not the table's proportions."""
     covered = sum(r.covered for r in rows) + no_win_covered
+    name = "Tier counts against the prize structure (chi-square)"
+    if covered == size:
+        return Test(
+            name,
+            0.0,
+            "the whole pool",
+            None,
+            "exactly the table's counts",
+            f"The deal of all {size:,} positions gives every tier exactly its count in the pool,"
+            " by construction: there is nothing to test.",
+        )
     outcomes = [(r.tier.name, r.count, r.covered) for r in rows] + [
         ("no win", no_win, no_win_covered)
     ]
-    bins = [Bin(name, Fraction(covered * count, size), seen) for name, count, seen in outcomes]
+    side = covered if 2 * covered <= size else size - covered
+    if side != covered:
+        outcomes = [(o, count, count - seen) for o, count, seen in outcomes]
+    bins = [Bin(o, Fraction(side * count, size), seen) for o, count, seen in outcomes]
     nonzero = [b for b in bins if b.expected]
     pooling = pool_bins(nonzero)
     statistic, dof = chi_square(pooling.bins)
-    if covered < size:
-        # The positions are dealt without replacement, so their counts keep closer to the
-        # expected than independent draws would: the statistic's mean is dof (N - n) / (N - 1).
-        statistic *= without_replacement(covered, size)
+    # The positions are dealt without replacement, so their counts keep closer to the expected
+    # than independent draws would: the statistic's mean is dof (N - n) / (N - 1).
+    statistic *= without_replacement(side, size)
     p = chi_square_pvalue(statistic, dof)
     return Test(
-        "Tier counts against the prize structure (chi-square)",
+        name,
         statistic,
         f"{dof} dof, {_many(len(pooling.bins), 'bin')}",
         p,
-        "exactly the table's counts"
-        if statistic == 0
+        "too few positions to test"
+        if p is None
         else "as the table's proportions"
-        if p is None or p > 0.001
+        if p > 0.001
         else "not as the table's proportions",
-        _pooling_described(pooling, covered, size, left_out=len(bins) - len(nonzero)),
+        _pooling_described(
+            pooling, side, size, covered=side == covered, left_out=len(bins) - len(nonzero)
+        ),
     )
 
 
@@ -368,13 +409,22 @@ def without_replacement(covered: int, size: int) -> float:
     return (size - 1) / (size - covered)
 
 
-def _pooling_described(pooling: Pooling, covered: int, size: int, *, left_out: int) -> str:
-    """How the bins were formed, with their number and the degrees of freedom."""
+def _pooling_described(
+    pooling: Pooling, side: int, size: int, *, covered: bool, left_out: int
+) -> str:
+    """How the bins were formed, with their number and the degrees of freedom: over the
+    ``side`` positions covered, or (``covered`` False) over the ``side`` positions not covered,
+    the smaller side."""
     alone = len(pooling.alone)
+    which = (
+        f"The {_many(side, 'position')} covered"
+        if covered
+        else f"The {_many(side, 'position')} of the pool not covered (the smaller side: the"
+        " covered positions' counts are the pool's counts less these)"
+    )
     parts = [
-        f"The {_many(covered, 'position')} covered, in {_many(len(pooling.bins), 'bin')}. An"
-        f" outcome (a tier, or no win) with c plays in the pool is expected c × {covered:,} /"
-        f" {size:,} times among them; "
+        f"{which}, in {_many(len(pooling.bins), 'bin')}. An outcome (a tier, or no win) with c"
+        f" plays in the pool is expected c × {side:,} / {size:,} times among them; "
         + (
             f"no outcome is expected {MIN_EXPECTED} times or more"
             if not alone
@@ -396,26 +446,26 @@ def _pooling_described(pooling: Pooling, covered: int, size: int, *, left_out: i
             f' "{pooling.joined.name}" (expected {float(pooling.joined.expected):,.2f} plays),'
             " joins it"
         )
+    if len(pooling.bins) < 2:
+        parts.append(
+            ". With one bin there is nothing to compare (0 degrees of freedom): too few"
+            " positions to test."
+        )
+        return "".join(parts)
     parts.append(
         f". So every bin expects at least {MIN_EXPECTED} plays, the rule under which the"
         " chi-square distribution fits the statistic."
-        if all(b.expected >= MIN_EXPECTED for b in pooling.bins)
-        else f". The positions covered expect fewer than {MIN_EXPECTED} plays in all: no"
-        f" bin can expect {MIN_EXPECTED}, the rule under which the chi-square distribution"
-        " fits the statistic."
     )
     if left_out:
         parts.append(
             f" The {_many(left_out, 'outcome')} the pool has no play of {_are(left_out)} left out."
         )
-    if covered < size:
-        parts.append(
-            " The positions are dealt without replacement, which keeps their counts closer to"
-            " the expected than independent draws would, so the sum of (observed - expected)²"
-            " / expected is multiplied by (N - 1) / (N - n) ="
-            f" {without_replacement(covered, size):,.6f}"
-            f" (N = {size:,} plays in the pool, n = {covered:,} covered)."
-        )
+    parts.append(
+        " The positions are dealt without replacement, which keeps their counts closer to the"
+        " expected than independent draws would, so the sum of (observed - expected)² /"
+        f" expected is multiplied by (N - 1) / (N - n) = {without_replacement(side, size):,.6f}"
+        f" (N = {size:,} plays in the pool, n = {side:,})."
+    )
     parts.append(
         f" Degrees of freedom: bins - 1 = {max(0, len(pooling.bins) - 1)} (the expected counts"
         " come from the pool's own counts: none is estimated from the order)."
@@ -518,7 +568,7 @@ def figures(pool: PoolFile, dealt: bytes, start: int, naturalness_plays: int) ->
         pool=pool,
         start=start,
         stop=stop,
-        checks=pool_checks(pool, [int(c) for c in covered], start, stop),
+        checks=pool_checks(pool),
         rows=rows,
         no_win=no_win,
         no_win_covered=int(covered[-1]),

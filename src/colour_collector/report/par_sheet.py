@@ -28,6 +28,7 @@ from openpyxl import Workbook
 from openpyxl.styles import Font
 
 from colour_collector.game import sample_comparison
+from colour_collector.game.pool import STAKE_PENCE
 from colour_collector.report.checks import NOT_INCLUDED
 from colour_collector.report.figures import Figures
 
@@ -55,7 +56,15 @@ TIER_HEADER = (
 )
 """Columns of ``par.csv`` and of the xlsx sheet "Tiers". ``payout_share_percent`` is rounded
 tier by tier, so the column does not add up to the payout; ``payout_share_exact`` (the tier's
-prize money over the stakes, a fraction) does, exactly."""
+prize money over the stakes, :func:`over_stakes`) does, exactly."""
+
+
+def over_stakes(prize_pence: int, size: int) -> str:
+    """``prize_pence`` over the stakes of ``size`` plays, as the fraction ``P/S`` in pence, not
+    reduced: every share has the same denominator, so the numerators add up to the total prize
+    money, and none reads as a date in a spreadsheet (a reduced ``1/65`` opens as January
+    1965)."""
+    return f"{prize_pence}/{size * STAKE_PENCE}"
 
 
 def tier_rows(data: Figures) -> list[tuple[object, ...]]:
@@ -77,7 +86,7 @@ def tier_rows(data: Figures) -> list[tuple[object, ...]]:
                 "" if row.odds is None else two_dp(row.odds),
                 f"{float(row.probability):.10f}",
                 two_dp(row.payout_share * 100),
-                str(row.payout_share),
+                over_stakes(row.count * tier.prize_pence, row.size),
             )
         )
     rows.append(
@@ -112,7 +121,7 @@ def total_row(data: Figures) -> tuple[object, ...]:
         "",
         "",
         two_dp(data.payout * 100),
-        str(data.payout),
+        over_stakes(data.total_prize_pence, data.size),
     )
 
 
@@ -150,7 +159,7 @@ def summary_rows(data: Figures) -> list[tuple[str, object]]:
         ("no_win_count", data.no_win),
         ("overall_odds", two_dp(data.overall_odds)),
         ("payout_percent", two_dp(data.payout * 100)),
-        ("payout_exact", str(data.payout)),
+        ("payout_exact", over_stakes(data.total_prize_pence, data.size)),
         ("total_prize_pence", data.total_prize_pence),
         ("hit_rate", f"{float(data.hit_rate):.6f}"),
         ("return_sd_stakes", f"{data.return_sd:.4f}"),

@@ -1,5 +1,6 @@
-"""The one place errors become HTTP answers: the exception handlers ``install`` registers on
-the app, each answering with a problem of ``problems``.
+"""The exception handlers ``install`` registers on the app, each answering what a route or a
+dependency raised with a problem of ``problems`` (the middleware answers the requests it stops
+before any route runs with ``problems.problem_response`` too).
 
 A request FastAPI could not read (a body that is not JSON, a field missing, unknown or invalid) is
 worded here field by field; a service error is answered with the kind ``problems`` maps it to;

@@ -5,10 +5,11 @@ Python's reader keeps the last of the two, another reader may keep the first, so
 proxy and the server could each read a different request (``{"amount_pence": 100,
 "amount_pence": 200}`` deposited 200). The refusal is the one the game's files are read with
 (``game.strict_json.refuse_repeats``); FastAPI answers what the reader raises as a body it could
-not parse, which ``problems`` words as 400 ``invalid_request`` naming the name. In the query
+not parse, which ``problem_handlers`` words as 400 ``invalid_request`` naming the name. In the query
 string FastAPI keeps the last of a repeated parameter (``?page=1&page=2`` is page 2), where a
 cache or a proxy may key on the first; a parameter the route declares given twice is 422
-``invalid_request`` naming it, as a repeated ``Idempotency-Key`` or ``Content-Type`` header is.
+``invalid_request`` naming it, as a repeated ``Idempotency-Key`` header is (a repeated
+``Content-Type`` is 415, ``middleware``).
 
 Every router of ``server/routes`` is an ``APIRouter(route_class=JsonBodyRoute)``: a route reads
 its body through the class of its router (FastAPI's documented way to change how a body is
@@ -40,11 +41,11 @@ class StrictJsonRequest(Request):
         return self._json
 
 
-def _query_names(dependant: Dependant) -> Iterator[str]:
+def query_names(dependant: Dependant) -> Iterator[str]:
     """The query parameters a route reads, its dependencies' included."""
     yield from (param.alias for param in dependant.query_params)
     for dependency in dependant.dependencies:
-        yield from _query_names(dependency)
+        yield from query_names(dependency)
 
 
 def _sent_once(request: Request, names: tuple[str, ...]) -> None:
@@ -63,7 +64,7 @@ class JsonBodyRoute(APIRoute):
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handle = super().get_route_handler()
-        names = tuple(dict.fromkeys(_query_names(self.dependant)))
+        names = tuple(dict.fromkeys(query_names(self.dependant)))
 
         async def handle_strictly(request: Request) -> Response:
             if names:
