@@ -53,8 +53,8 @@ def test_the_page_says_how_the_tier_counts_were_binned(covered: int) -> None:
     text = text_of(data)
     assert (
         f"The {covered:,} positions covered, in {bins} bins. An outcome (a tier, or no win) with"
-        f" c plays in the pool is expected c × {covered:,} / 6,500,000 times among them; the"
-        f" {alone} outcomes expected 5 times or more have a bin each, and the {rare} rarer"
+        f" c plays in the pool is expected c × {covered:,} / 6,500,000 times among them;"
+        f" {alone} outcomes are expected 5 times or more, a bin each, and the {rare} rarer"
         " outcomes go into one pooled bin"
     ) in text
     assert "So every bin expects at least 5 plays" in text

@@ -8,7 +8,14 @@ from fractions import Fraction
 from colour_collector.game import sample_comparison
 from colour_collector.report.checks import NOT_INCLUDED, Outcome
 from colour_collector.report.figures import BAND_DEALS, BAND_SEED, Figures
-from colour_collector.report.par_sheet import TIER_HEADER, share_note, tier_rows, total_row, two_dp
+from colour_collector.report.par_sheet import (
+    TIER_HEADER,
+    odds_text,
+    share_note,
+    tier_rows,
+    total_row,
+    two_dp,
+)
 from colour_collector.report.plots import PLOTS
 
 STYLE = """
@@ -49,7 +56,7 @@ def _summary(data: Figures) -> str:
         ("Plays in the pool", f"{data.size:,}"),
         ("Winners", f"{data.winners:,}"),
         ("Plays that win nothing", f"{data.no_win:,}"),
-        ("Overall odds", f"1 in {two_dp(data.overall_odds)}"),
+        ("Overall odds", odds_text(data.overall_odds)),
         ("Hit rate", f"{two_dp(data.hit_rate * 100)}%"),
         ("Prize money", _pounds(data.total_prize_pence)),
         ("Payout (prize money / stakes)", f"{two_dp(data.payout * 100)}%"),
@@ -193,7 +200,8 @@ def _plot_notes(data: Figures) -> dict[str, str]:
         "band.png": band,
         "running.png": "The 95% band drawn with it is the one of band.png, up to the last"
         " position covered; it is drawn only when the positions covered start at the first.",
-        "segments.png": f"{segments} segments of the positions covered; the line is the"
+        "segments.png": f"{segments} segment{'' if segments == 1 else 's'} of the positions"
+        " covered; the line is the"
         f" {data.segment_expected:,.1f} winners expected in each on average.",
     }
 
@@ -234,8 +242,8 @@ def page(data: Figures) -> str:
 order show where the pool's prizes lie. Keep it as the pool file is kept; publish it after the
 close.</p>
 <p>Commitment <code>{_e(data.pool.commitment)}</code></p>
-<p>{data.size:,} plays, {_e(structure)}; payout {two_dp(payout * 100)}%, odds 1 in
-{two_dp(data.overall_odds)}. Order statistics over {_e(covered)}.</p>
+<p>{data.size:,} plays, {_e(structure)}; payout {two_dp(payout * 100)}%, odds
+{odds_text(data.overall_odds)}. Order statistics over {_e(covered)}.</p>
 <p>Game <code>{_e(versions.game_sha256[:16])}</code>, generator
 <code>{_e(versions.generator_sources_sha256[:16])}</code> (colour-collector
 {_e(versions.package)}); built {data.pool.created_at:%d %B %Y %H:%M} UTC.</p>

@@ -39,6 +39,12 @@ def two_dp(value: Fraction) -> str:
     return f"{hundredths // 100}.{hundredths % 100:02d}"
 
 
+def odds_text(odds: Fraction | None) -> str:
+    """Odds as the page prints them: "1 in 2.77", or "no play wins" for a pool without a
+    winner."""
+    return "no play wins" if odds is None else f"1 in {two_dp(odds)}"
+
+
 TIER_HEADER = (
     "index",
     "name",
@@ -157,7 +163,7 @@ def summary_rows(data: Figures) -> list[tuple[str, object]]:
         ("pool_size", data.size),
         ("winners", data.winners),
         ("no_win_count", data.no_win),
-        ("overall_odds", two_dp(data.overall_odds)),
+        ("overall_odds", "" if data.overall_odds is None else two_dp(data.overall_odds)),
         ("payout_percent", two_dp(data.payout * 100)),
         ("payout_exact", over_stakes(data.total_prize_pence, data.size)),
         ("total_prize_pence", data.total_prize_pence),
