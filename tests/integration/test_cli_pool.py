@@ -119,7 +119,7 @@ def test_pools_are_built_certified_sold_rolled_closed_and_checked(
         early = run("pool", "close", "1", "--database-url", database_url)
         assert early.exit_code == PENDING == 3, early.output
         assert "Closed pool 1 (6 of 6 plays sold): no more sales." in early.output
-        assert "6 of its plays are in progress" in early.output
+        assert "6 of its plays are in progress, and it would tell their prizes." in early.output
         assert "Secret:" not in early.output and "Database:    " in early.output
         still = run("pool", "close", "1", "--database-url", database_url)
         assert still.exit_code == PENDING and "not published yet" in still.output, still.output

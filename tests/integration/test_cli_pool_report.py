@@ -57,8 +57,9 @@ def test_the_report_agrees_with_the_published_prize_structure(tmp_path: Path) ->
     assert all(isinstance(t[10], float) and isinstance(t[11], int | float) for t in tiers)
     assert sum(t[11] for t in tiers) == pytest.approx(73.5, abs=0.05)
     assert no_win[1] == "no win" and total[1] == "total" and total[11] == 73.5
-    tests = list(book["Tests"].iter_rows(min_row=2, values_only=True))
+    *tests, level = book["Tests"].iter_rows(min_row=2, values_only=True)
     assert len(tests) == 5 and all(t[3] is None or 0 <= t[3] <= 1 for t in tests)
+    assert level[0] == "A test reads as failed at a p-value of 0.001 or less."
     assert all("Degrees of freedom: " in t[5] for t in tests if "chi-square" in t[0])
     assert any("(segments - 1) x (2 - 1) = 99" in t[5] for t in tests)
     natural = list(book["Naturalness"].iter_rows(min_row=2, values_only=True))

@@ -21,10 +21,11 @@ from scipy import stats
 from colour_collector.game.pool import load_pool
 from colour_collector.game.pool_deal import categories
 from colour_collector.game.pool_file import PoolFile
+from colour_collector.game.pool_parameters import PoolParameters
 from colour_collector.game.prize_table import load_tiers
 from colour_collector.report import order_tests
 from colour_collector.report.page import page
-from pool_support import parameters
+from pool_support import parameters, small_pool
 
 # ``colour_collector.report.figures`` is the module; the package exports a function by that name.
 report_figures = importlib.import_module("colour_collector.report.figures")
@@ -80,7 +81,7 @@ def test_segments_expect_five_winners_and_five_losers_each() -> None:
     test, observed, _ = order_tests.segments(first)
     assert observed == [15, 0]  # 15 winners: 2 segments of 20 (3 would make one of 13)
     assert test.pvalue is not None and test.pvalue < 0.01
-    assert test.reading == "winners are not even"
+    assert test.reading == "winners are unevenly spread (p ≤ 0.001)"
     assert "as many as 100 with each expecting at least 5 winners and 5 losers" in test.method
     bunched = np.zeros(1_000, dtype=np.int8)
     bunched[:361] = 1  # every winner first
@@ -127,7 +128,7 @@ def test_too_few_positions_or_the_whole_pool_read_no_p_value() -> None:
     assert "With one bin there is nothing to compare" in test.method
     assert "So every bin expects at least" not in test.method
     whole = order_tests.tier_counts(published(np.array(counts)), pool.size)
-    assert (whole.pvalue, whole.reading) == (None, "exactly the table's counts")
+    assert (whole.pvalue, whole.reading) == (None, "exactly the pool's counts")
     assert "by construction" in whole.method
 
 
@@ -185,4 +186,34 @@ def test_a_pool_without_a_winner_has_a_page() -> None:
     text = page(data)
     assert "no play wins" in text and "1 segment of the positions" in text
     serial = next(t for t in data.tests if t.name.startswith("Serial"))
-    assert (serial.pvalue, serial.reading) == (None, "-")
+    assert (serial.pvalue, serial.reading) == (None, "too few positions to test")
+    assert '<td>–</td><td class="text">n = 30</td>' in text  # no statistic without a test
+
+
+def test_a_reading_says_no_evidence_above_the_level_and_names_it() -> None:
+    """p = 0.0166 read "wins do not bunch or alternate": a p-value above the level is no
+    evidence against the shuffle, not proof of it, and the page says where the level is."""
+    rng = np.random.default_rng(SEED)
+    wins = random_order(rng)
+    for test in (order_tests.runs(wins), order_tests.serial(wins), order_tests.segments(wins)[0]):
+        assert test.pvalue is not None and test.pvalue > order_tests.LEVEL
+        assert test.reading.startswith("no evidence at the 0.001 level that "), test.reading
+    alternating = np.array([1, 0] * 500, dtype=np.int8)
+    assert order_tests.runs(alternating).reading == "wins bunch or alternate (p ≤ 0.001)"
+    assert order_tests.serial(alternating).reading == (
+        "consecutive plays are correlated (p ≤ 0.001)"
+    )
+    data = report_figures.figures(small_pool(), categories(*_dealt(small_pool())), 0, 0)
+    assert "each reads as failed at a p-value of 0.001 or less" in page(data)
+
+
+def _dealt(pool: PoolFile) -> tuple[bytes, PoolParameters, int, int]:
+    return pool.secret, pool.parameters, 0, pool.parameters.size
+
+
+@pytest.mark.parametrize("winners", [9, 991])
+def test_runs_and_serial_need_ten_winners_and_ten_losers(winners: int) -> None:
+    wins = np.zeros(1_000, dtype=np.int8)
+    wins[:winners] = 1
+    for test in (order_tests.runs(wins), order_tests.serial(wins)):
+        assert (test.pvalue, test.reading) == (None, "too few positions to test")

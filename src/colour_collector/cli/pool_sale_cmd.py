@@ -202,9 +202,10 @@ def close(
         by = "" if last is None else f", the last by {last:%Y-%m-%d %H:%M} UTC at the latest"
         typer.echo(
             f"Closed pool {closed.id} ({sales}): no more sales. Its secret is not published yet:"
-            f" {_in_progress(waiting)}, and it would tell their prizes. They are"
-            f" finished by their players or by the server{by}; run pool close {closed.id}"
-            " again then."
+            f" {_in_progress(waiting)}, and it would tell"
+            f" {'its prize. It is' if waiting == 1 else 'their prizes. They are'}"
+            f" finished by {'its player' if waiting == 1 else 'their players'} or by the"
+            f" server{by}; run pool close {closed.id} again then."
         )
     elif found is not None and found.closed_at is not None:
         typer.echo(f"Published the secret of pool {closed.id} ({sales}): every play is finished.")

@@ -35,6 +35,21 @@ from colour_collector.game.simulation import (
 
 SEGMENTS = 100
 """Most equal segments of the covered positions whose winners and losers are compared."""
+LEVEL = 0.001
+"""A test reads as failed at a p-value of this or less; above it, as no evidence against the
+shuffle (not as proof of it)."""
+FEWEST = 10
+"""Winners and losers the runs and serial tests need each, for their normal approximation."""
+TOO_FEW = "too few positions to test"
+
+
+def _reading(p: float | None, claim: str, *, nothing: str = TOO_FEW) -> str:
+    """What a test says: ``claim`` is what a failure would show."""
+    if p is None:
+        return nothing
+    if p <= LEVEL:
+        return f"{claim} (p ≤ {LEVEL})"
+    return f"no evidence at the {LEVEL} level that {claim}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,14 +76,15 @@ def runs(wins: np.ndarray) -> Test:
     n = len(wins)
     ones = int(wins.sum())
     zeros = n - ones
-    if ones == 0 or zeros == 0:
+    if min(ones, zeros) < FEWEST:
         return Test(
             "Runs of wins and losses (Wald-Wolfowitz)",
             0.0,
             f"n = {n:,}",
             None,
-            "-",
-            "every covered position wins, or none does: there are no runs to count",
+            TOO_FEW,
+            f"{ones:,} winners and {zeros:,} losers among the covered positions: the normal"
+            f" approximation of the runs' number needs at least {FEWEST} of each.",
         )
     runs = 1 + int(np.count_nonzero(wins[1:] != wins[:-1]))
     mean = 2 * ones * zeros / n + 1
@@ -80,7 +96,7 @@ def runs(wins: np.ndarray) -> Test:
         z,
         f"{runs:,} runs, {mean:,.1f} expected",
         p,
-        "wins do not bunch or alternate" if p > 0.001 else "wins bunch or alternate",
+        _reading(p, "wins bunch or alternate"),
         "The runs of wins and of losses along the covered positions, counted; z is their number"
         " against its mean and variance given as many wins and losses in a random order (normal"
         " approximation), p two-sided.",
@@ -94,19 +110,18 @@ def serial(wins: np.ndarray) -> Test:
     denominator = float(np.dot(centred, centred))
     r = float(np.dot(centred[:-1], centred[1:])) / denominator if denominator else 0.0
     z = r * math.sqrt(n)
-    p = float(2 * stats.norm.sf(abs(z))) if denominator else None
+    ones = int(wins.sum())
+    enough = min(ones, n - ones) >= FEWEST
+    p = float(2 * stats.norm.sf(abs(z))) if enough else None
     return Test(
         "Serial correlation of consecutive plays (lag 1)",
         r,
         f"z = {z:.2f}, n = {n:,}",
         p,
-        "-"
-        if p is None
-        else "a play says nothing of the next"
-        if p > 0.001
-        else "plays are correlated",
+        _reading(p, "consecutive plays are correlated"),
         "The correlation r of each covered position's win or loss (1 or 0) with the next one's;"
-        " z = r times the square root of n, against the standard normal, p two-sided.",
+        " z = r times the square root of n, against the standard normal, p two-sided"
+        f" (with at least {FEWEST} winners and {FEWEST} losers).",
     )
 
 
@@ -135,7 +150,7 @@ def segments(wins: np.ndarray) -> tuple[Test, list[int], float]:
                 0.0,
                 "0 dof",
                 None,
-                "too few positions to test",
+                TOO_FEW,
                 f"{cut}: each segment must expect at least {MIN_EXPECTED} winners and"
                 f" {MIN_EXPECTED} losers, so too few positions to test.",
             ),
@@ -160,7 +175,7 @@ def segments(wins: np.ndarray) -> tuple[Test, list[int], float]:
         statistic,
         f"{dof} dof",
         p,
-        "winners are spread evenly" if p is None or p > 0.001 else "winners are not even",
+        _reading(p, "winners are unevenly spread"),
         method,
     )
     return test, observed, rate * len(wins) / len(parts)
@@ -199,7 +214,7 @@ def tier_counts(outcomes: Sequence[tuple[str, int, int]], size: int) -> Test:
             0.0,
             "the whole pool",
             None,
-            "exactly the table's counts",
+            "exactly the pool's counts",
             f"The deal of all {size:,} positions gives every tier exactly its count in the pool,"
             " by construction: there is nothing to test.",
         )
@@ -219,15 +234,11 @@ def tier_counts(outcomes: Sequence[tuple[str, int, int]], size: int) -> Test:
         statistic,
         f"{dof} dof, {_many(len(pooling.bins), 'bin')}",
         p,
-        (
-            "too few positions to test"
-            if side == covered
-            else "too few positions not covered to test"
-        )
-        if p is None
-        else "as the table's proportions"
-        if p > 0.001
-        else "not as the table's proportions",
+        _reading(
+            p,
+            "the counts differ from the pool's",
+            nothing=TOO_FEW if side == covered else "too few positions not covered to test",
+        ),
         _pooling_described(
             pooling, side, size, covered=side == covered, left_out=len(bins) - len(nonzero)
         ),
@@ -333,7 +344,7 @@ def big_prizes(positions: np.ndarray, start: int, stop: int) -> Test:
             0.0,
             f"n = {len(positions)}",
             None,
-            "too few to test",
+            "too few prizes of £50 and more to test",
             "fewer than two such prizes among the covered positions",
         )
     scaled = (positions - start + 0.5) / (stop - start)
@@ -344,7 +355,7 @@ def big_prizes(positions: np.ndarray, start: int, stop: int) -> Test:
         float(result.statistic),
         f"n = {len(positions):,}",
         p,
-        "spread evenly along the pool" if p > 0.001 else "not spread evenly",
+        _reading(p, "they are unevenly spread"),
         "The positions of the covered prizes of £50 and more, scaled to 0 to 1 (each at the"
         " middle of its position), against the uniform distribution; the statistic is the"
         " largest distance between their distribution and the uniform one.",

@@ -6,6 +6,7 @@ import html
 from fractions import Fraction
 
 from colour_collector.game import sample_comparison
+from colour_collector.report import order_tests
 from colour_collector.report.checks import NOT_INCLUDED, Outcome
 from colour_collector.report.figures import BAND_DEALS, BAND_SEED, Figures
 from colour_collector.report.par_sheet import (
@@ -116,7 +117,8 @@ def _tests(data: Figures) -> str:
     )
     body = "".join(
         "<tr>"
-        f'<td class="text">{_e(t.name)}</td><td>{t.statistic:.4g}</td>'
+        f'<td class="text">{_e(t.name)}</td>'
+        f"<td>{'–' if t.pvalue is None else f'{t.statistic:.4g}'}</td>"
         f'<td class="text">{_e(t.detail)}</td>'
         f"<td>{'–' if t.pvalue is None else f'{t.pvalue:.3g}'}</td>"
         f'<td class="text">{_e(t.reading)}</td>'
@@ -124,7 +126,11 @@ def _tests(data: Figures) -> str:
         "</tr>"
         for t in data.tests
     )
-    return f"<table><caption>Tests of the pool's order</caption><tr>{head}</tr>{body}</table>"
+    caption = (
+        "Tests of the pool's order: each reads as failed at a p-value of"
+        f" {order_tests.LEVEL} or less, and otherwise as no evidence against a uniform shuffle"
+    )
+    return f"<table><caption>{caption}</caption><tr>{head}</tr>{body}</table>"
 
 
 def _naturalness(data: Figures) -> str:

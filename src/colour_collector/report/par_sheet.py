@@ -31,6 +31,7 @@ from colour_collector.game import sample_comparison
 from colour_collector.game.pool import STAKE_PENCE
 from colour_collector.report.checks import NOT_INCLUDED
 from colour_collector.report.figures import Figures
+from colour_collector.report.order_tests import LEVEL
 
 
 def two_dp(value: Fraction) -> str:
@@ -109,7 +110,7 @@ def tier_rows(data: Figures) -> list[tuple[object, ...]]:
             two_dp(Fraction(data.size, data.no_win)) if data.no_win else "",
             f"{data.no_win / data.size:.10f}",
             "0.00",
-            "0",
+            over_stakes(0, data.size),
         )
     )
     return rows
@@ -222,7 +223,9 @@ def write_xlsx(data: Figures, path: Path) -> None:
     tests = book.create_sheet("Tests")
     tests.append(("test", "statistic", "detail", "p_value", "reading", "method"))
     for t in data.tests:
-        tests.append((t.name, t.statistic, t.detail, t.pvalue, t.reading, t.method))
+        statistic = None if t.pvalue is None else t.statistic
+        tests.append((t.name, statistic, t.detail, t.pvalue, t.reading, t.method))
+    tests.append((f"A test reads as failed at a p-value of {LEVEL} or less.",))
     natural = book.create_sheet("Naturalness")
     natural.append(
         (
