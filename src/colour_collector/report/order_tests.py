@@ -207,7 +207,7 @@ def tier_counts(outcomes: Sequence[tuple[str, int, int]], size: int) -> Test:
     positions of the published pool left most bins expecting under 1 play among the 1,000
     others, and about one random order in ten read as not the table's proportions."""
     covered = sum(seen for _, _, seen in outcomes)
-    name = "Tier counts against the prize structure (chi-square)"
+    name = "Tier counts against the pool's counts (chi-square)"
     if covered == size:
         return Test(
             name,
