@@ -2,7 +2,8 @@
 
 Needs the optional extra ``report`` (matplotlib, openpyxl, numpy, scipy); nothing else in the
 package imports it. ``write_report`` deals the pool's order, works out the figures
-(``figures``), draws the plots (``plots``), writes the spreadsheet (``par_sheet``) and the page
+(``figures``, with the report's own checks of the pool, ``checks``, and the tests of its order,
+``order_tests``), draws the plots (``plots``), writes the spreadsheet (``par_sheet``) and the page
 (``page``) into a new directory, all or nothing.
 """
 
