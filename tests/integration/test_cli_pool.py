@@ -86,11 +86,13 @@ def test_pools_are_built_certified_sold_rolled_closed_and_checked(
     # sells none of them, so none is on sale.
     listed = json.loads(run("pool", "list", "--json", "--database-url", database_url).output)
     assert [(p["id"], p["status"]) for p in listed["pools"]] == [(2, "queued"), (1, "queued")]
+    assert "this server draws every play independently" in listed["sale_problem"]
     pool_mode = {"COLOUR_COLLECTOR_DRAW_MODE": "pool"}
     listed = json.loads(
         run("pool", "list", "--json", "--database-url", database_url, env=pool_mode).output
     )
     assert [(p["id"], p["status"]) for p in listed["pools"]] == [(2, "queued"), (1, "on_sale")]
+    assert listed["sale_problem"] is None
     table = run("pool", "list", "--database-url", database_url, env=pool_mode).output.splitlines()
     assert table[0].split() == ["id", "status", "sold", "of", "commitment", "when"]
     assert [line.split()[:2] for line in table[1:]] == [["2", "queued"], ["1", "on_sale"]]
@@ -326,3 +328,24 @@ def test_help_keeps_its_sentences_whole() -> None:
     shown = run("pool", "check", "--help")
     assert shown.exit_code == 0, shown.output
     assert "the play does not replay to its outcome" in shown.output, shown.output
+
+
+def test_a_pool_sealed_with_another_key_is_listed_as_not_on_sale_and_why(
+    database_url: str, tmp_path: Path
+) -> None:
+    """A server with another ``SECRET_KEY`` than ``pool load``'s refuses every purchase from the
+    pool: ``pool list`` with its settings does not call it on sale, and says what to do."""
+    pool = build(tmp_path, "pool", 6, {"£5": 2})
+    assert run("pool", "load", str(pool), "--database-url", database_url).exit_code == 0
+    server = {"COLOUR_COLLECTOR_DRAW_MODE": "pool", "COLOUR_COLLECTOR_SECRET_KEY": SECRET + "!"}
+    listed = json.loads(
+        run("pool", "list", "--json", "--database-url", database_url, env=server).output
+    )
+    assert [(p["id"], p["status"]) for p in listed["pools"]] == [(1, "queued")]
+    assert listed["sale_problem"].startswith(
+        "no play can be sold: pool 1's secret cannot be unsealed with this server's key"
+    )
+    table = run("pool", "list", "--database-url", database_url, env=server).output.splitlines()
+    assert table[1].split()[:2] == ["1", "queued"]
+    assert table[-1].startswith("With this shell's settings, no play can be sold: pool 1's")
+    assert table[-1].endswith("(pool load) to seal it with the key in use.")

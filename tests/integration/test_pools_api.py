@@ -440,3 +440,7 @@ def test_a_pool_this_server_cannot_unseal_sells_nothing(
     logged = [r.getMessage() for r in caplog.records if r.name.endswith("service.outcomes")]
     assert any("COLOUR_COLLECTOR_SECRET_KEY" in m and "pool load" in m for m in logged), logged
     assert balance(client) == 500
+    # Nor is the pool said to be on sale: the start screen and the list agree with the purchase.
+    assert client.get("/api/pools/current").json() == {"pool": None, "queued": 0}
+    assert [p["status"] for p in client.get("/api/pools").json()["items"]] == ["queued"]
+    assert client.get("/api/pools/1").json()["status"] == "queued"

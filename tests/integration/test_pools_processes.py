@@ -113,4 +113,4 @@ def test_two_server_processes_deal_every_position_exactly_once(
         for row in mine:
             expected = play_at(pool.secret, row.pool_position, order[row.pool_position])
             assert row.record == codec.dumps(expected)
-    assert [v.status.value for v in pool_views.newest(database)] == ["sold_out", "sold_out"]
+    assert [v.status.value for v in pool_views.newest(database, None)] == ["sold_out", "sold_out"]

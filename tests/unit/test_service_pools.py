@@ -38,7 +38,9 @@ from fakes import FakeDatabase
 from pool_support import expected_outcomes, small_pool
 
 KEY = pools.seal_key("the server's secret key, for these tests")
-POLICY = PlayPolicy(PRICE, dt.timedelta(hours=24), PoolSource(KEY, published_only=False))
+SALE = pools.Sale(KEY, published_only=False)
+PRODUCTION = pools.Sale(KEY, published_only=True)
+POLICY = PlayPolicy(PRICE, dt.timedelta(hours=24), PoolSource(SALE))
 
 
 def load(db: FakeDatabase, pool: PoolFile, *, published_only: bool = False) -> pools.Loaded:
@@ -121,16 +123,16 @@ def test_a_pool_this_server_refuses_to_sell_is_not_shown_on_sale() -> None:
     db = FakeDatabase()
     pool = small_pool()
     stored = load(db, pool).pool
-    assert pool_views.current(db).on_sale is not None
-    assert pool_views.current(db, published_only=True) == pool_views.Current(None, 0)
-    assert pool_views.view(db, stored.id, published_only=True).status is PoolStatus.QUEUED
+    assert pool_views.current(db, SALE).on_sale is not None
+    assert pool_views.current(db, PRODUCTION) == pool_views.Current(None, 0)
+    assert pool_views.view(db, stored.id, PRODUCTION).status is PoolStatus.QUEUED
     versions = pool.parameters.versions
     other = Versions("9.9", versions.game_sha256, "0" * 64, versions.generator_sample_sha256)
     stale = PoolParameters(40, pool.parameters.counts, other)
     db.state.pools[stored.id] = replace(db.state.pools[stored.id], parameters=stale.text)
-    assert pool_views.current(db) == pool_views.Current(None, 0)
-    assert [v.status for v in pool_views.newest(db)] == [PoolStatus.QUEUED]
-    assert pool_views.newest(db, selling=False)[0].status is PoolStatus.QUEUED
+    assert pool_views.current(db, SALE) == pool_views.Current(None, 0)
+    assert [v.status for v in pool_views.newest(db, SALE)] == [PoolStatus.QUEUED]
+    assert pool_views.newest(db, None)[0].status is PoolStatus.QUEUED
 
 
 def test_purchases_take_the_positions_in_order_and_the_plays_are_the_pools() -> None:
@@ -144,7 +146,7 @@ def test_purchases_take_the_positions_in_order_and_the_plays_are_the_pools() -> 
         tier = outcome_of(dealt[n])
         assert bought.tier_index == (None if tier is None else tier.index)
         assert bought.record == codec.dumps(play_at(pool.secret, n, dealt[n]))
-    on_sale = pool_views.current(db).on_sale
+    on_sale = pool_views.current(db, SALE).on_sale
     assert on_sale is not None and on_sale.pool.dealt == 5
     assert on_sale.status is PoolStatus.ON_SALE
     purchases = [e for e in db.state.audit if e.kind == AuditKind.PURCHASE]
@@ -165,7 +167,7 @@ def test_a_sold_out_pool_rolls_to_the_next_then_purchases_are_refused() -> None:
     )
     assert {n: c for (pid, n), c in names.items() if pid == 1} == expected_outcomes(first)
     assert {n: c for (pid, n), c in names.items() if pid == 2} == expected_outcomes(second)
-    assert pool_views.current(db) == pool_views.Current(None, 0)
+    assert pool_views.current(db, SALE) == pool_views.Current(None, 0)
     token = player(db, "late@example.com", pence=PRICE)
     assert isinstance(buying.quote(db, token, POLICY, now=T0).refusal, PoolExhaustedServiceError)
     with pytest.raises(PoolExhaustedServiceError, match="sold out"):
@@ -175,7 +177,7 @@ def test_a_sold_out_pool_rolls_to_the_next_then_purchases_are_refused() -> None:
     late = next(a.account.id for a in db.state.accounts.values() if a.account.email[0] == "l")
     with db() as uow:
         assert uow.wallets.balance(late) == PRICE  # nothing debited
-    views = pool_views.newest(db)
+    views = pool_views.newest(db, SALE)
     assert [v.status for v in views] == [PoolStatus.SOLD_OUT, PoolStatus.SOLD_OUT]
     assert all(v.pool.sold_out_at == T0 for v in views)
 
@@ -198,6 +200,12 @@ def test_a_pool_that_cannot_be_unsealed_sells_nothing(caplog: pytest.LogCaptureF
     assert str(refused.value) == "the prize pool cannot be used just now; try again later"
     assert "cannot be unsealed" in caplog.text and "pool load" in caplog.text
     assert db.state.pools[1].dealt == 0
+    # The public is not told it is on sale (a purchase would be refused); the console says why.
+    assert pool_views.current(db, SALE) == pool_views.Current(None, 0)
+    assert pool_views.view(db, 1, SALE).status is PoolStatus.QUEUED
+    assert [v.status for v in pool_views.newest(db, SALE)] == [PoolStatus.QUEUED]
+    sealing = pools.Sale(pools.seal_key("another key"), published_only=False)
+    assert pool_views.current(db, sealing).on_sale is not None  # the key it was sealed with
     with db() as uow:
         assert uow.wallets.balance(db.state.accounts[1].account.id) == PRICE
 
@@ -210,7 +218,7 @@ def test_a_production_server_sells_no_pool_of_another_structure(
     db = FakeDatabase()
     load(db, small_pool())  # loaded as a test server would
     token = player(db, pence=PRICE)
-    production = PlayPolicy(PRICE, dt.timedelta(hours=24), PoolSource(KEY, published_only=True))
+    production = PlayPolicy(PRICE, dt.timedelta(hours=24), PoolSource(PRODUCTION))
     with (
         caplog.at_level(logging.ERROR, logger="colour_collector.service.outcomes"),
         pytest.raises(PoolUnavailableError, match="try again later"),
@@ -223,32 +231,32 @@ def test_a_production_server_sells_no_pool_of_another_structure(
     assert db.state.pools[1].dealt == 0 and not db.state.plays
     with db() as uow:
         assert uow.wallets.balance(db.state.accounts[1].account.id) == PRICE
-    problem = pools.sale_problem(db, KEY, published_only=True, selling=True)
+    problem = pools.sale_problem(db, PRODUCTION)
     assert problem is not None and "published prize structure" in problem
-    assert pools.sale_problem(db, KEY, published_only=False, selling=True) is None
+    assert pools.sale_problem(db, SALE) is None
     assert buy_one(db, 1).play.pool_position == 0  # a test server sells it
 
 
 def test_the_console_is_told_why_nothing_is_sold_from_the_pools() -> None:
     db = FakeDatabase()
-    assert pools.sale_problem(db, KEY, published_only=False, selling=True) is None  # none loaded
+    assert pools.sale_problem(db, SALE) is None  # none loaded
     pools.load(db, small_pool(), pools.seal_key("another key"), published_only=False, now=T0)
     load(db, small_pool(10, {"£5": 2}))
-    assert pools.sale_problem(db, KEY, published_only=False, selling=False) == (
+    assert pools.sale_problem(db, None) == (
         "2 prize pools loaded and not sold out, but this server draws every play independently"
         " (COLOUR_COLLECTOR_DRAW_MODE is not pool): nothing is sold from them"
     )
-    problem = pools.sale_problem(db, KEY, published_only=False, selling=True)
+    problem = pools.sale_problem(db, SALE)
     assert problem is not None
     assert problem.startswith("no play can be sold: pool 1's secret cannot be unsealed")
     pools.close(db, 1, pools.seal_key("another key"), withdraw=True, now=T0)
-    assert pools.sale_problem(db, KEY, published_only=False, selling=True) is None
+    assert pools.sale_problem(db, SALE) is None
 
 
 def test_top_prizes_left_are_shown_most_valuable_first() -> None:
     db = FakeDatabase()
     load(db, small_pool(pool_views.FIGURES_MIN_OPEN))
-    on_sale = pool_views.current(db).on_sale
+    on_sale = pool_views.current(db, SALE).on_sale
     assert on_sale is not None
     tops = [(t.tier.name, t.total, t.left) for t in on_sale.top_prizes]
     assert tops == [("£1,000,000", 1, 1), ("£2,000", 1, 1)]
@@ -261,32 +269,32 @@ def test_top_prizes_left_are_withheld_near_the_end_of_a_pool() -> None:
     of their positions), so it is withheld until none is open."""
     db = FakeDatabase()
     load(db, small_pool(2, {"£1,000": 1}))
-    assert [t.left for t in pool_views.view(db, 1).top_prizes] == [None]
+    assert [t.left for t in pool_views.view(db, 1, SALE).top_prizes] == [None]
     token, bought = buy_with_token(db, 0)
-    shown = pool_views.view(db, 1)
+    shown = pool_views.view(db, 1, SALE)
     assert shown.figures_withheld and [t.left for t in shown.top_prizes] == [None]
     reveal_all(db, token, bought.play.play_number)
     settle.finish(db, token, bought.play.play_number, now=T0)
     # Nothing in progress, one play left to sell: the figure would be that play's prize.
-    assert [t.left for t in pool_views.view(db, 1).top_prizes] == [None]
+    assert [t.left for t in pool_views.view(db, 1, SALE).top_prizes] == [None]
     other, last = buy_with_token(db, 1)  # sold out: the last open play is this one
-    assert [t.left for t in pool_views.view(db, 1).top_prizes] == [None]
-    assert pool_views.view(db, 1).status is PoolStatus.SOLD_OUT
+    assert [t.left for t in pool_views.view(db, 1, SALE).top_prizes] == [None]
+    assert pool_views.view(db, 1, SALE).status is PoolStatus.SOLD_OUT
     reveal_all(db, other, last.play.play_number)
     settle.finish(db, other, last.play.play_number, now=T0)
-    assert [t.left for t in pool_views.view(db, 1).top_prizes] == [0]  # nothing in progress
+    assert [t.left for t in pool_views.view(db, 1, SALE).top_prizes] == [0]  # nothing in progress
 
 
 def test_top_prizes_left_are_shown_over_enough_open_plays() -> None:
     db = FakeDatabase()
     load(db, small_pool(pool_views.FIGURES_MIN_OPEN, {"£1,000": 1}))
     token, bought = buy_with_token(db, 0)  # in progress, one of FIGURES_MIN_OPEN open plays
-    shown = pool_views.current(db).on_sale
+    shown = pool_views.current(db, SALE).on_sale
     assert shown is not None and shown.in_progress == 1 and not shown.figures_withheld
     assert [(t.total, t.left) for t in shown.top_prizes] == [(1, 1)]
     reveal_all(db, token, bought.play.play_number)
     settle.finish(db, token, bought.play.play_number, now=T0)  # finishing closes a play
-    assert [t.left for t in pool_views.view(db, 1).top_prizes] == [None]
+    assert [t.left for t in pool_views.view(db, 1, SALE).top_prizes] == [None]
 
 
 def test_closing_publishes_the_secret_and_any_sold_play_can_be_regenerated() -> None:
@@ -303,7 +311,7 @@ def test_closing_publishes_the_secret_and_any_sold_play_can_be_regenerated() -> 
     assert any(records.decode(db.state.plays[p.play.play_number].record) != p.record for p in sold)
     closed = pools.close(db, 1, KEY, withdraw=False, now=T0)
     assert closed.secret == pool.secret.hex()
-    assert pool_views.view(db, 1).status is PoolStatus.CLOSED
+    assert pool_views.view(db, 1, SALE).status is PoolStatus.CLOSED
     for purchase in sold:
         play = db.state.plays[purchase.play.play_number]
         assert play.pool_position is not None
@@ -430,7 +438,7 @@ def test_a_closed_pool_without_checkpoints_tells_the_operator_not_the_public(
 def test_unknown_pools_and_positions() -> None:
     db = FakeDatabase()
     with pytest.raises(PoolNotFoundError):
-        pool_views.view(db, 1)
+        pool_views.view(db, 1, SALE)
     with pytest.raises(PoolNotFoundError):
         pools.close(db, 1, KEY, withdraw=True)
     with pytest.raises(PoolNotFoundError):

@@ -56,7 +56,7 @@ def load(
             loaded = pools.load(
                 database,
                 pool,
-                pools.seal_key(settings.secret_key.get_secret_value()),
+                settings.pool_key,
                 published_only=settings.published_pools_only,
             )
         except PoolRefusedError as error:
@@ -95,17 +95,15 @@ def listing(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """The pools loaded, newest first: status, plays sold, commitment. A pool is ``on_sale``
-    only as a server with this shell's settings would sell it (``DRAW_MODE``, the environment),
-    as ``GET /api/pools`` says."""
-    from colour_collector.service import pool_views  # noqa: PLC0415
+    only as a server with this shell's settings would sell it (``DRAW_MODE``, the environment,
+    ``SECRET_KEY``), as ``GET /api/pools`` says; when such a server would sell nothing, the last
+    line says why."""
+    from colour_collector.service import pool_views, pools  # noqa: PLC0415
 
-    settings = server_settings("pool list")
+    sale = server_settings("pool list").pool_sale
     with open_database("pool list", database_url) as database:
-        shown = pool_views.newest(
-            database,
-            selling=settings.sells_pools,
-            published_only=settings.published_pools_only,
-        )
+        shown = pool_views.newest(database, sale)
+        problem = pools.sale_problem(database, sale)
     if as_json:
         typer.echo(
             json.dumps(
@@ -120,7 +118,8 @@ def listing(
                             "secret": s.pool.secret,
                         }
                         for s in shown
-                    ]
+                    ],
+                    "sale_problem": problem,
                 }
             )
         )
@@ -131,6 +130,8 @@ def listing(
     typer.echo(_LIST_HEADER)
     for item in shown:
         typer.echo(_pool_line(item))
+    if problem is not None:
+        typer.echo(f"With this shell's settings, {problem}.")
 
 
 @pool_app.command("close")
@@ -183,7 +184,7 @@ def close(
                 closed = pools.close(
                     database,
                     pool_id,
-                    pools.seal_key(settings.secret_key.get_secret_value()),
+                    settings.pool_key,
                     withdraw=withdraw,
                     secret=secret,
                     progress=advance,

@@ -31,7 +31,6 @@ from colour_collector.service.outcomes import (
     ScriptedSource,
 )
 from colour_collector.service.payments import SimulatedPaymentProvider
-from colour_collector.service.pools import seal_key
 from colour_collector.service.ports import Mailer, PaymentProvider
 from colour_collector.service.purchase import PlayPolicy
 from colour_collector.service.registration import RegistrationPolicy
@@ -187,12 +186,10 @@ def build_runtime(settings: Settings, database: Database) -> Runtime:
     warm()
     independent = IndependentSource(pool)
     purchase: OutcomeSource = independent
-    if settings.sells_pools:
+    sale = settings.pool_sale
+    if sale is not None:
         current_versions()
-        purchase = PoolSource(
-            seal_key(settings.secret_key.get_secret_value()),
-            published_only=settings.published_pools_only,
-        )
+        purchase = PoolSource(sale)
     try_outcomes: OutcomeSource = independent
     if settings.outcome_script is not None:
         # Test environments only (the settings refuse it elsewhere).

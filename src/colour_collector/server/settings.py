@@ -11,11 +11,14 @@ import re
 from collections.abc import Iterator
 from enum import StrEnum, unique
 from pathlib import Path
-from typing import Annotated, Self
+from typing import TYPE_CHECKING, Annotated, Self
 
 from pydantic import BeforeValidator, Field, SecretStr, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+if TYPE_CHECKING:
+    from colour_collector.service.pools import Sale
 
 DEFAULT_SECRET_KEY = "dev-only-insecure-secret-key-change-me"
 """The placeholder secret; accepted in development only."""
@@ -295,6 +298,24 @@ class Settings(BaseSettings):
     def published_pools_only(self) -> bool:
         """Whether only pools of the published prize structure are loaded and sold (production)."""
         return self.environment is Environment.PRODUCTION
+
+    @property
+    def pool_key(self) -> bytes:
+        """The key pool secrets are sealed with, derived from ``SECRET_KEY``."""
+        # Imported here: the CLI reads these settings before it needs the game's modules.
+        from colour_collector.service.pools import seal_key  # noqa: PLC0415
+
+        return seal_key(self.secret_key.get_secret_value())
+
+    @property
+    def pool_sale(self) -> Sale | None:
+        """How a server with these settings sells from the pools: None when it draws every play
+        independently (``DRAW_MODE`` is not ``pool``)."""
+        from colour_collector.service.pools import Sale  # noqa: PLC0415
+
+        if not self.sells_pools:
+            return None
+        return Sale(self.pool_key, published_only=self.published_pools_only)
 
     @property
     def test_deposits(self) -> bool:

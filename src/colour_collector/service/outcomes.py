@@ -37,7 +37,7 @@ from colour_collector.service.errors import (
     ServiceError,
 )
 from colour_collector.service.pool_models import PoolId, StoredPool
-from colour_collector.service.pools import secret_for_sale
+from colour_collector.service.pools import Sale
 from colour_collector.service.ports import UnitOfWork
 
 log = logging.getLogger(__name__)
@@ -88,11 +88,10 @@ class IndependentSource:
 class PoolSource:
     """Deals the next position of the prize pool on sale."""
 
-    def __init__(self, key: bytes, *, published_only: bool) -> None:
-        """``key``: the key the pools' secrets are sealed with (``pools.seal_key``);
-        ``published_only``: sell only pools of the published prize structure (production)."""
-        self._key = key
-        self._published_only = published_only
+    def __init__(self, sale: Sale) -> None:
+        """``sale``: how this server sells from the pools (its seal key, and whether it sells
+        only the published prize structure)."""
+        self._sale = sale
 
     def draw(self, uow: UnitOfWork, rng: random.Random, now: dt.datetime) -> Deal:
         """Lock the pool on sale, deal its next position, store what remains."""
@@ -127,7 +126,7 @@ class PoolSource:
                 "the prize pools are sold out: no plays are on sale until the next pool is loaded"
             )
         try:
-            return pool, secret_for_sale(pool, self._key, published_only=self._published_only)
+            return pool, self._sale.secret(pool)
         except PoolRefusedError as error:
             # The reason is for the operator (it names the fix; the console shows it too); the
             # player is told only to wait.

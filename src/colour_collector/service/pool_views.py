@@ -16,12 +16,11 @@ from colour_collector.game.record import PlayRecord
 from colour_collector.service.errors import (
     InvalidInputError,
     PoolNotFoundError,
-    PoolRefusedError,
     PoolUnavailableError,
 )
 from colour_collector.service.models import Pence
 from colour_collector.service.pool_models import PoolId, PoolStatus, StoredPool
-from colour_collector.service.pools import check_sellable, parameters_of, published
+from colour_collector.service.pools import Sale, parameters_of, published
 from colour_collector.service.ports import UnitOfWorkFactory
 from colour_collector.service.records import record_sha256
 
@@ -125,31 +124,22 @@ def _view(pool: StoredPool, on_sale: StoredPool | None, unfinished: Unfinished) 
     return PoolView(pool, _status(pool, on_sale), parameters_of(pool), prizes, sum(mine.values()))
 
 
-def _dealt_from(
-    on_sale: StoredPool | None, *, selling: bool, published_only: bool
-) -> StoredPool | None:
+def _dealt_from(on_sale: StoredPool | None, sale: Sale | None) -> StoredPool | None:
     """The pool a purchase on this server is dealt from, as the public is told: none on a
-    server that draws independently (``selling`` false), nor one this server refuses to sell
-    (``pools.check_sellable``: another version of the game, or on a production server another
-    prize structure than the published one). A secret sealed with another key is found only
-    when it is unsealed, at a purchase."""
-    if on_sale is None or not selling:
-        return None
-    try:
-        check_sellable(on_sale, published_only=published_only)
-    except PoolRefusedError:
+    server that draws every play independently (``sale`` None), nor one this server refuses to
+    sell (``Sale.refusal``: another version of the game, a secret sealed with another key, or on
+    a production server another prize structure than the published one)."""
+    if on_sale is None or sale is None or sale.refusal(on_sale) is not None:
         return None
     return on_sale
 
 
-def current(
-    factory: UnitOfWorkFactory, *, selling: bool = True, published_only: bool = False
-) -> Current:
-    """The pool on sale and how many are queued after it (``selling``, ``published_only``: the
-    server's, as for :func:`view`)."""
+def current(factory: UnitOfWorkFactory, sale: Sale | None) -> Current:
+    """The pool on sale and how many are queued after it (``sale``: the server's, as for
+    :func:`view`)."""
     with factory() as uow:
         found = uow.pools.on_sale()
-        on_sale = _dealt_from(found, selling=selling, published_only=published_only)
+        on_sale = _dealt_from(found, sale)
         waiting = uow.pools.waiting() if on_sale is not None else 0
         unfinished = uow.plays.unfinished_plays() if on_sale is not None else None
     if on_sale is None or unfinished is None:
@@ -157,40 +147,28 @@ def current(
     return Current(_view(on_sale, on_sale, unfinished), waiting - 1)
 
 
-def view(
-    factory: UnitOfWorkFactory,
-    pool_id: PoolId,
-    *,
-    selling: bool = True,
-    published_only: bool = False,
-) -> PoolView:
-    """One pool. ``selling``: whether this server deals from pools (if not, none is on sale);
-    ``published_only``: whether it deals only from the published prize structure (if so, a pool
-    of another is not on sale, whatever the database says)."""
+def view(factory: UnitOfWorkFactory, pool_id: PoolId, sale: Sale | None) -> PoolView:
+    """One pool. ``sale``: how this server sells from the pools (None: it draws every play
+    independently, and no pool is on sale); a pool it refuses to sell is not on sale, whatever
+    the database says."""
     with factory() as uow:
         pool = uow.pools.get(pool_id)
         found = uow.pools.on_sale()
         unfinished = uow.plays.unfinished_plays()
     if pool is None:
         raise PoolNotFoundError(f"there is no pool {pool_id!r}")
-    on_sale = _dealt_from(found, selling=selling, published_only=published_only)
-    return _view(pool, on_sale, unfinished)
+    return _view(pool, _dealt_from(found, sale), unfinished)
 
 
 def newest(
-    factory: UnitOfWorkFactory,
-    limit: int = MAX_LISTED,
-    *,
-    selling: bool = True,
-    published_only: bool = False,
+    factory: UnitOfWorkFactory, sale: Sale | None, limit: int = MAX_LISTED
 ) -> list[PoolView]:
-    """The pools loaded last, newest first (``selling``, ``published_only``: as for
-    :func:`view`)."""
+    """The pools loaded last, newest first (``sale``: as for :func:`view`)."""
     with factory() as uow:
         pools = uow.pools.newest(limit)
         found = uow.pools.on_sale()
         unfinished = uow.plays.unfinished_plays()
-    on_sale = _dealt_from(found, selling=selling, published_only=published_only)
+    on_sale = _dealt_from(found, sale)
     return [_view(pool, on_sale, unfinished) for pool in pools]
 
 

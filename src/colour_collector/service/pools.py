@@ -105,7 +105,7 @@ def unseal(pool: StoredPool, parameters: PoolParameters, key: bytes) -> bytes:
 # -- whether the pool on sale can be sold from ----------------------------------------------------
 
 
-def check_sellable(pool: StoredPool, *, published_only: bool) -> PoolParameters:
+def _check_sellable(pool: StoredPool, *, published_only: bool) -> PoolParameters:
     """``pool``'s parameters; ``PoolRefusedError`` saying why (for the operator: the fix) when
     this server may not sell it, whatever its key: built with another version of the game, or
     (``published_only``, a production server) of another prize structure than the published
@@ -124,37 +124,51 @@ def check_sellable(pool: StoredPool, *, published_only: bool) -> PoolParameters:
     return parameters
 
 
-def secret_for_sale(pool: StoredPool, key: bytes, *, published_only: bool) -> bytes:
-    """The secret of ``pool``, to deal from it; ``PoolRefusedError`` saying why when this server
-    cannot sell it: :func:`check_sellable`, or a secret sealed with another key."""
-    parameters = check_sellable(pool, published_only=published_only)
-    try:
-        return unseal(pool, parameters, key)
-    except PoolSecretError as error:
-        raise PoolRefusedError(str(error)) from None
+@dataclass(frozen=True, slots=True)
+class Sale:
+    """How a server that deals its plays from the pools sells them: one that draws every play
+    independently has none (``None`` wherever a ``Sale`` is asked for)."""
+
+    key: bytes
+    """The key the pools' secrets are sealed with (:func:`seal_key` of the server's)."""
+    published_only: bool
+    """Whether it sells only pools of the published prize structure (production)."""
+
+    def secret(self, pool: StoredPool) -> bytes:
+        """The secret of ``pool``, to deal from it; ``PoolRefusedError`` saying why when this
+        server cannot sell it: :func:`_check_sellable`, or a secret sealed with another key."""
+        parameters = _check_sellable(pool, published_only=self.published_only)
+        try:
+            return unseal(pool, parameters, self.key)
+        except PoolSecretError as error:
+            raise PoolRefusedError(str(error)) from None
+
+    def refusal(self, pool: StoredPool) -> PoolRefusedError | None:
+        """Why no play of ``pool`` can be sold (None when they can): as :meth:`secret`."""
+        try:
+            self.secret(pool)
+        except PoolRefusedError as error:
+            return error
+        return None
 
 
-def sale_problem(
-    factory: UnitOfWorkFactory, key: bytes, *, published_only: bool, selling: bool
-) -> str | None:
-    """Why no play can be sold from the pools loaded, for the console (None when they can, or
-    when none is waiting). ``selling``: whether this server deals from pools at all."""
+def sale_problem(factory: UnitOfWorkFactory, sale: Sale | None) -> str | None:
+    """Why no play can be sold from the pools loaded, for the console and ``pool list`` (None
+    when they can, or when none is waiting). ``sale``: the server's (None: it draws every play
+    independently)."""
     with factory() as uow:
         on_sale = uow.pools.on_sale()
         waiting = uow.pools.waiting()
     if on_sale is None:
         return None
-    if not selling:
+    if sale is None:
         return (
             f"{waiting} prize pool{'s' if waiting != 1 else ''} loaded and not sold out, but this"
             " server draws every play independently (COLOUR_COLLECTOR_DRAW_MODE is not pool):"
             " nothing is sold from them"
         )
-    try:
-        secret_for_sale(on_sale, key, published_only=published_only)
-    except PoolRefusedError as error:
-        return f"no play can be sold: {error}"
-    return None
+    refused = sale.refusal(on_sale)
+    return None if refused is None else f"no play can be sold: {refused}"
 
 
 # -- loading ---------------------------------------------------------------------------------------

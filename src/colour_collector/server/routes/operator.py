@@ -126,12 +126,7 @@ def game(runtime: RuntimeDep, token: OperatorToken = None) -> Response:
     settings = runtime.settings
     if not settings.sells_pools:
         found = replace(found, pool=None)  # nothing is sold from the pools loaded
-    problem = pools.sale_problem(
-        runtime.database,
-        pools.seal_key(settings.secret_key.get_secret_value()),
-        published_only=settings.published_pools_only,
-        selling=settings.sells_pools,
-    )
+    problem = pools.sale_problem(runtime.database, settings.pool_sale)
     return answer(GameStateResponse.of(found, settings.draw_mode.value, problem))
 
 
