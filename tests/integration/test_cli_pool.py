@@ -296,6 +296,26 @@ def test_verify_of_a_published_pool_says_whether_it_is_the_pool_committed_to(
     assert from_file.exit_code == 0 and "(--commitment)" not in from_file.output
 
 
+def test_verify_says_it_compared_the_commitment_given(tmp_path: Path) -> None:
+    """An operator's walkthrough: ``pool verify FILE --commitment C`` with the right commitment
+    said nothing of it but with ``--json``, so the text read as if it had not compared it. Now a
+    line says the pool's commitment is the one given, and without ``--commitment`` none does."""
+    pool = build(tmp_path, "pool", 10, {"£5": 1})
+    given = json.loads(pool.read_text("utf-8"))["commitment"]
+    compared = run("pool", "verify", str(pool), "--commitment", given.upper())
+    assert compared.exit_code == 0, compared.output
+    assert (
+        "Commitment:    the pool's commitment equals the one given with --commitment"
+        in compared.output
+    ), compared.output
+    assert compared.output.index("Commitment:") < compared.output.index("OK: ")
+    unchecked = run("pool", "verify", str(pool))
+    assert unchecked.exit_code == 0 and "Commitment:" not in unchecked.output, unchecked.output
+    wrong = run("pool", "verify", str(pool), "--commitment", "f" * 64)
+    assert wrong.exit_code == 1 and f"is not {'f' * 64!r}" in wrong.output, wrong.output
+    assert "is the one given" not in wrong.output
+
+
 def test_a_pool_file_is_never_overwritten(tmp_path: Path) -> None:
     pool = build(tmp_path, "pool", 10, {"£5": 1})
     before = pool.read_bytes()

@@ -209,9 +209,12 @@ def _verify_json(pool: PoolFile, run: Run, problems: list[str]) -> dict[str, Any
     }
 
 
-def _verify_text(pool: PoolFile, run: Run, problems: list[str], seen: str = "") -> str:
+def _verify_text(
+    pool: PoolFile, run: Run, problems: list[str], seen: str = "", *, compared: bool = False
+) -> str:
     """The verdict as text; ``seen`` ends an OK (for a pool as a server describes it: whether
-    its commitment was compared with the one published before the sale)."""
+    its commitment was compared with the one published before the sale); ``compared``: the
+    pool's commitment is the one given with ``--commitment`` (a line says so)."""
     from colour_collector.game.pool import STAKE_PENCE  # noqa: PLC0415
 
     certificate = run.certificate
@@ -231,6 +234,10 @@ def _verify_text(pool: PoolFile, run: Run, problems: list[str], seen: str = "") 
         f"Plays:         {certificate.plays:,} regenerated and replayed, {certificate.invalid:,}"
         " invalid",
     ]
+    if compared:
+        lines.insert(
+            1, "Commitment:    the pool's commitment equals the one given with --commitment"
+        )
     if certificate.plays:
         lines.append(
             f"Winners:       {winners:,}"
@@ -329,7 +336,7 @@ def verify(
             else "; to know the pool was fixed before the sale, check this commitment is the one"
             " published then (--commitment)"
         )
-        typer.echo(_verify_text(pool, run, problems, seen))
+        typer.echo(_verify_text(pool, run, problems, seen, compared=wanted is not None))
     if problems:
         raise typer.Exit(FAILED)
 
