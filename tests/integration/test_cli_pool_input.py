@@ -14,7 +14,9 @@ import pytest
 from sqlalchemy import make_url
 from test_cli_pool import build, run
 
+import support
 from colour_collector.cli.base import FAILED
+from support import free_port
 
 
 @pytest.fixture
@@ -203,7 +205,36 @@ def test_verify_and_check_take_the_address_a_server_publishes(tmp_path: Path, se
     assert checked.exit_code == 0, checked.output
     missing = run("pool", "verify", f"{served}/none.json")
     assert missing.exit_code == 2 and "cannot fetch" in missing.output, missing.output
-    assert "404" in missing.output and "Traceback" not in missing.output
+    assert "Traceback" not in missing.output
+    # Not a problem answer (an HTML page): the status is named, and what to check.
+    assert (
+        "the server answered 404 File not found, not a pool's description: check the address"
+        in missing.output
+    ), missing.output
+    assert "HTTP Error" not in missing.output, missing.output
+
+
+def test_check_and_verify_say_what_the_server_answered(tmp_path: Path, database_url: str) -> None:
+    """An operator's walkthrough: ``pool check --pool URL`` of a pool the server does not have
+    printed urllib's "HTTP Error 404: Not Found". The server says what was wrong in its problem
+    answer (``application/problem+json``): the command prints its status, title and detail, and
+    stops as one that could not check (2)."""
+    port = free_port()
+    server = support.start_server(
+        tmp_path, port, {"COLOUR_COLLECTOR_DATABASE_URL": database_url}, "--no-access-log"
+    )
+    try:
+        address = f"http://127.0.0.1:{port}/api/pools/7"
+        for args in (("check", "--pool", address, "--position", "0"), ("verify", address)):
+            done = run("pool", *args)
+            assert done.exit_code == 2, done.output
+            assert done.output == (
+                f"colour-collector pool {args[0]}: cannot fetch {address!r}: the server answered"
+                " 404 No such prize pool: there is no pool 7\n"
+            ), done.output
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
 
 
 def test_a_damaged_pool_row_is_named_in_one_line(tmp_path: Path, database_url: str) -> None:

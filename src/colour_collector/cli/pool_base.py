@@ -36,6 +36,10 @@ app.add_typer(pool_app, name="pool")
 
 FETCH_TIMEOUT_S = 20
 """How long a command waits for a server's pool description."""
+MAX_PROBLEM_BYTES = 16_384
+"""Largest error answer read from a server (its problem: ``title`` and ``detail``)."""
+MAX_SAID_CHARS = 300
+"""Longest ``title`` or ``detail`` of a server's problem a command repeats."""
 
 
 def refuse(problem: str, as_json: bool, **fields: object) -> NoReturn:
@@ -57,9 +61,11 @@ def read_source(source: str, command: str, limit: int) -> bytes:
             with urllib.request.urlopen(source, timeout=FETCH_TIMEOUT_S) as answer:
                 data: bytes = answer.read(limit)
                 return data
+        except urllib.error.HTTPError as error:
+            with error:  # it holds the answer's connection: left to the collector, it warns
+                said = server_answer(error)
+            stop_command(f"pool {command}", f"cannot fetch {source!r}: {said}")
         except (urllib.error.URLError, OSError, ValueError) as error:
-            if isinstance(error, urllib.error.HTTPError):
-                error.close()  # it holds the answer's connection: left to the collector, it warns
             stop_command(f"pool {command}", f"cannot fetch {source!r}: {error}")
     try:
         with Path(source).open("rb") as stream:
@@ -68,6 +74,36 @@ def read_source(source: str, command: str, limit: int) -> bytes:
         stop_command(
             f"pool {command}", f"cannot read the pool file {source!r}: {error.strerror or error}"
         )
+
+
+def server_answer(error: urllib.error.HTTPError) -> str:
+    """What a server said with an error status: its status, title and detail when it answers a
+    problem (``application/problem+json``, as this game's server does), else its status and
+    reason, with what to check."""
+    try:
+        body = error.read(MAX_PROBLEM_BYTES)
+    except OSError:
+        body = b""
+    kind = error.headers.get_content_type() if error.headers else ""
+    try:
+        problem = json.loads(body) if kind == "application/problem+json" else None
+    except (ValueError, RecursionError):
+        problem = None
+    if isinstance(problem, dict) and isinstance(problem.get("detail"), str):
+        title = problem.get("title")
+        named = f" {_printable(title)}" if isinstance(title, str) and title.strip() else ""
+        return f"the server answered {error.code}{named}: {_printable(problem['detail'])}"
+    return (
+        f"the server answered {error.code} {_printable(str(error.reason))}, not a pool's"
+        " description: check the address (https://host/api/pools/ID)"
+    )
+
+
+def _printable(text: str) -> str:
+    """``text`` from a server as one line of printable characters, cut to ``MAX_SAID_CHARS``
+    (nothing it sends can move the terminal's cursor or fill the screen)."""
+    line = "".join(c if c.isprintable() else " " for c in text).strip()
+    return line if len(line) <= MAX_SAID_CHARS else line[: MAX_SAID_CHARS - 3] + "..."
 
 
 def read_pool_file(
