@@ -9,6 +9,7 @@ rounded column does not add up.
 from __future__ import annotations
 
 import datetime as dt
+import html
 import importlib
 from fractions import Fraction
 from pathlib import Path
@@ -94,3 +95,49 @@ def test_the_note_does_not_say_the_column_misses_when_it_adds_up() -> None:
     assert "need not add up to the payout (here they do" in note
     assert "not to the payout" not in note
     assert sum(Fraction(str(row[EXACT])) for row in rows) == data.payout
+
+
+PRINTED = par_sheet.TIER_HEADER.index("printed_odds")
+TABLE = par_sheet.TIER_HEADER.index("table_count")
+COUNT = par_sheet.TIER_HEADER.index("count")
+
+
+def test_a_pool_for_tests_shows_no_printed_odds_that_are_not_its_own(
+    published: report_figures.Figures, tmp_path: Path
+) -> None:
+    """An operator's walkthrough: the PAR sheet of a small pool for tests left ``table_count``
+    blank but showed the published table's ``printed_odds``, odds the pool does not have (1 in
+    6 for £5 where the pool's are 1 in 5, 1 in 6,500,000 for the £1,000,000 where they are 1 in
+    40). The published table's odds are shown for the published pool only; its counts for a
+    pool of its size, to compare with the pool's own; a note under the table says so."""
+    for row, tier in zip(par_sheet.tier_rows(published), published.rows, strict=False):
+        assert row[PRINTED] == tier.tier.printed_odds and row[TABLE] == row[COUNT] == tier.count
+    assert par_sheet.columns_note(published) is None  # the published pool's sheet is unchanged
+
+    small = figures_of(small_pool(), 40)
+    rows = par_sheet.tier_rows(small)
+    assert {row[PRINTED] for row in rows} == {""} and {row[TABLE] for row in rows} == {""}
+    note = par_sheet.columns_note(small)
+    assert note is not None
+    assert "printed_odds is blank (the published table's odds are not this pool's" in note
+    assert "table_count is blank (the pool is not of the published table's 6,500,000" in note
+    assert html.escape(note) in page(small)
+    par_sheet.write_xlsx(small, tmp_path / "small.xlsx")
+    book = load_workbook(tmp_path / "small.xlsx", read_only=True)
+    *_, total, shares, columns = book["Tiers"].iter_rows(min_row=2, values_only=True)
+    book.close()
+    assert total[1] == "total" and shares[0] == par_sheet.share_note(small)
+    assert columns[0] == note
+
+    # Of the published size with other counts: the published counts stand beside its own.
+    counts = list(PoolParameters.published().counts)
+    counts[0] -= 1  # one £5 play fewer, one more that wins nothing
+    other = PoolParameters(6_500_000, tuple(counts), PoolParameters.published().versions)
+    built = dt.datetime(2026, 12, 15, tzinfo=dt.UTC)
+    same_size = figures_of(PoolFile.build(other, built, bytes(32)), 60)
+    rows = par_sheet.tier_rows(same_size)
+    assert {row[PRINTED] for row in rows} == {""}
+    assert [row[TABLE] for row in rows[:-1]] == list(PoolParameters.published().counts)
+    assert rows[0][COUNT] == rows[0][TABLE] - 1
+    note = par_sheet.columns_note(same_size)
+    assert note is not None and "table_count holds the published table's count" in note

@@ -61,7 +61,11 @@ class TierRow:
     tier: Tier
     """The tier."""
     table_count: int | None
-    """Its count in the published 6,500,000-play table (None for a pool of another size)."""
+    """Its count in the published 6,500,000-play table, to compare with ``count`` (None for a
+    pool of another size: no count of the table compares with its own)."""
+    printed_odds: int | None
+    """The odds the published table prints for it, 1 in this (None for a pool of another
+    structure: they are not its odds, which are ``odds``)."""
     count: int
     """Its count in this pool."""
     covered: int
@@ -245,6 +249,7 @@ def figures(pool: PoolFile, dealt: bytes, start: int, naturalness_plays: int) ->
         TierRow(
             tier,
             published.counts[tier.index] if same_size else None,
+            tier.printed_odds if parameters.is_published else None,
             parameters.counts[tier.index],
             int(covered[tier.index]),
             parameters.size,

@@ -11,6 +11,7 @@ from colour_collector.report.checks import NOT_INCLUDED, Outcome
 from colour_collector.report.figures import BAND_DEALS, BAND_SEED, Figures
 from colour_collector.report.par_sheet import (
     TIER_HEADER,
+    columns_note,
     odds_text,
     share_note,
     tier_rows,
@@ -183,7 +184,8 @@ def _par(data: Figures) -> str:
         f'<th scope="row" class="text">{_e(v)}</th>' if i == 1 else f"<td>{_e(v)}</td>"
         for i, v in enumerate(total_row(data))
     )
-    caption = f"PAR sheet: every tier. {share_note(data)}"
+    columns = columns_note(data)
+    caption = f"PAR sheet: every tier. {share_note(data)}" + (f" {columns}" if columns else "")
     return (
         f"<table><caption>{_e(caption)}</caption><tr>{head}</tr>{body}"
         f'<tr class="total">{total}</tr></table>'

@@ -6,7 +6,8 @@ spreadsheet (xlsx, with openpyxl) and as CSV files.
 ``overall_odds``, ``payout_percent``, ``total_prize_pence``) plus the report's own.
 ``par.xlsx`` holds both, the statistical tests, the naturalness tables and the report's checks of
 the pool (``checks``), one sheet each; its sheet "Tiers" and the page's PAR table end on a total
-row and a note on rounding.
+row and a note on rounding, and for a pool for tests a note on what its columns of the published
+table hold (``columns_note``).
 
 Each tier's share of the payout is given rounded, as the prize table prints percentages, and
 exactly, as a fraction: the rounded shares of 99 tiers add up to 73.52% for a payout of 73.50%,
@@ -28,7 +29,7 @@ from openpyxl import Workbook
 from openpyxl.styles import Font
 
 from colour_collector.game import sample_comparison
-from colour_collector.game.pool import STAKE_PENCE
+from colour_collector.game.pool import STAKE_PENCE, load_pool
 from colour_collector.report.checks import NOT_INCLUDED
 from colour_collector.report.figures import Figures
 from colour_collector.report.order_tests import LEVEL
@@ -61,9 +62,12 @@ TIER_HEADER = (
     "payout_share_percent",
     "payout_share_exact",
 )
-"""Columns of ``par.csv`` and of the xlsx sheet "Tiers". ``payout_share_percent`` is rounded
-tier by tier, so the column does not add up to the payout; ``payout_share_exact`` (the tier's
-prize money over the stakes, :func:`over_stakes`) does, exactly."""
+"""Columns of ``par.csv`` and of the xlsx sheet "Tiers". ``printed_odds`` and ``table_count``
+are the published table's, beside the pool's own ``exact_odds`` and ``count``: its odds for the
+published pool only, its counts for a pool of its size (``columns_note``).
+``payout_share_percent`` is rounded tier by tier, so the column does not add up to the payout;
+``payout_share_exact`` (the tier's prize money over the stakes, :func:`over_stakes`) does,
+exactly."""
 
 
 def over_stakes(prize_pence: int, size: int) -> str:
@@ -86,7 +90,7 @@ def tier_rows(data: Figures) -> list[tuple[object, ...]]:
                 tier.prize_pence,
                 " + ".join(str(r) for r in tier.rows),
                 tier.prize_game,
-                tier.printed_odds,
+                "" if row.printed_odds is None else row.printed_odds,
                 "" if row.table_count is None else row.table_count,
                 row.count,
                 row.covered,
@@ -148,6 +152,25 @@ def share_note(data: Figures) -> str:
         f" The exact shares (payout share exact: the tier's prize money over the stakes) add up"
         f" to the payout exactly: {data.payout} of the stakes, {_percent(data.payout)} (the total"
         " row)."
+    )
+
+
+def columns_note(data: Figures) -> str | None:
+    """For a pool for tests, what its columns of the published table hold (an operator read a
+    small pool's ``printed_odds`` as its own); None for the published pool, whose columns are its
+    own figures."""
+    if data.parameters.is_published:
+        return None
+    counts = (
+        "table_count holds the published table's count of each tier, to compare with count (the"
+        " pool's own)"
+        if all(row.table_count is not None for row in data.rows)
+        else f"table_count is blank (the pool is not of the published table's"
+        f" {load_pool().size:,} plays, so none of the table's counts compares with its own)"
+    )
+    return (
+        "A pool for tests, not the published prize structure. printed_odds is blank (the"
+        " published table's odds are not this pool's; its own are exact_odds); " + counts + "."
     )
 
 
@@ -220,6 +243,9 @@ def write_xlsx(data: Figures, path: Path) -> None:
         _append(tiers, row)
     _append(tiers, total_row(data))
     tiers.append((share_note(data),))
+    columns = columns_note(data)
+    if columns is not None:
+        tiers.append((columns,))
     tests = book.create_sheet("Tests")
     tests.append(("test", "statistic", "detail", "p_value", "reading", "method"))
     for t in data.tests:
