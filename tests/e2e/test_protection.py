@@ -51,10 +51,23 @@ def test_setting_a_limit_and_being_refused_over_it(
     wait_idle(page, "protection")
     check_screen(page, browser, f"protection-{view}", "Limits, reality checks, breaks",
                  docs=f"protection-{view}")  # fmt: skip
+    # A daily limit over the weekly one is refused under the daily field, and nothing is saved.
+    tid(page, "limit-daily").fill("60")
+    tid(page, "limit-weekly").fill("40")
+    tid(page, "limits-submit").click()
+    wait_idle(page, "protection")
+    refused = page.locator("#limits-daily_pence-error")
+    assert refused.inner_text() == (
+        "A daily limit cannot be more than the weekly limit. Lower it, or raise the weekly one."
+    )
+    assert tid(page, "limit-daily").get_attribute("aria-invalid") == "true"
+    assert [k["amount_pence"] for k in api(page, "/api/protection")["deposit_limits"]] == [None] * 3
+    tid(page, "limit-weekly").fill("")
     tid(page, "limit-daily").fill("30")
     tid(page, "limits-submit").click()
     wait_idle(page, "protection")
     assert text(page, "limit-daily-status") == "Limit £30.00: £0.00 deposited, £30.00 left."
+    assert not refused.is_visible()
     limits = api(page, "/api/protection")["deposit_limits"]
     assert limits[0]["amount_pence"] == 3000 and limits[0]["period"] == "daily"
     tid(page, "protection-back").click()

@@ -140,6 +140,18 @@ def test_a_decrease_applies_at_once_over_http(player: Any) -> None:
         "monthly_pence",
     ]
     assert bad.json()["errors"][0]["message"] == "a daily limit must be 1 to 10000000 pence, got -1"
+    # A daily limit over the weekly asked for with it is refused, and nothing changes.
+    crossed = {"daily_pence": 5000, "weekly_pence": 2000, "monthly_pence": 20_000}
+    bad = player.post("/api/protection/deposit-limits", json=crossed)
+    assert bad.status_code == 422, bad.text
+    assert [e["field"] for e in bad.json()["errors"]] == ["daily_pence"]
+    assert "more than the weekly limit of 2000 pence" in bad.json()["detail"]
+    kept = player.get("/api/protection").json()["deposit_limits"]
+    assert [(k["period"], k["amount_pence"]) for k in kept] == [
+        ("daily", None),
+        ("weekly", 3000),
+        ("monthly", 20_000),
+    ]
 
 
 def test_a_time_out_refuses_plays_and_deposits_but_not_the_play_in_progress(

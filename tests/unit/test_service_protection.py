@@ -176,6 +176,42 @@ def test_every_limit_not_acceptable_is_named_at_once() -> None:
     assert [field for field, _ in refused.value.problems] == ["daily_pence", "monthly_pence"]
 
 
+def test_a_limit_over_a_longer_periods_is_refused_and_nothing_changes() -> None:
+    """A daily limit over the weekly could never be reached: the player is told to lower it or
+    raise the other; equal limits, and no limit for one of them, are in order."""
+    db = FakeDatabase()
+    token = player(db)
+    limits.set_limits(db, token, {**NO_LIMITS, LimitPeriod.DAILY: 2000}, now=T0)
+    wanted = {LimitPeriod.DAILY: 9000, LimitPeriod.WEEKLY: 5000, LimitPeriod.MONTHLY: 4000}
+    with pytest.raises(InvalidInputError) as refused:
+        limits.set_limits(db, token, wanted, now=T0 + HOUR)
+    assert refused.value.problems == [
+        (
+            "daily_pence",
+            "a daily limit of 9000 pence is more than the weekly limit of 5000 pence asked for"
+            " with it: lower the daily limit, or raise the weekly one",
+        ),
+        (
+            "weekly_pence",
+            "a weekly limit of 5000 pence is more than the monthly limit of 4000 pence asked for"
+            " with it: lower the weekly limit, or raise the monthly one",
+        ),
+    ]
+    skipping = {LimitPeriod.DAILY: 3000, LimitPeriod.WEEKLY: None, LimitPeriod.MONTHLY: 2500}
+    with pytest.raises(InvalidInputError, match="more than the monthly limit") as refused:
+        limits.set_limits(db, token, skipping, now=T0 + HOUR)
+    assert refused.value.field == "daily_pence"
+    shown = protection.overview(db, token, now=T0 + HOUR)
+    assert shown.limits[LimitPeriod.DAILY].limit.amount_pence == 2000  # nothing changed
+    assert shown.limits[LimitPeriod.WEEKLY].limit.amount_pence is None
+    for fine in (
+        {LimitPeriod.DAILY: 5000, LimitPeriod.WEEKLY: 5000, LimitPeriod.MONTHLY: 5000},
+        {LimitPeriod.DAILY: 9000, LimitPeriod.WEEKLY: None, LimitPeriod.MONTHLY: None},
+        {LimitPeriod.DAILY: None, LimitPeriod.WEEKLY: 9000, LimitPeriod.MONTHLY: 10_000},
+    ):
+        assert limits.check_amounts(fine) == fine
+
+
 def test_a_deposit_over_a_limit_is_refused_naming_it_and_when_it_fits() -> None:
     db = FakeDatabase()
     token = player(db)

@@ -4,6 +4,8 @@ The rules, as the player is told them:
 
 - A limit counts every deposit made in the window ending now (any 24 hours, any 7 days, any 30
   days); withdrawals do not give room back (gross).
+- A limit may not be over a longer period's asked for with it (a daily limit over the weekly
+  could never be reached); no limit for a period is never out of order.
 - Lowering a limit, or setting one where there was none, takes effect at once and drops any
   increase or removal that was waiting.
 - Raising or removing a limit waits: it can be confirmed by the player 24 hours after it was
@@ -59,8 +61,9 @@ def check_amount(period: LimitPeriod, amount: object) -> Pence | None:
 
 
 def check_amounts(wanted: Mapping[LimitPeriod, object]) -> dict[LimitPeriod, Pence | None]:
-    """Every period's limit checked (:func:`check_amount`); one error naming each that is not
-    acceptable, so a player corrects them all at once."""
+    """Every period's limit checked (:func:`check_amount`), then their order (a shorter period's
+    limit at most a longer one's); one error naming each that is not acceptable, so a player
+    corrects them all at once."""
     checked: dict[LimitPeriod, Pence | None] = {}
     refused: list[InvalidInputError] = []
     for period in LimitPeriod:
@@ -68,10 +71,37 @@ def check_amounts(wanted: Mapping[LimitPeriod, object]) -> dict[LimitPeriod, Pen
             checked[period] = check_amount(period, wanted.get(period))
         except InvalidInputError as error:
             refused.append(error)
+    if not refused:
+        refused = _out_of_order(checked)
     if refused:
         first, *others = refused
         raise InvalidInputError(str(first), field=first.field, also=tuple(others))
     return checked
+
+
+def _out_of_order(asked: Mapping[LimitPeriod, Pence | None]) -> list[InvalidInputError]:
+    """A limit asked for over one of a longer period asked for with it (a daily limit over the
+    weekly): named at the shorter period, whose limit could never be reached. No limit for a
+    period is never out of order."""
+    periods = list(LimitPeriod)  # shortest first
+    refused: list[InvalidInputError] = []
+    for at, period in enumerate(periods):
+        amount = asked[period]
+        if amount is None:
+            continue
+        for longer in periods[at + 1 :]:
+            cap = asked[longer]
+            if cap is not None and cap < amount:
+                refused.append(
+                    InvalidInputError(
+                        f"a {period.value} limit of {amount} pence is more than the"
+                        f" {longer.value} limit of {cap} pence asked for with it: lower the"
+                        f" {period.value} limit, or raise the {longer.value} one",
+                        field=f"{period.value}_pence",
+                    )
+                )
+                break
+    return refused
 
 
 def is_tighter(new: Pence | None, current: Pence | None) -> bool:

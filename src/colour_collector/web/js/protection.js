@@ -68,6 +68,25 @@ export async function showProtection() {
   showScreen("protection");
 }
 
+/**
+ * The limits over a longer period's limit entered with them (a daily limit over the weekly
+ * one, which could never be reached), by field, as the server refuses them; fields already
+ * wrong are left to their own message.
+ */
+function outOfOrder(body, wrong) {
+  const found = {};
+  PERIODS.forEach((period, at) => {
+    const amount = body[`${period}_pence`];
+    if (amount === null || wrong[`${period}_pence`]) return;
+    const longer = PERIODS.slice(at + 1).find((other) => {
+      const cap = body[`${other}_pence`];
+      return cap !== null && !wrong[`${other}_pence`] && cap < amount;
+    });
+    if (longer) found[`${period}_pence`] = `A ${NAMES[period]} limit cannot be more than the ${NAMES[longer]} limit. Lower it, or raise the ${NAMES[longer]} one.`;
+  });
+  return found;
+}
+
 /** ``guard(fn)`` runs an action with the busy flag and alerts. */
 export function initProtection({ open, guard }) {
   const form = q("limits-form");
@@ -83,6 +102,7 @@ export function initProtection({ open, guard }) {
         if (text && !pence) wrong[`${period}_pence`] = `Enter a ${period} limit in pounds, like 20, or leave it empty.`;
         body[`${period}_pence`] = pence;
       }
+      Object.assign(wrong, outOfOrder(body, wrong));
       if (Object.keys(wrong).length) { showErrors(form, { fields: wrong, form: null }); return; }
       try {
         await post("/api/protection/deposit-limits", body);
