@@ -96,7 +96,17 @@ def test_setting_a_limit_and_being_refused_over_it(
     wait_idle(page, "protection")
     assert "Change to £100.00 can be confirmed from" in text(page, "limit-daily-status")
     assert tid(page, "confirm-daily").count() == 0  # not before it can be confirmed
-    server.forward(24 * 3600 + 60)
+    # The box holds the change that waits; saving another limit keeps its time.
+    assert tid(page, "limit-daily").input_value() == "100.00"
+    waiting = api(page, "/api/protection")["deposit_limits"][0]
+    server.forward(3600)
+    tid(page, "limit-monthly").fill("500")
+    tid(page, "limits-submit").click()
+    wait_idle(page, "protection")
+    after = api(page, "/api/protection")["deposit_limits"]
+    assert after[0]["confirmable_at"] == waiting["confirmable_at"]
+    assert after[2]["amount_pence"] == 50_000
+    server.forward(23 * 3600 + 60)
     tid(page, "protection-back").click()
     wait_idle(page, "lobby")
     open_lobby_button(page, "lobby-protection", "protection")

@@ -146,6 +146,13 @@ def test_a_decrease_applies_at_once_over_http(player: Any) -> None:
     assert bad.status_code == 422, bad.text
     assert [e["field"] for e in bad.json()["errors"]] == ["daily_pence"]
     assert "more than the weekly limit of 2000 pence" in bad.json()["detail"]
+    # Every problem is in the detail too, as a request's validation problems are.
+    both = {"daily_pence": 3000, "weekly_pence": 2000, "monthly_pence": 1000}
+    bad = player.post("/api/protection/deposit-limits", json=both)
+    assert [e["field"] for e in bad.json()["errors"]] == ["daily_pence", "weekly_pence"]
+    assert bad.json()["detail"] == "; ".join(
+        f"{e['field']}: {e['message']}" for e in bad.json()["errors"]
+    )
     kept = player.get("/api/protection").json()["deposit_limits"]
     assert [(k["period"], k["amount_pence"]) for k in kept] == [
         ("daily", None),
@@ -253,7 +260,11 @@ def test_a_reality_check_pauses_the_next_purchase(
     player.post(f"/api/plays/{first['play']['play_number']}/finish", json={})
     check = player.get("/api/protection/reality-check").json()
     assert (check["interval_minutes"], check["due"]) == (60, False)
-    server_clock.forward(minutes=61)
+    # Continuing before a check is due puts nothing off.
+    server_clock.forward(minutes=59)
+    early = player.post("/api/protection/reality-check/continue", json={})
+    assert early.status_code == 200 and early.json()["due_at"] == check["due_at"]
+    server_clock.forward(minutes=2)
     due = assert_problem(buy(player), 409, "reality_check_due")
     assert due["played_seconds"] >= 61 * 60 and due["net_pence"] == -500
     assert player.get("/api/plays/quote").json()["refused"]["code"] == "reality_check_due"

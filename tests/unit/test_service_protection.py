@@ -158,6 +158,10 @@ def test_asking_again_restarts_the_cooling_off() -> None:
     again = limits.change(first, 3000, T0 + 20 * HOUR)
     assert again.confirmable_at == T0 + 20 * HOUR + DAY
     assert limits.change(again, 1000, T0 + 21 * HOUR) == limit  # the limit in force: no change
+    # Asking for the change that waits (a request names every period) keeps its time.
+    assert limits.change(again, 3000, T0 + 22 * HOUR) == again
+    removal = limits.change(limit, None, T0)
+    assert limits.change(removal, None, T0 + HOUR) == removal
 
 
 @pytest.mark.parametrize("bad", [0, -1, limits.MAX_LIMIT_PENCE + 1, True, "100", 1.5])
@@ -634,6 +638,19 @@ def test_a_due_reality_check_is_seen_before_a_longer_interval_puts_it_off() -> N
     reality_checks.continue_playing(db, token, now=at)
     assert not reality_checks.set_interval(db, token, 240, now=at).due(at)
     assert reality_checks.look(db, token, now=at).due_at == at + 4 * HOUR
+
+
+def test_continuing_before_a_check_is_due_changes_nothing() -> None:
+    """Else a client calling it just before each check would never show one."""
+    db = FakeDatabase()
+    token = player(db)
+    early = T0 + HOUR - dt.timedelta(minutes=1)
+    before, commits = copy.deepcopy(db.state), db.commits
+    seen = reality_checks.continue_playing(db, token, now=early)
+    assert seen.due_at == T0 + HOUR and not seen.due(early)
+    assert db.commits == commits and db.state == before  # nothing recorded, nothing audited
+    assert reality_checks.look(db, token, now=T0 + HOUR).due(T0 + HOUR)
+    assert reality_checks.continue_playing(db, token, now=T0 + HOUR).due_at == T0 + 2 * HOUR
 
 
 @pytest.mark.parametrize("minutes", [9, 241, True])

@@ -226,6 +226,9 @@ def problem_from_service_error(error: errors.ServiceError) -> ProblemError:
                 headers["WWW-Authenticate"] = 'Cookie realm="colour-collector"'
             extra.update(_protection_details(error))
             detail = str(error)
+            if isinstance(error, errors.InvalidInputError) and len(error.problems) > 1:
+                # Worded as a request's validation problems are: each field and its message.
+                detail = "; ".join(f"{f}: {m}" for f, m in error.problems)
             if isinstance(error, errors.DamagedRowError):
                 # The row is the operator's to mend (the log names it): whoever asked is told
                 # only to come back later.

@@ -9,8 +9,10 @@ The rules, as the player is told them:
 - Lowering a limit, or setting one where there was none, takes effect at once and drops any
   increase or removal that was waiting.
 - Raising or removing a limit waits: it can be confirmed by the player 24 hours after it was
-  asked for, and only then takes effect. Until it is confirmed the old limit holds. Asking again
-  starts the 24 hours again.
+  asked for, and only then takes effect. Until it is confirmed the old limit holds. Asking for
+  another raise starts the 24 hours again; asking for the one waiting leaves it as it is.
+- So while a raise or removal waits, the limits in force can be out of the order their request
+  kept (a daily limit whose removal waits, over a weekly one just lowered): the tighter binds.
 - A deposit that would take the window's deposits over a limit is refused, naming the limit and
   when enough of the window's deposits have left it for this deposit to fit.
 - A player is asked to set limits before the first deposit through the payment provider, and may
@@ -112,7 +114,10 @@ def is_tighter(new: Pence | None, current: Pence | None) -> bool:
 def change(limit: DepositLimit, new: Pence | None, now: dt.datetime) -> DepositLimit:
     """The limit after the player asks for ``new``: a tighter limit at once, a looser one (or
     none) waiting for confirmation after the cooling-off; asking for the limit in force drops a
-    waiting change."""
+    waiting change, and asking for the one waiting leaves it as it is (every period is named in
+    each request, so a change of another period repeats it)."""
+    if limit.pending and new == limit.requested_pence:
+        return limit
     if new == limit.amount_pence:
         return replace(limit, requested_at=None, requested_pence=None)
     if is_tighter(new, limit.amount_pence):

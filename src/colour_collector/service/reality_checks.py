@@ -111,11 +111,15 @@ def look(
 def continue_playing(
     factory: UnitOfWorkFactory, token: str | None, *, now: dt.datetime | None = None
 ) -> RealityCheck:
-    """The player saw the check and chose to continue: the next is an interval from now."""
+    """The player saw the check and chose to continue: the next is an interval from now. Before
+    a check is due this changes nothing (and is not audited): continuing cannot put off a check
+    the player has not been shown."""
     at = now or utcnow()
     with factory() as uow:
         session = live_session(uow, token, at, lock_account=True)
         seen = _check(uow, session, at, money=True)
+        if not seen.due(at):
+            return seen
         uow.protection.record_reality_check(session.token_hash, at)
         audit.append(
             uow,

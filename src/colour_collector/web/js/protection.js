@@ -46,7 +46,10 @@ export async function showProtection() {
   confirms.replaceChildren();
   for (const limit of found.deposit_limits) {
     const input = q(`limit-${limit.period}`);
-    input.value = limit.amount_pence === null ? "" : (limit.amount_pence / 100).toFixed(2);
+    // The box holds the limit asked for: a change waiting, or else the limit in force. Saved
+    // again unchanged, a change waiting keeps its time (the status line says what is in force).
+    const asked = limit.pending ? limit.requested_pence : limit.amount_pence;
+    input.value = asked === null ? "" : (asked / 100).toFixed(2);
     q(`limit-${limit.period}-status`).textContent = limitStatus(limit);
     // A change waits 24 hours: its button shows once the server's clock has passed that.
     if (limit.pending && Date.parse(limit.confirmable_at) <= Date.parse(found.now)) {
