@@ -568,6 +568,9 @@ class FakePools:
     def waiting(self, before: PoolId | None = None) -> int:
         return len([p for p in self._waiting() if before is None or p.id < before])
 
+    def unsold(self) -> Sequence[StoredPool]:
+        return list(self._waiting())
+
     def newest(self, limit: int) -> Sequence[StoredPool]:
         return sorted(self.state.pools.values(), key=lambda p: -p.id)[:limit]
 

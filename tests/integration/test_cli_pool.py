@@ -158,6 +158,12 @@ def test_pools_are_built_certified_sold_rolled_closed_and_checked(
         anyone = new_client(app)
         published = anyone.get("/api/pools/1").json()
         (tmp_path / "pool-1.json").write_text(json.dumps(published), encoding="utf-8")
+        # The lab can write the report of a closed pool from what the server publishes.
+        reported = run("pool", "report", str(tmp_path / "pool-1.json"), "--out",
+                       str(tmp_path / "report-1"), "--naturalness-plays", "50")  # fmt: skip
+        assert reported.exit_code == 0, reported.output
+        page = (tmp_path / "report-1" / "index.html").read_text(encoding="utf-8")
+        assert published["commitment"] in page
         player, play = sold[3]
         recalled = player.get(f"/api/my-games/{play['play_number']}").json()
         checked = run(
@@ -354,18 +360,45 @@ def test_a_pool_sealed_with_another_key_is_listed_as_not_on_sale_and_why(
     database_url: str, tmp_path: Path
 ) -> None:
     """A server with another ``SECRET_KEY`` than ``pool load``'s refuses every purchase from the
-    pool: ``pool list`` with its settings does not call it on sale, and says what to do."""
-    pool = build(tmp_path, "pool", 6, {"£5": 2})
-    assert run("pool", "load", str(pool), "--database-url", database_url).exit_code == 0
-    server = {"COLOUR_COLLECTOR_DRAW_MODE": "pool", "COLOUR_COLLECTOR_SECRET_KEY": SECRET + "!"}
+    pool: ``pool list`` with its settings does not call it on sale, and says what to do; ``pool
+    load`` says so when the pools waiting to sell were sealed with another key than its own,
+    queued ones included, and ``pool close`` names the pool file as the way round."""
+    first = build(tmp_path, "first", 6, {"£5": 2})
+    second = build(tmp_path, "second", 5, {"£5": 1})
+    assert run("pool", "load", str(first), "--database-url", database_url).exit_code == 0
+    other = {"COLOUR_COLLECTOR_SECRET_KEY": SECRET + "!"}
+    server = {"COLOUR_COLLECTOR_DRAW_MODE": "pool", **other}
     listed = json.loads(
         run("pool", "list", "--json", "--database-url", database_url, env=server).output
     )
     assert [(p["id"], p["status"]) for p in listed["pools"]] == [(1, "queued")]
     assert listed["sale_problem"].startswith(
-        "no play can be sold: pool 1's secret cannot be unsealed with this server's key"
+        "no play can be sold: pool 1's secret cannot be unsealed with this"
+        " COLOUR_COLLECTOR_SECRET_KEY: the pool was loaded with another"
     )
     table = run("pool", "list", "--database-url", database_url, env=server).output.splitlines()
     assert table[1].split()[:2] == ["1", "queued"]
     assert table[-1].startswith("With this shell's settings, no play can be sold: pool 1's")
-    assert table[-1].endswith("(pool load) to seal it with the key in use.")
+    assert table[-1].endswith("(pool load) from a shell with the server's key.")
+    # Loading another pool with another key: told that the pool waiting was sealed otherwise.
+    loaded = run("pool", "load", str(second), "--database-url", database_url, env=other)
+    assert loaded.exit_code == 0, loaded.output
+    assert "Pool 1, waiting to sell, was sealed with another COLOUR_COLLECTOR_SECRET_KEY" in (
+        loaded.output
+    )
+    # With the first key, the queued pool is the one that will not sell, and the list says so.
+    first_key = {"COLOUR_COLLECTOR_DRAW_MODE": "pool"}
+    listed = json.loads(
+        run("pool", "list", "--json", "--database-url", database_url, env=first_key).output
+    )
+    assert [(p["id"], p["status"]) for p in listed["pools"]] == [(2, "queued"), (1, "on_sale")]
+    assert listed["sale_problem"].startswith(
+        "pool 2, queued, will not sell when its turn comes: pool 2's secret cannot be unsealed"
+    )
+    # Loading the first pool again with the other key moves its seal: told, before the sale stops.
+    again = run("pool", "load", str(first), "--database-url", database_url, env=other)
+    assert "Pool 1 was sealed with another COLOUR_COLLECTOR_SECRET_KEY before" in again.output
+    assert "waiting to sell" not in again.output  # pool 2 has this key
+    closing = run("pool", "close", "2", "--withdraw", "--database-url", database_url)
+    assert closing.exit_code == 1, closing.output
+    assert "or close it with the pool file (pool close 2 --pool-file FILE)" in closing.output

@@ -92,6 +92,11 @@ def backend() -> str:
         ),
         (("pool", "verify", "{tmp}/none.json"), 2, "cannot read the pool file"),
         (("pool", "verify", "http://127.0.0.1:1/api/pools/1"), 2, "cannot fetch"),
+        (
+            ("pool", "report", "http://127.0.0.1:1/api/pools/1", "--out", "{tmp}/r"),
+            2,
+            "cannot fetch 'http://127.0.0.1:1/api/pools/1'",  # the address as given
+        ),
         (("pool", "check", "--pool", "http://127.0.0.1:1/x", "--position", "0"), 2, "cannot fetch"),
         (("pool", "verify", "{tmp}/bad-counts.json"), 2, "is not a pool file: the pool file lacks"),
         (("pool", "verify", "{tmp}/pool.json", "--positions", "9:3"), 2, "--positions must be"),

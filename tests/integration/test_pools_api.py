@@ -125,11 +125,13 @@ def test_pools_sell_in_order_and_each_play_shows_its_pool_and_position(
     assert listed[0]["top_prizes"][0]["left"] == 0
 
 
-def console_game(app: Any, new_client: Any, database: Database, https: bool = False) -> Any:
+def console_game(
+    app: Any, new_client: Any, database: Database, https: bool = False, name: str = "manager"
+) -> Any:
     """The console's front page, read by a new manager."""
-    operators.add(database, PASSWORDS, name="manager", password=SECRET, role=OperatorRole.MANAGER)
+    operators.add(database, PASSWORDS, name=name, password=SECRET, role=OperatorRole.MANAGER)
     client = new_client(app, https=https)
-    answer = client.post("/api/operator/login", json={"name": "manager", "password": SECRET})
+    answer = client.post("/api/operator/login", json={"name": name, "password": SECRET})
     assert answer.status_code == 200, answer.text
     game = client.get("/api/operator/game")
     assert game.status_code == 200, game.text
@@ -145,6 +147,15 @@ def test_the_console_says_why_no_play_is_sold_from_a_pool(
     problem = console_game(app, new_client, database)["pool_problem"]
     assert problem.startswith("no play can be sold: pool 1's secret cannot be unsealed")
     assert_problem(buy(buyer(app, new_client, 0)), 503, "pool_unavailable")
+    # A pool queued behind it with the server's key sells when its turn comes: not told of; one
+    # with another key is, before its turn.
+    pools.load(database, small_pool(4, {"£5": 1}), KEY, published_only=False)
+    pools.load(database, small_pool(5, {"£5": 1}), pools.seal_key("a third"), published_only=False)
+    with database() as uow:
+        assert [p.id for p in uow.pools.unsold()] == [1, 2, 3]
+    problem = console_game(app, new_client, database, name="second")["pool_problem"]
+    assert "pool 2" not in problem
+    assert "; pool 3, queued, will not sell when its turn comes: pool 3's secret" in problem
 
 
 def test_a_server_drawing_independently_shows_no_pool_on_sale(

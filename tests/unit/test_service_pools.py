@@ -251,6 +251,17 @@ def test_the_console_is_told_why_nothing_is_sold_from_the_pools() -> None:
     assert problem.startswith("no play can be sold: pool 1's secret cannot be unsealed")
     pools.close(db, 1, pools.seal_key("another key"), withdraw=True, now=T0)
     assert pools.sale_problem(db, SALE) is None
+    # A pool queued behind the one on sale is told of before its turn comes.
+    third = small_pool(12, {"£5": 2})
+    loaded = pools.load(db, third, pools.seal_key("another key"), published_only=False, now=T0)
+    assert loaded.other_keys == (2,)  # pool 2 was sealed with KEY
+    problem = pools.sale_problem(db, SALE)
+    assert problem is not None
+    assert problem.startswith(
+        "pool 3, queued, will not sell when its turn comes: pool 3's secret cannot be unsealed"
+    )
+    assert load(db, third).other_keys == (3,)  # sealed again with KEY: told it was not before
+    assert pools.sale_problem(db, SALE) is None
 
 
 def test_top_prizes_left_are_shown_most_valuable_first() -> None:

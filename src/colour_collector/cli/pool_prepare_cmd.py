@@ -19,7 +19,6 @@ from colour_collector.cli.pool_base import (
     describe,
     pool_app,
     read_pool,
-    read_pool_file,
     read_positions,
     read_sha256,
     refuse,
@@ -346,7 +345,14 @@ def verify(
 
 @pool_app.command("report")
 def report(
-    pool_file: Annotated[Path, typer.Argument(metavar="POOL", help="The pool file.")],
+    pool_file: Annotated[
+        str,
+        typer.Argument(
+            metavar="POOL",
+            help="The pool file, or a closed pool as the server publishes it: the address of"
+            " GET /api/pools/ID, or that answer saved to a file.",
+        ),
+    ],
     out: Annotated[
         Path, typer.Option("--out", help="Directory to write the report in (must not exist).")
     ],
@@ -375,7 +381,7 @@ def report(
             f"the report needs matplotlib, openpyxl, numpy and scipy ({error.name} is missing):"
             " pip install 'colour-collector[report]'",
         )
-    pool = read_pool_file(str(pool_file), "report")
+    pool, _ = read_pool(pool_file, "report", published=True)
     try:
         pool.check()
     except PoolFileError as error:

@@ -77,6 +77,20 @@ def load(
     typer.echo(f"Loaded pool {stored.id}: {describe(pool.parameters)}; {where}.")
     typer.echo(f"Commitment:  {stored.commitment}")
     typer.echo(f"Database:    {shown}")
+    if stored.id in loaded.other_keys:
+        typer.echo(
+            f"Pool {stored.id} was sealed with another COLOUR_COLLECTOR_SECRET_KEY before: a"
+            " server with that key no longer sells it. Load it again from a shell with the"
+            " server's key if this shell's is not."
+        )
+    others = [str(p) for p in loaded.other_keys if p != stored.id]
+    if others:
+        typer.echo(
+            f"Pool{'s' if len(others) > 1 else ''} {', '.join(others)}, waiting to sell,"
+            f" {'were' if len(others) > 1 else 'was'} sealed with another"
+            " COLOUR_COLLECTOR_SECRET_KEY than this shell's: a server sells only the pools sealed"
+            " with its own key. Is this shell's key the server's?"
+        )
     if settings.secret_key.get_secret_value() == DEFAULT_SECRET_KEY:
         typer.echo(
             "Sealed with the development placeholder key (COLOUR_COLLECTOR_SECRET_KEY is not"
@@ -96,8 +110,8 @@ def listing(
 ) -> None:
     """The pools loaded, newest first: status, plays sold, commitment. A pool is ``on_sale``
     only as a server with this shell's settings would sell it (``DRAW_MODE``, the environment,
-    ``SECRET_KEY``), as ``GET /api/pools`` says; when such a server would sell nothing, the last
-    line says why."""
+    ``SECRET_KEY``), as ``GET /api/pools`` says; when such a server would refuse a pool waiting
+    to sell (on sale or queued), or draws independently, the last line says why."""
     from colour_collector.service import pool_views, pools  # noqa: PLC0415
 
     sale = server_settings("pool list").pool_sale

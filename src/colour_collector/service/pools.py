@@ -95,9 +95,9 @@ def unseal(pool: StoredPool, parameters: PoolParameters, key: bytes) -> bytes:
     secret = bytes(a ^ b for a, b in zip(sealed, _pad(pool.commitment, key), strict=True))
     if commitment(secret, parameters) != pool.commitment:
         raise PoolSecretError(
-            f"pool {pool.id}'s secret cannot be unsealed with this server's key: was"
-            " COLOUR_COLLECTOR_SECRET_KEY changed since the pool was loaded? Load the pool file"
-            " again (pool load) to seal it with the key in use"
+            f"pool {pool.id}'s secret cannot be unsealed with this COLOUR_COLLECTOR_SECRET_KEY:"
+            " the pool was loaded with another. Load the pool file again (pool load) from a"
+            " shell with the server's key"
         )
     return secret
 
@@ -153,22 +153,30 @@ class Sale:
 
 
 def sale_problem(factory: UnitOfWorkFactory, sale: Sale | None) -> str | None:
-    """Why no play can be sold from the pools loaded, for the console and ``pool list`` (None
-    when they can, or when none is waiting). ``sale``: the server's (None: it draws every play
-    independently)."""
+    """Why plays cannot be sold from the pools loaded, for the console and ``pool list`` (None
+    when they can, or when none is waiting): the pool on sale, and each queued after it that
+    this server will refuse when its turn comes. ``sale``: the server's (None: it draws every
+    play independently)."""
     with factory() as uow:
-        on_sale = uow.pools.on_sale()
-        waiting = uow.pools.waiting()
-    if on_sale is None:
+        unsold = uow.pools.unsold()
+    if not unsold:
         return None
     if sale is None:
         return (
-            f"{waiting} prize pool{'s' if waiting != 1 else ''} loaded and not sold out, but this"
-            " server draws every play independently (COLOUR_COLLECTOR_DRAW_MODE is not pool):"
-            " nothing is sold from them"
+            f"{len(unsold)} prize pool{'s' if len(unsold) != 1 else ''} loaded and not sold out,"
+            " but this server draws every play independently (COLOUR_COLLECTOR_DRAW_MODE is not"
+            " pool): nothing is sold from them"
         )
-    refused = sale.refusal(on_sale)
-    return None if refused is None else f"no play can be sold: {refused}"
+    first, *queued = unsold
+    problems = []
+    refused = sale.refusal(first)
+    if refused is not None:
+        problems.append(f"no play can be sold: {refused}")
+    for pool in queued:
+        refused = sale.refusal(pool)
+        if refused is not None:
+            problems.append(f"pool {pool.id}, queued, will not sell when its turn comes: {refused}")
+    return "; ".join(problems) or None
 
 
 # -- loading ---------------------------------------------------------------------------------------
@@ -184,6 +192,10 @@ class Loaded:
     """False when the pool was loaded before (its secret is sealed again with the key in use)."""
     ahead: int
     """Pools that go on sale before it (loaded before it, neither sold out nor closed)."""
+    other_keys: tuple[PoolId, ...] = ()
+    """Pools waiting to sell (this one, if it was loaded before) that were sealed with another
+    key than this load's: a server with this key cannot sell them, and, if its key is theirs,
+    cannot sell this one."""
 
 
 def load(
@@ -216,6 +228,8 @@ def load(
     sealed = seal(pool_file.secret, pool_file.commitment, key)
     with factory() as uow:
         found = uow.pools.by_commitment(pool_file.commitment)
+        # Told before the seal changes: which pools waiting to sell this key does not unseal.
+        other_keys = tuple(p.id for p in uow.pools.unsold() if not _unseals(p, key))
         if found is not None:
             locked = uow.pools.get_for_update(found.id)
             if locked is None or locked.closed_at is not None:
@@ -258,7 +272,15 @@ def load(
             now=at,
         )
         uow.commit()
-    return Loaded(pool, created, ahead)
+    return Loaded(pool, created, ahead, other_keys)
+
+
+def _unseals(pool: StoredPool, key: bytes) -> bool:
+    try:
+        unseal(pool, parameters_of(pool), key)
+    except PoolSecretError:
+        return False
+    return True
 
 
 # -- closing ---------------------------------------------------------------------------------------
@@ -309,7 +331,12 @@ def close(
         return found
     parameters = parameters_of(found)
     if secret is None:
-        secret = unseal(found, parameters, key)
+        try:
+            secret = unseal(found, parameters, key)
+        except PoolSecretError as error:
+            raise PoolSecretError(
+                f"{error}, or close it with the pool file (pool close {pool_id} --pool-file FILE)"
+            ) from None
     elif commitment(secret, parameters) != found.commitment:
         raise PoolSecretError(
             f"this secret does not match pool {pool_id}'s commitment {found.commitment[:16]}..."

@@ -138,6 +138,10 @@ class SqlPools:
             query = query.where(pools.c.id < before)
         return int(self.connection.execute(query).scalar_one())
 
+    def unsold(self) -> Sequence[StoredPool]:
+        rows = self.connection.execute(select(pools).where(_WAITING).order_by(pools.c.id))
+        return [_pool(row) for row in rows]
+
     def newest(self, limit: int) -> Sequence[StoredPool]:
         rows = self.connection.execute(select(pools).order_by(pools.c.id.desc()).limit(limit))
         return [_pool(row) for row in rows]

@@ -48,6 +48,11 @@ class Pools(Protocol):
         those loaded before that pool, which go on sale before it)."""
         ...
 
+    def unsold(self) -> Sequence[StoredPool]:
+        """Pools neither sold out nor closed, in the order they go on sale (the one on sale
+        first)."""
+        ...
+
     def newest(self, limit: int) -> Sequence[StoredPool]:
         """The pools loaded last, newest first."""
         ...
