@@ -15,6 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from matplotlib.figure import Figure
 from openpyxl import load_workbook
 
 from colour_collector.game.pool_deal import categories
@@ -22,6 +23,7 @@ from colour_collector.game.pool_file import PoolFile
 from colour_collector.game.pool_parameters import PoolParameters
 from colour_collector.report import par_sheet
 from colour_collector.report.page import page
+from colour_collector.report.plots import _minor_label
 from pool_support import small_pool
 
 # ``colour_collector.report.figures`` is the module; the package exports a function by that name.
@@ -141,3 +143,14 @@ def test_a_pool_for_tests_shows_no_printed_odds_that_are_not_its_own(
     assert rows[0][COUNT] == rows[0][TABLE] - 1
     note = par_sheet.columns_note(same_size)
     assert note is not None and "table_count holds the published table's count" in note
+
+
+def test_a_log_axis_within_two_decades_is_labelled_between_its_powers_of_ten() -> None:
+    """A small pool's tier counts (2 to 6 plays) span no power of ten: their ticks between are
+    labelled in plain numbers; a wide axis (the published pool's) labels only the powers."""
+    axes = Figure().add_subplot()
+    axes.set_yscale("log")
+    axes.set_ylim(1.8, 6.5)
+    assert [_minor_label(axes, v, None) for v in (2, 3, 6)] == ["2", "3", "6"]
+    axes.set_ylim(1, 6_500_000)
+    assert _minor_label(axes, 3, None) == ""

@@ -7,8 +7,10 @@ state and no display, whatever backend the machine has.
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import partial
 from pathlib import Path
 
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator, PercentFormatter
@@ -30,6 +32,14 @@ def _save(figure: Figure, path: Path) -> None:
 
 def _thousands(value: float, _: object) -> str:
     return f"{value:,.0f}"
+
+
+def _minor_label(axes: Axes, value: float, _: object) -> str:
+    """A log axis's ticks between the powers of ten, labelled only when it spans under two
+    decades (so that one with no power of ten inside still has numbers); never in the
+    default's ``6×10^0``."""
+    low, high = axes.get_ylim()
+    return _thousands(value, None) if high < 100 * max(low, 1e-9) else ""
 
 
 def prize_distribution(data: Figures, path: Path) -> None:
@@ -79,7 +89,12 @@ def tier_counts(data: Figures, path: Path) -> None:
     axes.set_xlabel("tier (table order)")
     axes.set_ylabel("plays")
     axes.yaxis.set_major_formatter(FuncFormatter(_thousands))
-    axes.set_title("Tier counts against the prize structure")
+    axes.yaxis.set_minor_formatter(FuncFormatter(partial(_minor_label, axes)))
+    axes.set_title(
+        "Tier counts against the published table"
+        if published
+        else "Tier counts of this pool (the published table has another size)"
+    )
     axes.legend(fontsize=8)
     _save(figure, path)
 

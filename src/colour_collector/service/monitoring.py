@@ -83,8 +83,9 @@ class Figures:
         for line in self.prizes:
             if line.band.outside:
                 what = "no win" if line.prize_pence == 0 else f"prize {pounds(line.prize_pence)}"
+                plays = f"{line.band.observed:.0f} play{'' if line.band.observed == 1 else 's'}"
                 found.append(
-                    f"{what}: {line.band.observed:.0f} plays, outside its 99% band"
+                    f"{what}: {plays}, outside its 99% band"
                     f" {line.band.low:.0f} to {line.band.high:.0f}"
                 )
         return found
