@@ -158,6 +158,19 @@ def test_pools_are_built_certified_sold_rolled_closed_and_checked(
         anyone = new_client(app)
         published = anyone.get("/api/pools/1").json()
         (tmp_path / "pool-1.json").write_text(json.dumps(published), encoding="utf-8")
+        # A position the pool did not sell (a withdrawn pool's) is said to be one.
+        (tmp_path / "partly.json").write_text(json.dumps({**published, "dealt": 3}), "utf-8")
+        unsold = run("pool", "check", "--pool", str(tmp_path / "partly.json"), "--position", "4")
+        assert unsold.exit_code == 0, unsold.output
+        assert "Sold:           no: the pool sold 3 plays (positions 0 to 2)" in unsold.output
+        for position, sold_there in (("4", False), ("2", True)):
+            said = run("pool", "check", "--pool", str(tmp_path / "partly.json"), "--position",
+                       position, "--json")  # fmt: skip
+            assert json.loads(said.output)["sold"] is sold_there
+        assert "Sold:" not in run("pool", "check", "--pool", str(first), "--position", "4").output
+        (tmp_path / "odd.json").write_text(json.dumps({**published, "dealt": "3"}), "utf-8")
+        odd = run("pool", "check", "--pool", str(tmp_path / "odd.json"), "--position", "4")
+        assert odd.exit_code == 2 and "'dealt' must be a whole number, not '3'" in odd.output
         # The lab can write the report of a closed pool from what the server publishes.
         reported = run("pool", "report", str(tmp_path / "pool-1.json"), "--out",
                        str(tmp_path / "report-1"), "--naturalness-plays", "50")  # fmt: skip

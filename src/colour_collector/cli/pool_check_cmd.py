@@ -39,6 +39,8 @@ class PublishedPool:
     """Its parameters."""
     secret: str | None
     """The published secret (or the pool file's), if known."""
+    dealt: int | None = None
+    """Plays sold from it, as the server describes it (None from a pool file)."""
 
 
 def _published(source: str) -> PublishedPool:
@@ -72,7 +74,10 @@ def _published(source: str) -> PublishedPool:
         read = PoolParameters.from_text(parameters)
     except PoolDealError as error:
         stop_command("pool check", f"{source!r}: {error}")
-    return PublishedPool(commitment.strip().lower(), read, secret)
+    dealt = info.get("dealt")
+    if dealt is not None and (isinstance(dealt, bool) or not isinstance(dealt, int) or dealt < 0):
+        stop_command("pool check", f"{source!r}: 'dealt' must be a whole number, not {dealt!r}")
+    return PublishedPool(commitment.strip().lower(), read, secret, dealt)
 
 
 @pool_app.command("check")
@@ -195,6 +200,7 @@ def check(
             "commitment": published.commitment,
             "commitment_seen_before_sale": expected_commitment is not None,
             "position": position,
+            "sold": None if published.dealt is None else position < published.dealt,
             "tier": None if tier is None else tier.name,
             "prize_pence": prize,
             "steps": len(record.steps),
@@ -210,6 +216,14 @@ def check(
             f" {'no win' if tier is None else tier.name} ({pounds(prize)}),"
             f" {len(record.steps)} steps"
         )
+        if published.dealt is not None and position >= published.dealt:
+            typer.echo(
+                f"Sold:           no: the pool sold {published.dealt:,} plays (positions 0 to"
+                f" {published.dealt - 1:,}); this is the play the position holds, never sold"
+                if published.dealt
+                else "Sold:           no: the pool sold no play; this is the play the position"
+                " holds, never sold"
+            )
         typer.echo(f"Record SHA-256: {digest}")
         typer.echo(f"Start grid:     {' '.join(codec.to_json(record)['grid'])}")
         for problem in problems:
