@@ -188,7 +188,7 @@ def test_taking_a_time_out(browser: Any, start_server: Any) -> None:
     open_lobby_button(page, "lobby-protection", "protection")
     sent: list[str] = []
     page.on("request", lambda r: sent.append(r.url) if "/api/protection/" in r.url else None)
-    tid(page, "timeout-days").select_option("1")
+    tid(page, "timeout-days").select_option("7")
     tid(page, "timeout-submit").click()  # not confirmed yet: said at once, nothing sent
     wait_idle(page, "protection")
     assert "Tick the box" in text(page, "timeout-error")
@@ -202,6 +202,9 @@ def test_taking_a_time_out(browser: Any, start_server: Any) -> None:
     wait_idle(page, "protection")
     notice = text(page, "protection-break")
     assert notice.startswith("You are taking a time-out until")
+    said = "document.querySelector('[data-testid=live]').textContent.startsWith('You are taking')"
+    page.wait_for_function(said)
+    assert text(page, "live") == notice  # what is in force is what is said
     check_screen(page, browser, "time-out-taken", docs="time-out")
     # The play in progress may still be finished, and pays.
     tid(page, "nav-my-games").click()
@@ -228,6 +231,19 @@ def test_taking_a_time_out(browser: Any, start_server: Any) -> None:
     assert text(page, "money-break") == notice
     assert not tid(page, "pay-in-form").is_visible()
     assert tid(page, "pay-out-form").is_visible()  # the balance can still be withdrawn
+    # A shorter time-out taken during it changes nothing, and the player is told the week holds.
+    ends_at = api(page, "/api/protection")["exclusion"]["ends_at"]
+    tid(page, "money-back").click()
+    wait_idle(page, "lobby")
+    open_lobby_button(page, "lobby-protection", "protection")
+    tid(page, "timeout-days").select_option("1")
+    tid(page, "timeout-confirm").check()
+    page.evaluate("document.querySelector('[data-testid=live]').textContent = ''")
+    tid(page, "timeout-submit").click()
+    wait_idle(page, "protection")
+    page.wait_for_function(said)
+    assert text(page, "live") == notice
+    assert api(page, "/api/protection")["exclusion"]["ends_at"] == ends_at
 
 
 def test_saving_reality_checks_says_so(browser: Any, start_server: Any) -> None:

@@ -155,7 +155,8 @@ export function initProtection({ open, guard }) {
   });
   // A break must be confirmed with its box: unticked, it is said at once and nothing is sent
   // (the server would refuse it in the same words).
-  const takeBreak = (formEl, path, body, done = "Your break has started.") => formEl.addEventListener("submit", (event) => {
+  // Said after it: what is in force now, which is the longer break when one was already running.
+  const takeBreak = (formEl, path, body, done = null) => formEl.addEventListener("submit", (event) => {
     event.preventDefault();
     guard(async () => {
       clearErrors(formEl);
@@ -164,13 +165,14 @@ export function initProtection({ open, guard }) {
         showErrors(formEl, explain(new ApiError(422, { code: "confirmation_required" }), formEl.dataset.form));
         return;
       }
+      let found;
       try {
-        await post(path, asked);
+        found = await post(path, asked);
       } catch (error) {
         showErrors(formEl, explain(error, formEl.dataset.form));
         return;
       }
-      announce(done);
+      announce(done || breakText(found.exclusion) || "Your break has started.");
       await showProtection();
     });
   });
