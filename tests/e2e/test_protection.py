@@ -58,7 +58,7 @@ def test_setting_a_limit_and_being_refused_over_it(
     wait_idle(page, "protection")
     refused = page.locator("#limits-daily_pence-error")
     assert refused.inner_text() == (
-        "A daily limit cannot be more than the weekly limit. Lower it, or raise the weekly one."
+        "A daily limit over the weekly one could never be reached: enter £40.00 or less."
     )
     assert tid(page, "limit-daily").get_attribute("aria-invalid") == "true"
     assert [k["amount_pence"] for k in api(page, "/api/protection")["deposit_limits"]] == [None] * 3
@@ -106,6 +106,12 @@ def test_setting_a_limit_and_being_refused_over_it(
     after = api(page, "/api/protection")["deposit_limits"]
     assert after[0]["confirmable_at"] == waiting["confirmable_at"]
     assert after[2]["amount_pence"] == 50_000
+    # Lowering the weekly under the daily the player has already goes through: it binds.
+    tid(page, "limit-weekly").fill("20")
+    tid(page, "limits-submit").click()
+    wait_idle(page, "protection")
+    assert not page.locator("#limits-daily_pence-error").is_visible()
+    assert text(page, "limit-weekly-status").startswith("Limit £20.00")
     server.forward(23 * 3600 + 60)
     tid(page, "protection-back").click()
     wait_idle(page, "lobby")

@@ -161,6 +161,25 @@ def test_a_decrease_applies_at_once_over_http(player: Any) -> None:
     ]
 
 
+def test_during_a_break_limits_are_lowered_not_raised_over_http(
+    player: Any, server_clock: ServerClock
+) -> None:
+    set_limits(player, weekly_pence=5000)
+    raised = set_limits(player, weekly_pence=9000)["weekly"]
+    assert raised["pending"]
+    taken = player.post("/api/protection/time-out", json={"days": 2, "confirm": True})
+    assert taken.status_code == 201, taken.text
+    refused = player.post("/api/protection/deposit-limits", json=LIMITS_NONE)
+    body = assert_problem(refused, 403, "timed_out")
+    assert "can be lowered during a break, not raised or removed" in body["detail"]
+    server_clock.forward(hours=25)
+    early = player.post("/api/protection/deposit-limits/weekly/confirm", json={})
+    assert_problem(early, 403, "timed_out")
+    assert set_limits(player, weekly_pence=3000)["weekly"]["amount_pence"] == 3000
+    server_clock.forward(days=2)
+    assert set_limits(player, weekly_pence=9000)["weekly"]["pending"]  # after it, as ever
+
+
 def test_a_time_out_refuses_plays_and_deposits_but_not_the_play_in_progress(
     player: Any, server_clock: ServerClock, database: Database
 ) -> None:

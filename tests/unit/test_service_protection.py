@@ -180,40 +180,104 @@ def test_every_limit_not_acceptable_is_named_at_once() -> None:
     assert [field for field, _ in refused.value.problems] == ["daily_pence", "monthly_pence"]
 
 
-def test_a_limit_over_a_longer_periods_is_refused_and_nothing_changes() -> None:
-    """A daily limit over the weekly could never be reached: the player is told to lower it or
-    raise the other; equal limits, and no limit for one of them, are in order."""
+def test_a_limit_newly_asked_for_over_a_longer_periods_is_refused_and_nothing_changes() -> None:
+    """A daily limit over the weekly could never be reached: the player is told the most it can
+    be; equal limits, and no limit for one of them, are in order."""
     db = FakeDatabase()
     token = player(db)
     limits.set_limits(db, token, {**NO_LIMITS, LimitPeriod.DAILY: 2000}, now=T0)
     wanted = {LimitPeriod.DAILY: 9000, LimitPeriod.WEEKLY: 5000, LimitPeriod.MONTHLY: 4000}
+    before, commits = copy.deepcopy(db.state), db.commits
     with pytest.raises(InvalidInputError) as refused:
         limits.set_limits(db, token, wanted, now=T0 + HOUR)
     assert refused.value.problems == [
         (
             "daily_pence",
             "a daily limit of 9000 pence is more than the weekly limit of 5000 pence asked for"
-            " with it: lower the daily limit, or raise the weekly one",
+            " with it, so it could never be reached: ask for 5000 pence or less",
         ),
         (
             "weekly_pence",
             "a weekly limit of 5000 pence is more than the monthly limit of 4000 pence asked for"
-            " with it: lower the weekly limit, or raise the monthly one",
+            " with it, so it could never be reached: ask for 4000 pence or less",
         ),
     ]
     skipping = {LimitPeriod.DAILY: 3000, LimitPeriod.WEEKLY: None, LimitPeriod.MONTHLY: 2500}
     with pytest.raises(InvalidInputError, match="more than the monthly limit") as refused:
         limits.set_limits(db, token, skipping, now=T0 + HOUR)
     assert refused.value.field == "daily_pence"
-    shown = protection.overview(db, token, now=T0 + HOUR)
-    assert shown.limits[LimitPeriod.DAILY].limit.amount_pence == 2000  # nothing changed
-    assert shown.limits[LimitPeriod.WEEKLY].limit.amount_pence is None
+    assert db.commits == commits and db.state == before  # nothing changed
     for fine in (
         {LimitPeriod.DAILY: 5000, LimitPeriod.WEEKLY: 5000, LimitPeriod.MONTHLY: 5000},
-        {LimitPeriod.DAILY: 9000, LimitPeriod.WEEKLY: None, LimitPeriod.MONTHLY: None},
+        {LimitPeriod.DAILY: 1500, LimitPeriod.WEEKLY: None, LimitPeriod.MONTHLY: None},
         {LimitPeriod.DAILY: None, LimitPeriod.WEEKLY: 9000, LimitPeriod.MONTHLY: 10_000},
     ):
-        assert limits.check_amounts(fine) == fine
+        assert limits.set_limits(db, token, fine, now=T0 + 2 * HOUR)
+
+
+def test_what_the_player_has_already_is_never_out_of_order() -> None:
+    """A protective request always goes through, whatever the order of the limits held."""
+    db = FakeDatabase()
+    token = player(db)
+    at = T0
+    # A daily limit whose removal waits; the weekly lowered under it: accepted (it binds).
+    limits.set_limits(db, token, {**NO_LIMITS, LimitPeriod.DAILY: 10_000}, now=at)
+    limits.set_limits(db, token, NO_LIMITS, now=at + HOUR)  # the removal waits
+    lowered = {**NO_LIMITS, LimitPeriod.WEEKLY: 5000}
+    shown = limits.set_limits(db, token, lowered, now=at + 2 * HOUR).limits
+    assert shown[LimitPeriod.DAILY].limit.amount_pence == 10_000  # in force while it waits
+    assert shown[LimitPeriod.WEEKLY].limit.amount_pence == 5000
+    # Asking again for the daily in force cancels its removal, though it is over the weekly.
+    keep = {**NO_LIMITS, LimitPeriod.DAILY: 10_000, LimitPeriod.WEEKLY: 5000}
+    shown = limits.set_limits(db, token, keep, now=at + 3 * HOUR).limits
+    assert not shown[LimitPeriod.DAILY].limit.pending
+    # A raise that waits, repeated while the weekly is lowered under it: accepted too.
+    other = player(db, email="other@example.com")
+    limits.set_limits(db, other, {**NO_LIMITS, LimitPeriod.DAILY: 100, LimitPeriod.WEEKLY: 50_000},
+                      now=at)  # fmt: skip
+    raise_ = {**NO_LIMITS, LimitPeriod.DAILY: 1000, LimitPeriod.WEEKLY: 50_000}
+    limits.set_limits(db, other, raise_, now=at + HOUR)
+    under = {**NO_LIMITS, LimitPeriod.DAILY: 1000, LimitPeriod.WEEKLY: 500}
+    shown = limits.set_limits(db, other, under, now=at + 2 * HOUR).limits
+    assert shown[LimitPeriod.WEEKLY].limit.amount_pence == 500
+    assert shown[LimitPeriod.DAILY].limit.requested_pence == 1000
+    # A new daily over it is refused.
+    with pytest.raises(InvalidInputError, match="ask for 500 pence or less"):
+        limits.set_limits(db, other, {**under, LimitPeriod.DAILY: 2000}, now=at + 3 * HOUR)
+
+
+def test_during_a_break_a_limit_can_be_lowered_but_not_raised_or_removed() -> None:
+    db = FakeDatabase()
+    token = player(db)
+    limits.set_limits(db, token, {**NO_LIMITS, LimitPeriod.WEEKLY: 5000}, now=T0)
+    limits.set_limits(db, token, {**NO_LIMITS, LimitPeriod.WEEKLY: 9000}, now=T0 + HOUR)
+    exclusions.take(db, token, ExclusionKind.TIME_OUT, 7, confirm=True, now=T0 + 2 * HOUR)
+    before, commits = copy.deepcopy(db.state), db.commits
+    for wanted in (
+        {**NO_LIMITS, LimitPeriod.WEEKLY: 8000},  # another raise
+        {**NO_LIMITS, LimitPeriod.DAILY: 100, LimitPeriod.WEEKLY: None},  # a removal
+    ):
+        with pytest.raises(TimedOutError, match="can be lowered during a break, not raised"):
+            limits.set_limits(db, token, wanted, now=T0 + 3 * HOUR)
+    with pytest.raises(TimedOutError):  # the raise asked for before it cannot take effect
+        limits.confirm_change(db, token, LimitPeriod.WEEKLY, now=T0 + 2 * DAY)
+    assert db.commits == commits and db.state == before
+    # The raise that waits may be repeated (nothing changes); limits may be lowered or set.
+    same = {**NO_LIMITS, LimitPeriod.WEEKLY: 9000}
+    assert (
+        limits.set_limits(db, token, same, now=T0 + 3 * HOUR)
+        .limits[LimitPeriod.WEEKLY]
+        .limit.confirmable_at
+        == T0 + HOUR + DAY
+    )
+    lower = {**NO_LIMITS, LimitPeriod.DAILY: 1000, LimitPeriod.WEEKLY: 3000}
+    shown = limits.set_limits(db, token, lower, now=T0 + 4 * HOUR).limits
+    assert [shown[p].limit.amount_pence for p in LimitPeriod] == [1000, 3000, None]
+    # Once the break is over, a raise is asked for and confirmed as ever.
+    later = T0 + 8 * DAY
+    limits.set_limits(db, token, {**NO_LIMITS, LimitPeriod.WEEKLY: 4000}, now=later)
+    done = limits.confirm_change(db, token, LimitPeriod.WEEKLY, now=later + DAY)
+    assert done.limits[LimitPeriod.WEEKLY].limit.amount_pence == 4000
 
 
 def test_a_deposit_over_a_limit_is_refused_naming_it_and_when_it_fits() -> None:

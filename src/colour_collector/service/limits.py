@@ -4,17 +4,21 @@ The rules, as the player is told them:
 
 - A limit counts every deposit made in the window ending now (any 24 hours, any 7 days, any 30
   days); withdrawals do not give room back (gross).
-- A limit may not be over a longer period's asked for with it (a daily limit over the weekly
-  could never be reached); no limit for a period is never out of order.
+- A limit newly asked for may not be over a longer period's asked for with it (a daily limit
+  over the weekly could never be reached); what the player has already (the limit in force, the
+  change that waits) and no limit for a period are never refused, so lowering one always goes
+  through.
 - Lowering a limit, or setting one where there was none, takes effect at once and drops any
   increase or removal that was waiting.
 - Raising or removing a limit waits: it can be confirmed by the player 24 hours after it was
   asked for, and only then takes effect. Until it is confirmed the old limit holds. Asking for
   another raise starts the 24 hours again; asking for the one waiting leaves it as it is.
-- So while a raise or removal waits, the limits in force can be out of the order their request
-  kept (a daily limit whose removal waits, over a weekly one just lowered): the tighter binds.
+- So the limits in force can be out of order (a daily limit whose removal waits, or one in force
+  already, over a weekly just lowered): the tighter binds.
 - A deposit that would take the window's deposits over a limit is refused, naming the limit and
   when enough of the window's deposits have left it for this deposit to fit.
+- During a time-out or self-exclusion a limit can be lowered or set, not raised or removed:
+  neither asked for nor confirmed.
 - A player is asked to set limits before the first deposit through the payment provider, and may
   decline; either answer is remembered.
 
@@ -28,7 +32,7 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from colour_collector.service import audit, protection
+from colour_collector.service import audit, exclusions, protection
 from colour_collector.service.accounts import live_session
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import (
@@ -63,9 +67,8 @@ def check_amount(period: LimitPeriod, amount: object) -> Pence | None:
 
 
 def check_amounts(wanted: Mapping[LimitPeriod, object]) -> dict[LimitPeriod, Pence | None]:
-    """Every period's limit checked (:func:`check_amount`), then their order (a shorter period's
-    limit at most a longer one's); one error naming each that is not acceptable, so a player
-    corrects them all at once."""
+    """Every period's limit checked (:func:`check_amount`); one error naming each that is not
+    acceptable, so a player corrects them all at once."""
     checked: dict[LimitPeriod, Pence | None] = {}
     refused: list[InvalidInputError] = []
     for period in LimitPeriod:
@@ -73,23 +76,25 @@ def check_amounts(wanted: Mapping[LimitPeriod, object]) -> dict[LimitPeriod, Pen
             checked[period] = check_amount(period, wanted.get(period))
         except InvalidInputError as error:
             refused.append(error)
-    if not refused:
-        refused = _out_of_order(checked)
-    if refused:
-        first, *others = refused
-        raise InvalidInputError(str(first), field=first.field, also=tuple(others))
+    _raise_all(refused)
     return checked
 
 
-def _out_of_order(asked: Mapping[LimitPeriod, Pence | None]) -> list[InvalidInputError]:
-    """A limit asked for over one of a longer period asked for with it (a daily limit over the
-    weekly): named at the shorter period, whose limit could never be reached. No limit for a
-    period is never out of order."""
+def check_order(
+    asked: Mapping[LimitPeriod, Pence | None], before: Mapping[LimitPeriod, DepositLimit]
+) -> None:
+    """Refuse a limit newly asked for (neither the one in force nor the change that waits) over
+    a longer period's asked for with it, a daily over the weekly: it could never be reached.
+    Named at the shorter period; one error for each. What the player has already, and no limit
+    for a period, is never refused, so that a protective request always goes through: lowering
+    the weekly under a daily in force, or asking again for a daily whose removal waits."""
     periods = list(LimitPeriod)  # shortest first
     refused: list[InvalidInputError] = []
     for at, period in enumerate(periods):
-        amount = asked[period]
-        if amount is None:
+        amount, held = asked[period], before[period]
+        if amount is None or amount == held.amount_pence:
+            continue
+        if held.pending and amount == held.requested_pence:
             continue
         for longer in periods[at + 1 :]:
             cap = asked[longer]
@@ -97,13 +102,19 @@ def _out_of_order(asked: Mapping[LimitPeriod, Pence | None]) -> list[InvalidInpu
                 refused.append(
                     InvalidInputError(
                         f"a {period.value} limit of {amount} pence is more than the"
-                        f" {longer.value} limit of {cap} pence asked for with it: lower the"
-                        f" {period.value} limit, or raise the {longer.value} one",
+                        f" {longer.value} limit of {cap} pence asked for with it, so it could"
+                        f" never be reached: ask for {cap} pence or less",
                         field=f"{period.value}_pence",
                     )
                 )
                 break
-    return refused
+    _raise_all(refused)
+
+
+def _raise_all(refused: Sequence[InvalidInputError]) -> None:
+    if refused:
+        first, *others = refused
+        raise InvalidInputError(str(first), field=first.field, also=tuple(others))
 
 
 def is_tighter(new: Pence | None, current: Pence | None) -> bool:
@@ -236,7 +247,10 @@ def set_limits(
     with factory() as uow:
         account_id = live_session(uow, token, at, lock_account=True).account_id
         before = protection.limits_by_period(uow, account_id)
+        check_order(checked, before)
         after = {p: change(before[p], checked[p], at) for p in LimitPeriod}
+        if any(after[p].pending and after[p] != before[p] for p in LimitPeriod):
+            _refuse_during_a_break(uow, account_id, at)
         for period, limit in after.items():
             if limit != before[period]:
                 uow.protection.save_limit(limit)
@@ -259,6 +273,18 @@ def set_limits(
         found = protection.standing(uow, account_id, at)
         uow.commit()
     return found
+
+
+def _refuse_during_a_break(uow: UnitOfWork, account_id: AccountId, at: dt.datetime) -> None:
+    """During a time-out or self-exclusion a limit can be lowered or set, not raised or removed
+    (asked for, or confirmed): the break is no time to prepare more room for after it."""
+    found = protection.exclusion_in_force(uow, account_id, at)
+    if found is not None:
+        refused = exclusions.refusal(found, at)
+        raise type(refused)(
+            f"{refused}; a deposit limit can be lowered during a break, not raised or removed",
+            until=refused.until,
+        )
 
 
 def decline(
@@ -289,6 +315,7 @@ def confirm_change(
         account_id = live_session(uow, token, at, lock_account=True).account_id
         before = protection.limits_by_period(uow, account_id)[period]
         after = confirm(before, at)
+        _refuse_during_a_break(uow, account_id, at)
         uow.protection.save_limit(after)
         audit.append(
             uow,

@@ -45,6 +45,7 @@ export async function showProtection() {
   const confirms = q("limit-confirms");
   confirms.replaceChildren();
   for (const limit of found.deposit_limits) {
+    held[limit.period] = limit;
     const input = q(`limit-${limit.period}`);
     // The box holds the limit asked for: a change waiting, or else the limit in force. Saved
     // again unchanged, a change waiting keeps its time (the status line says what is in force).
@@ -71,21 +72,27 @@ export async function showProtection() {
   showScreen("protection");
 }
 
+/** The limits as last shown, by period: what the player has already is never out of order. */
+const held = {};
+
 /**
- * The limits over a longer period's limit entered with them (a daily limit over the weekly
- * one, which could never be reached), by field, as the server refuses them; fields already
- * wrong are left to their own message.
+ * The limits newly entered over a longer period's limit entered with them (a daily limit over
+ * the weekly one, which could never be reached), by field, as the server refuses them; a limit
+ * the player has already (in force, or the change that waits) is left alone, and fields
+ * already wrong keep their own message.
  */
 function outOfOrder(body, wrong) {
   const found = {};
   PERIODS.forEach((period, at) => {
     const amount = body[`${period}_pence`];
+    const had = held[period];
     if (amount === null || wrong[`${period}_pence`]) return;
+    if (had && (amount === had.amount_pence || (had.pending && amount === had.requested_pence))) return;
     const longer = PERIODS.slice(at + 1).find((other) => {
       const cap = body[`${other}_pence`];
       return cap !== null && !wrong[`${other}_pence`] && cap < amount;
     });
-    if (longer) found[`${period}_pence`] = `A ${NAMES[period]} limit cannot be more than the ${NAMES[longer]} limit. Lower it, or raise the ${NAMES[longer]} one.`;
+    if (longer) found[`${period}_pence`] = `A ${NAMES[period]} limit over the ${NAMES[longer]} one could never be reached: enter ${money(body[`${longer}_pence`])} or less.`;
   });
   return found;
 }
