@@ -177,6 +177,9 @@ def test_pools_are_built_certified_sold_rolled_closed_and_checked(
         assert reported.exit_code == 0, reported.output
         page = (tmp_path / "report-1" / "index.html").read_text(encoding="utf-8")
         assert published["commitment"] in page
+        assert "read from the server&#x27;s description of the closed pool" in page
+        assert "built " not in page  # its build time is not published
+        assert "pool verify POOL --commitment C" in reported.output
         player, play = sold[3]
         recalled = player.get(f"/api/my-games/{play['play_number']}").json()
         checked = run(

@@ -14,6 +14,7 @@ arguments, unreadable files, another version of the game, an unusable database o
 from __future__ import annotations
 
 import datetime as dt
+import http.client
 import json
 import urllib.error
 import urllib.request
@@ -82,7 +83,7 @@ def server_answer(error: urllib.error.HTTPError) -> str:
     reason, with what to check."""
     try:
         body = error.read(MAX_PROBLEM_BYTES)
-    except OSError:
+    except (OSError, http.client.HTTPException):  # a connection cut short: IncompleteRead
         body = b""
     kind = error.headers.get_content_type() if error.headers else ""
     try:

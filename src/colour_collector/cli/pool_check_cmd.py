@@ -218,7 +218,8 @@ def check(
         )
         if published.dealt is not None and position >= published.dealt:
             typer.echo(
-                f"Sold:           no: the pool sold {published.dealt:,} plays (positions 0 to"
+                f"Sold:           no: the pool sold {published.dealt:,}"
+                f" play{'s' if published.dealt != 1 else ''} (positions 0 to"
                 f" {published.dealt - 1:,}); this is the play the position holds, never sold"
                 if published.dealt
                 else "Sold:           no: the pool sold no play; this is the play the position"

@@ -381,7 +381,7 @@ def report(
             f"the report needs matplotlib, openpyxl, numpy and scipy ({error.name} is missing):"
             " pip install 'colour-collector[report]'",
         )
-    pool, _ = read_pool(pool_file, "report", published=True)
+    pool, from_server = read_pool(pool_file, "report", published=True)
     try:
         pool.check()
     except PoolFileError as error:
@@ -405,7 +405,7 @@ def report(
         with progress_bar("dealing", stop, unit="positions") as advance:
             written = write_report(
                 pool, out, start=start, stop=stop, naturalness_plays=naturalness_plays,
-                progress=advance,
+                progress=advance, from_server=from_server,
             )  # fmt: skip
     except OSError as error:
         stop_command(
@@ -413,3 +413,8 @@ def report(
         )
     typer.echo(f"Report:      {written / 'index.html'}")
     typer.echo("PAR sheet:   " + ", ".join(str(written / n) for n in ("par.xlsx", "par.csv")))
+    if from_server:
+        typer.echo(
+            "Read from the server's description of the closed pool: that its commitment is the"
+            " one published before the sale, compare (pool verify POOL --commitment C)."
+        )

@@ -31,11 +31,13 @@ def write_report(
     stop: int,
     naturalness_plays: int,
     progress: ProgressCallback | None = None,
+    from_server: bool = False,
 ) -> Path:
     """Write the report of ``pool`` (order statistics over positions ``start .. stop - 1``)
-    into the new directory ``out``; its path. Nothing is left behind if it fails."""
+    into the new directory ``out``; its path. Nothing is left behind if it fails.
+    ``from_server``: the pool was read from the server's description of it once closed."""
     dealt = categories(pool.secret, pool.parameters, start, stop, progress)
-    data = figures(pool, dealt, start, naturalness_plays)
+    data = figures(pool, dealt, start, naturalness_plays, from_server=from_server)
     work = Path(tempfile.mkdtemp(prefix=".report-", dir=out.parent))
     try:
         draw_all(data, work)

@@ -129,6 +129,9 @@ class Figures:
     """The naturalness tables: outcome, comparison of one measure."""
     naturalness_plays: int
     """Plays of each outcome compared."""
+    from_server: bool = False
+    """Whether the pool was read from the server's description of it once closed, not from its
+    pool file (its build time is then not known)."""
 
     @property
     def parameters(self) -> PoolParameters:
@@ -237,8 +240,11 @@ def _naturalness(
     return found
 
 
-def figures(pool: PoolFile, dealt: bytes, start: int, naturalness_plays: int) -> Figures:
-    """The report's figures; ``dealt`` holds the categories of positions from ``start``."""
+def figures(
+    pool: PoolFile, dealt: bytes, start: int, naturalness_plays: int, *, from_server: bool = False
+) -> Figures:
+    """The report's figures; ``dealt`` holds the categories of positions from ``start``
+    (``from_server``: as :attr:`Figures.from_server`)."""
     parameters = pool.parameters
     tiers = load_tiers()
     categories = np.frombuffer(dealt, dtype=np.uint8)
@@ -296,4 +302,5 @@ def figures(pool: PoolFile, dealt: bytes, start: int, naturalness_plays: int) ->
         tests=tests,
         naturalness=_naturalness(pool, dealt, start, naturalness_plays),
         naturalness_plays=naturalness_plays,
+        from_server=from_server,
     )

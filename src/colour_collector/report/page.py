@@ -214,6 +214,15 @@ def _plot_notes(data: Figures) -> dict[str, str]:
     }
 
 
+def _origin(data: Figures) -> str:
+    if data.from_server:
+        return (
+            "read from the server's description of the closed pool, with its published secret"
+            " (its build time is not published)"
+        )
+    return f"built {data.pool.created_at:%d %B %Y %H:%M} UTC"
+
+
 def page(data: Figures) -> str:
     """The report's HTML."""
     parameters = data.parameters
@@ -254,7 +263,7 @@ close.</p>
 {odds_text(data.overall_odds)}. Order statistics over {_e(covered)}.</p>
 <p>Game <code>{_e(versions.game_sha256[:16])}</code>, generator
 <code>{_e(versions.generator_sources_sha256[:16])}</code> (colour-collector
-{_e(versions.package)}); built {data.pool.created_at:%d %B %Y %H:%M} UTC.</p>
+{_e(versions.package)}); {_e(_origin(data))}.</p>
 </header>
 <main>
 <h2>Checks</h2>

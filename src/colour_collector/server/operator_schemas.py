@@ -204,9 +204,10 @@ class GameStateResponse(Response):
         description="The prize pool on sale; null with independent draws or none on sale."
     )
     pool_problem: str | None = Field(
-        description="Why no play can be sold from the pools loaded, and the fix: pools loaded on"
-        " a server drawing independently, a pool sealed with another key or built with another"
-        " version of the game, or on a production server not of the published structure."
+        description="Why the pool on sale, or a pool queued after it, cannot be sold from, and"
+        " the fix: pools loaded on a server drawing independently, a pool sealed with another"
+        " key or built with another version of the game, or on a production server not of the"
+        " published structure; null when every pool waiting can be sold."
     )
     last_audit_check: AuditCheckResponse | None
 

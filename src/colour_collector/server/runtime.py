@@ -31,6 +31,7 @@ from colour_collector.service.outcomes import (
     ScriptedSource,
 )
 from colour_collector.service.payments import SimulatedPaymentProvider
+from colour_collector.service.pools import Sale
 from colour_collector.service.ports import Mailer, PaymentProvider
 from colour_collector.service.purchase import PlayPolicy
 from colour_collector.service.registration import RegistrationPolicy
@@ -62,6 +63,9 @@ class Runtime:
     """Deposits' and withdrawals' provider (None: none configured)."""
     pool: PrizePool
     """The prize structure, for the console's figures."""
+    sale: Sale | None
+    """How purchases are dealt from the prize pools loaded, and so which pool is shown on sale
+    (None: every play is drawn independently)."""
     metrics: CollectorRegistry
     """What ``/metrics`` shows."""
 
@@ -211,5 +215,6 @@ def build_runtime(settings: Settings, database: Database) -> Runtime:
         operators=operator_policy(settings, accounts.passwords),
         payment_provider=provider,
         pool=pool,
+        sale=sale,
         metrics=registry_for(database, pool, load_config().price, pools=settings.sells_pools),
     )

@@ -143,12 +143,13 @@ class Sale:
         except PoolSecretError as error:
             raise PoolRefusedError(str(error)) from None
 
-    def refusal(self, pool: StoredPool) -> PoolRefusedError | None:
-        """Why no play of ``pool`` can be sold (None when they can): as :meth:`secret`."""
+    def refusal(self, pool: StoredPool) -> str | None:
+        """Why no play of ``pool`` can be sold, for the operator (None when they can): what
+        :meth:`secret` would raise."""
         try:
             self.secret(pool)
         except PoolRefusedError as error:
-            return error
+            return str(error)
         return None
 
 
@@ -167,14 +168,14 @@ def sale_problem(factory: UnitOfWorkFactory, sale: Sale | None) -> str | None:
             " but this server draws every play independently (COLOUR_COLLECTOR_DRAW_MODE is not"
             " pool): nothing is sold from them"
         )
-    first, *queued = unsold
     problems = []
-    refused = sale.refusal(first)
-    if refused is not None:
-        problems.append(f"no play can be sold: {refused}")
-    for pool in queued:
+    for place, pool in enumerate(unsold):
         refused = sale.refusal(pool)
-        if refused is not None:
+        if refused is None:
+            continue
+        if place == 0:  # on sale
+            problems.append(f"no play can be sold: {refused}")
+        else:
             problems.append(f"pool {pool.id}, queued, will not sell when its turn comes: {refused}")
     return "; ".join(problems) or None
 
@@ -276,6 +277,8 @@ def load(
 
 
 def _unseals(pool: StoredPool, key: bytes) -> bool:
+    """Whether ``key`` is the one ``pool``'s secret was sealed with (whatever else a server would
+    refuse it for: ``pool load`` warns of the key alone)."""
     try:
         unseal(pool, parameters_of(pool), key)
     except PoolSecretError:

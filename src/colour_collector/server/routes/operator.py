@@ -123,11 +123,10 @@ def game(runtime: RuntimeDep, token: OperatorToken = None) -> Response:
     structure with 99% control bands and alerts, the plays left in the prize pool on sale, the audit
     chain's last verification. Any role."""
     found = monitoring.game_state(runtime.database, token, runtime.pool, runtime.plays.price_pence)
-    settings = runtime.settings
-    if not settings.sells_pools:
+    if runtime.sale is None:
         found = replace(found, pool=None)  # nothing is sold from the pools loaded
-    problem = pools.sale_problem(runtime.database, settings.pool_sale)
-    return answer(GameStateResponse.of(found, settings.draw_mode.value, problem))
+    problem = pools.sale_problem(runtime.database, runtime.sale)
+    return answer(GameStateResponse.of(found, runtime.settings.draw_mode.value, problem))
 
 
 @router.post(

@@ -40,21 +40,21 @@ _NOT_FOUND = {
 def current(runtime: RuntimeDep) -> Response:
     """The pool on sale: its commitment, plays left and top prizes left (null when none, and on
     a server that draws every play independently, whatever pools are loaded)."""
-    shown = pool_views.current(runtime.database, runtime.settings.pool_sale)
+    shown = pool_views.current(runtime.database, runtime.sale)
     return answer(CurrentPoolResponse.of(shown))
 
 
 @router.get("", response_model=PoolListResponse)
 def listing(runtime: RuntimeDep) -> Response:
     """The pools loaded, newest first (at most 100)."""
-    shown = pool_views.newest(runtime.database, runtime.settings.pool_sale)
+    shown = pool_views.newest(runtime.database, runtime.sale)
     return answer(PoolListResponse(items=[PoolInfo.of(one) for one in shown]))
 
 
 @router.get("/{pool_id}", response_model=PoolInfo, responses=problem_responses(_NOT_FOUND))
 def get_pool(pool_id: PoolIdPath, runtime: RuntimeDep) -> Response:
     """One pool; its secret once it is closed."""
-    shown = pool_views.view(runtime.database, pool_id, runtime.settings.pool_sale)
+    shown = pool_views.view(runtime.database, pool_id, runtime.sale)
     return answer(PoolInfo.of(shown))
 
 
