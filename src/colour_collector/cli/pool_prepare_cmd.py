@@ -264,16 +264,20 @@ def _verify_text(
     return "\n".join(lines)
 
 
+PoolArgument = Annotated[
+    str,
+    typer.Argument(
+        metavar="POOL",
+        help="The pool file, or a closed pool as the server publishes it: the address of"
+        " GET /api/pools/ID, or that answer saved to a file.",
+    ),
+]
+"""What ``verify`` and ``report`` read: a pool file or a closed pool's published description."""
+
+
 @pool_app.command("verify")
 def verify(
-    pool_file: Annotated[
-        str,
-        typer.Argument(
-            metavar="POOL",
-            help="The pool file, or a closed pool as the server publishes it: the address of"
-            " GET /api/pools/ID, or that answer saved to a file.",
-        ),
-    ],
+    pool_file: PoolArgument,
     *,
     workers: Annotated[
         int, typer.Option(min=1, max=256, help="Local worker processes replaying plays.")
@@ -345,14 +349,7 @@ def verify(
 
 @pool_app.command("report")
 def report(
-    pool_file: Annotated[
-        str,
-        typer.Argument(
-            metavar="POOL",
-            help="The pool file, or a closed pool as the server publishes it: the address of"
-            " GET /api/pools/ID, or that answer saved to a file.",
-        ),
-    ],
+    pool_file: PoolArgument,
     out: Annotated[
         Path, typer.Option("--out", help="Directory to write the report in (must not exist).")
     ],
