@@ -51,23 +51,10 @@ def test_setting_a_limit_and_being_refused_over_it(
     wait_idle(page, "protection")
     check_screen(page, browser, f"protection-{view}", "Limits, reality checks, breaks",
                  docs=f"protection-{view}")  # fmt: skip
-    # A daily limit over the weekly one is refused under the daily field, and nothing is saved.
-    tid(page, "limit-daily").fill("60")
-    tid(page, "limit-weekly").fill("40")
-    tid(page, "limits-submit").click()
-    wait_idle(page, "protection")
-    refused = page.locator("#limits-daily_pence-error")
-    assert refused.inner_text() == (
-        "A daily limit over the weekly one could never be reached: enter £40.00 or less."
-    )
-    assert tid(page, "limit-daily").get_attribute("aria-invalid") == "true"
-    assert [k["amount_pence"] for k in api(page, "/api/protection")["deposit_limits"]] == [None] * 3
-    tid(page, "limit-weekly").fill("")
     tid(page, "limit-daily").fill("30")
     tid(page, "limits-submit").click()
     wait_idle(page, "protection")
     assert text(page, "limit-daily-status") == "Limit £30.00: £0.00 deposited, £30.00 left."
-    assert not refused.is_visible()
     limits = api(page, "/api/protection")["deposit_limits"]
     assert limits[0]["amount_pence"] == 3000 and limits[0]["period"] == "daily"
     tid(page, "protection-back").click()
@@ -91,9 +78,23 @@ def test_setting_a_limit_and_being_refused_over_it(
     tid(page, "money-back").click()
     wait_idle(page, "lobby")
     open_lobby_button(page, "lobby-protection", "protection")
+    # A raise over the weekly limit entered with it is refused under its box; nothing is saved.
     tid(page, "limit-daily").fill("100")
+    tid(page, "limit-weekly").fill("40")
     tid(page, "limits-submit").click()
     wait_idle(page, "protection")
+    refused = page.locator("#limits-daily_pence-error")
+    assert refused.inner_text() == (
+        "A daily limit over a longer one could never be reached: enter £40.00 or less."
+    )
+    assert tid(page, "limit-daily").get_attribute("aria-invalid") == "true"
+    kept = api(page, "/api/protection")["deposit_limits"]
+    assert [(k["amount_pence"], k["pending"]) for k in kept] == [(3000, False), (None, False),
+                                                                  (None, False)]  # fmt: skip
+    tid(page, "limit-weekly").fill("")
+    tid(page, "limits-submit").click()
+    wait_idle(page, "protection")
+    assert not refused.is_visible()
     assert "Change to £100.00 can be confirmed from" in text(page, "limit-daily-status")
     assert tid(page, "confirm-daily").count() == 0  # not before it can be confirmed
     # The box holds the change that waits; saving another limit keeps its time.

@@ -140,24 +140,25 @@ def test_a_decrease_applies_at_once_over_http(player: Any) -> None:
         "monthly_pence",
     ]
     assert bad.json()["errors"][0]["message"] == "a daily limit must be 1 to 10000000 pence, got -1"
-    # A daily limit over the weekly asked for with it is refused, and nothing changes.
+    # A raise over a longer period's limit asked for with it is refused, and nothing changes.
+    set_limits(player, daily_pence=1000, weekly_pence=3000, monthly_pence=20_000)
     crossed = {"daily_pence": 5000, "weekly_pence": 2000, "monthly_pence": 20_000}
     bad = player.post("/api/protection/deposit-limits", json=crossed)
     assert bad.status_code == 422, bad.text
     assert [e["field"] for e in bad.json()["errors"]] == ["daily_pence"]
     assert "more than the weekly limit of 2000 pence" in bad.json()["detail"]
     # Every problem is in the detail too, as a request's validation problems are.
-    both = {"daily_pence": 3000, "weekly_pence": 2000, "monthly_pence": 1000}
+    both = {"daily_pence": 3500, "weekly_pence": 4000, "monthly_pence": 2500}
     bad = player.post("/api/protection/deposit-limits", json=both)
     assert [e["field"] for e in bad.json()["errors"]] == ["daily_pence", "weekly_pence"]
     assert bad.json()["detail"] == "; ".join(
         f"{e['field']}: {e['message']}" for e in bad.json()["errors"]
     )
     kept = player.get("/api/protection").json()["deposit_limits"]
-    assert [(k["period"], k["amount_pence"]) for k in kept] == [
-        ("daily", None),
-        ("weekly", 3000),
-        ("monthly", 20_000),
+    assert [(k["period"], k["amount_pence"], k["pending"]) for k in kept] == [
+        ("daily", 1000, False),
+        ("weekly", 3000, False),
+        ("monthly", 20_000, False),
     ]
 
 

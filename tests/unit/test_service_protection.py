@@ -180,9 +180,9 @@ def test_every_limit_not_acceptable_is_named_at_once() -> None:
     assert [field for field, _ in refused.value.problems] == ["daily_pence", "monthly_pence"]
 
 
-def test_a_limit_newly_asked_for_over_a_longer_periods_is_refused_and_nothing_changes() -> None:
-    """A daily limit over the weekly could never be reached: the player is told the most it can
-    be; equal limits, and no limit for one of them, are in order."""
+def test_a_raise_over_a_longer_periods_limit_is_refused_and_nothing_changes() -> None:
+    """A raised daily limit over the weekly could never be reached: the player is told the most
+    it can be; equal limits, and no limit for one of them, are in order."""
     db = FakeDatabase()
     token = player(db)
     limits.set_limits(db, token, {**NO_LIMITS, LimitPeriod.DAILY: 2000}, now=T0)
@@ -190,15 +190,11 @@ def test_a_limit_newly_asked_for_over_a_longer_periods_is_refused_and_nothing_ch
     before, commits = copy.deepcopy(db.state), db.commits
     with pytest.raises(InvalidInputError) as refused:
         limits.set_limits(db, token, wanted, now=T0 + HOUR)
+    # The smallest longer limit is named: asking for the weekly's would be refused again.
     assert refused.value.problems == [
         (
             "daily_pence",
-            "a daily limit of 9000 pence is more than the weekly limit of 5000 pence asked for"
-            " with it, so it could never be reached: ask for 5000 pence or less",
-        ),
-        (
-            "weekly_pence",
-            "a weekly limit of 5000 pence is more than the monthly limit of 4000 pence asked for"
+            "a daily limit of 9000 pence is more than the monthly limit of 4000 pence asked for"
             " with it, so it could never be reached: ask for 4000 pence or less",
         ),
     ]
@@ -241,9 +237,19 @@ def test_what_the_player_has_already_is_never_out_of_order() -> None:
     shown = limits.set_limits(db, other, under, now=at + 2 * HOUR).limits
     assert shown[LimitPeriod.WEEKLY].limit.amount_pence == 500
     assert shown[LimitPeriod.DAILY].limit.requested_pence == 1000
-    # A new daily over it is refused.
+    # Another raise of the daily over it is refused.
     with pytest.raises(InvalidInputError, match="ask for 500 pence or less"):
         limits.set_limits(db, other, {**under, LimitPeriod.DAILY: 2000}, now=at + 3 * HOUR)
+    # Lowering two limits at once goes through, whatever their order; a first limit too.
+    third = player(db, email="third@example.com")
+    limits.set_limits(db, third, {**NO_LIMITS, LimitPeriod.DAILY: 1000, LimitPeriod.WEEKLY: 5000},
+                      now=at)  # fmt: skip
+    both = {**NO_LIMITS, LimitPeriod.DAILY: 800, LimitPeriod.WEEKLY: 500}
+    shown = limits.set_limits(db, third, both, now=at + HOUR).limits
+    assert [shown[p].limit.amount_pence for p in LimitPeriod] == [800, 500, None]
+    first = {LimitPeriod.DAILY: 800, LimitPeriod.WEEKLY: 500, LimitPeriod.MONTHLY: 100}
+    shown = limits.set_limits(db, third, first, now=at + 2 * HOUR).limits
+    assert shown[LimitPeriod.MONTHLY].limit.amount_pence == 100
 
 
 def test_during_a_break_a_limit_can_be_lowered_but_not_raised_or_removed() -> None:
@@ -254,13 +260,17 @@ def test_during_a_break_a_limit_can_be_lowered_but_not_raised_or_removed() -> No
     exclusions.take(db, token, ExclusionKind.TIME_OUT, 7, confirm=True, now=T0 + 2 * HOUR)
     before, commits = copy.deepcopy(db.state), db.commits
     for wanted in (
-        {**NO_LIMITS, LimitPeriod.WEEKLY: 8000},  # another raise
+        {**NO_LIMITS, LimitPeriod.WEEKLY: 10_000},  # a bigger raise
         {**NO_LIMITS, LimitPeriod.DAILY: 100, LimitPeriod.WEEKLY: None},  # a removal
     ):
         with pytest.raises(TimedOutError, match="can be lowered during a break, not raised"):
             limits.set_limits(db, token, wanted, now=T0 + 3 * HOUR)
     with pytest.raises(TimedOutError):  # the raise asked for before it cannot take effect
         limits.confirm_change(db, token, LimitPeriod.WEEKLY, now=T0 + 2 * DAY)
+    assert db.commits == commits and db.state == before
+    # Confirming is refused for the break, not for the 24 hours (it would be refused after).
+    with pytest.raises(TimedOutError):
+        limits.confirm_change(db, token, LimitPeriod.WEEKLY, now=T0 + 3 * HOUR)
     assert db.commits == commits and db.state == before
     # The raise that waits may be repeated (nothing changes); limits may be lowered or set.
     same = {**NO_LIMITS, LimitPeriod.WEEKLY: 9000}
@@ -270,6 +280,9 @@ def test_during_a_break_a_limit_can_be_lowered_but_not_raised_or_removed() -> No
         .limit.confirmable_at
         == T0 + HOUR + DAY
     )
+    smaller = {**NO_LIMITS, LimitPeriod.WEEKLY: 7000}  # the raise that waits made smaller
+    shown = limits.set_limits(db, token, smaller, now=T0 + 3 * HOUR).limits
+    assert shown[LimitPeriod.WEEKLY].limit.requested_pence == 7000
     lower = {**NO_LIMITS, LimitPeriod.DAILY: 1000, LimitPeriod.WEEKLY: 3000}
     shown = limits.set_limits(db, token, lower, now=T0 + 4 * HOUR).limits
     assert [shown[p].limit.amount_pence for p in LimitPeriod] == [1000, 3000, None]

@@ -4,10 +4,9 @@ The rules, as the player is told them:
 
 - A limit counts every deposit made in the window ending now (any 24 hours, any 7 days, any 30
   days); withdrawals do not give room back (gross).
-- A limit newly asked for may not be over a longer period's asked for with it (a daily limit
-  over the weekly could never be reached); what the player has already (the limit in force, the
-  change that waits) and no limit for a period are never refused, so lowering one always goes
-  through.
+- A raise may not be over a longer period's limit asked for with it (a daily limit over the
+  weekly could never be reached); a lower or first limit, a removal and what the player has
+  already are never refused for their order, so a protective request always goes through.
 - Lowering a limit, or setting one where there was none, takes effect at once and drops any
   increase or removal that was waiting.
 - Raising or removing a limit waits: it can be confirmed by the player 24 hours after it was
@@ -18,7 +17,7 @@ The rules, as the player is told them:
 - A deposit that would take the window's deposits over a limit is refused, naming the limit and
   when enough of the window's deposits have left it for this deposit to fit.
 - During a time-out or self-exclusion a limit can be lowered or set, not raised or removed:
-  neither asked for nor confirmed.
+  neither asked for nor confirmed (a raise that waits may be made smaller).
 - A player is asked to set limits before the first deposit through the payment provider, and may
   decline; either answer is remembered.
 
@@ -83,31 +82,33 @@ def check_amounts(wanted: Mapping[LimitPeriod, object]) -> dict[LimitPeriod, Pen
 def check_order(
     asked: Mapping[LimitPeriod, Pence | None], before: Mapping[LimitPeriod, DepositLimit]
 ) -> None:
-    """Refuse a limit newly asked for (neither the one in force nor the change that waits) over
-    a longer period's asked for with it, a daily over the weekly: it could never be reached.
-    Named at the shorter period; one error for each. What the player has already, and no limit
-    for a period, is never refused, so that a protective request always goes through: lowering
-    the weekly under a daily in force, or asking again for a daily whose removal waits."""
+    """Refuse a raise asked for (a limit over the one in force, not the change that waits
+    already) over a longer period's limit asked for with it, a daily over the weekly: it could
+    never be reached. Named at the shorter period, with the smallest longer limit; one error
+    for each. A lower or first limit, a removal and what the player has already are never
+    refused for their order, so that a protective request always goes through at once (the
+    tighter limit binds)."""
     periods = list(LimitPeriod)  # shortest first
     refused: list[InvalidInputError] = []
     for at, period in enumerate(periods):
         amount, held = asked[period], before[period]
-        if amount is None or amount == held.amount_pence:
-            continue
+        if amount is None or not is_tighter(held.amount_pence, amount):
+            continue  # a removal, or not a raise
         if held.pending and amount == held.requested_pence:
+            continue  # the raise that waits already
+        caps = [(asked[p], p) for p in periods[at + 1 :] if asked[p] is not None]
+        if not caps:
             continue
-        for longer in periods[at + 1 :]:
-            cap = asked[longer]
-            if cap is not None and cap < amount:
-                refused.append(
-                    InvalidInputError(
-                        f"a {period.value} limit of {amount} pence is more than the"
-                        f" {longer.value} limit of {cap} pence asked for with it, so it could"
-                        f" never be reached: ask for {cap} pence or less",
-                        field=f"{period.value}_pence",
-                    )
+        cap, longer = min(caps, key=lambda c: (c[0], periods.index(c[1])))
+        if cap is not None and cap < amount:
+            refused.append(
+                InvalidInputError(
+                    f"a {period.value} limit of {amount} pence is more than the {longer.value}"
+                    f" limit of {cap} pence asked for with it, so it could never be reached:"
+                    f" ask for {cap} pence or less",
+                    field=f"{period.value}_pence",
                 )
-                break
+            )
     _raise_all(refused)
 
 
@@ -249,7 +250,7 @@ def set_limits(
         before = protection.limits_by_period(uow, account_id)
         check_order(checked, before)
         after = {p: change(before[p], checked[p], at) for p in LimitPeriod}
-        if any(after[p].pending and after[p] != before[p] for p in LimitPeriod):
+        if any(_looser_wait(before[p], after[p]) for p in LimitPeriod):
             _refuse_during_a_break(uow, account_id, at)
         for period, limit in after.items():
             if limit != before[period]:
@@ -273,6 +274,14 @@ def set_limits(
         found = protection.standing(uow, account_id, at)
         uow.commit()
     return found
+
+
+def _looser_wait(before: DepositLimit, after: DepositLimit) -> bool:
+    """Whether ``after`` waits for a change looser than ``before`` waited for (a new raise or
+    removal, or a bigger one); lowering a waiting raise is not."""
+    if not after.pending or after == before:
+        return False
+    return not before.pending or is_tighter(before.requested_pence, after.requested_pence)
 
 
 def _refuse_during_a_break(uow: UnitOfWork, account_id: AccountId, at: dt.datetime) -> None:
@@ -313,9 +322,9 @@ def confirm_change(
     at = now or utcnow()
     with factory() as uow:
         account_id = live_session(uow, token, at, lock_account=True).account_id
+        _refuse_during_a_break(uow, account_id, at)
         before = protection.limits_by_period(uow, account_id)[period]
         after = confirm(before, at)
-        _refuse_during_a_break(uow, account_id, at)
         uow.protection.save_limit(after)
         audit.append(
             uow,

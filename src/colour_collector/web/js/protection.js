@@ -72,27 +72,29 @@ export async function showProtection() {
   showScreen("protection");
 }
 
-/** The limits as last shown, by period: what the player has already is never out of order. */
+/** The limits as last shown, by period: only a raise of one can be out of order. */
 const held = {};
 
 /**
- * The limits newly entered over a longer period's limit entered with them (a daily limit over
- * the weekly one, which could never be reached), by field, as the server refuses them; a limit
- * the player has already (in force, or the change that waits) is left alone, and fields
- * already wrong keep their own message.
+ * The raises entered over a longer period's limit entered with them (a daily limit over the
+ * weekly one, which could never be reached), by field, as the server refuses them: a lower or
+ * first limit, a removal and what the player has already (in force, or the change that waits)
+ * go through whatever their order; fields already wrong keep their own message.
  */
 function outOfOrder(body, wrong) {
   const found = {};
   PERIODS.forEach((period, at) => {
     const amount = body[`${period}_pence`];
     const had = held[period];
-    if (amount === null || wrong[`${period}_pence`]) return;
-    if (had && (amount === had.amount_pence || (had.pending && amount === had.requested_pence))) return;
-    const longer = PERIODS.slice(at + 1).find((other) => {
-      const cap = body[`${other}_pence`];
-      return cap !== null && !wrong[`${other}_pence`] && cap < amount;
-    });
-    if (longer) found[`${period}_pence`] = `A ${NAMES[period]} limit over the ${NAMES[longer]} one could never be reached: enter ${money(body[`${longer}_pence`])} or less.`;
+    if (amount === null || wrong[`${period}_pence`] || !had) return;
+    if (had.amount_pence === null || amount <= had.amount_pence) return;  // not a raise
+    if (had.pending && amount === had.requested_pence) return;  // the raise that waits
+    const caps = PERIODS.slice(at + 1)
+      .filter((other) => body[`${other}_pence`] !== null && !wrong[`${other}_pence`])
+      .map((other) => body[`${other}_pence`]);
+    if (caps.length && Math.min(...caps) < amount) {
+      found[`${period}_pence`] = `A ${NAMES[period]} limit over a longer one could never be reached: enter ${money(Math.min(...caps))} or less.`;
+    }
   });
   return found;
 }
