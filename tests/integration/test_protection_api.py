@@ -170,6 +170,8 @@ def test_during_a_break_limits_are_lowered_not_raised_over_http(
     assert raised["pending"]
     taken = player.post("/api/protection/time-out", json={"days": 2, "confirm": True})
     assert taken.status_code == 201, taken.text
+    weekly = taken.json()["deposit_limits"][1]
+    assert (weekly["amount_pence"], weekly["pending"]) == (5000, False)  # the raise dropped
     refused = player.post("/api/protection/deposit-limits", json=LIMITS_NONE)
     body = assert_problem(refused, 403, "timed_out")
     assert "can be lowered during a break, not raised or removed" in body["detail"]

@@ -44,7 +44,7 @@ from colour_collector.service.errors import (
     SelfExcludedError,
     TimedOutError,
 )
-from colour_collector.service.models import MovementKind
+from colour_collector.service.models import AuditKind, MovementKind
 from colour_collector.service.protection_models import (
     DepositLimit,
     ExclusionKind,
@@ -257,32 +257,24 @@ def test_during_a_break_a_limit_can_be_lowered_but_not_raised_or_removed() -> No
     token = player(db)
     limits.set_limits(db, token, {**NO_LIMITS, LimitPeriod.WEEKLY: 5000}, now=T0)
     limits.set_limits(db, token, {**NO_LIMITS, LimitPeriod.WEEKLY: 9000}, now=T0 + HOUR)
-    exclusions.take(db, token, ExclusionKind.TIME_OUT, 7, confirm=True, now=T0 + 2 * HOUR)
+    # Taking the break drops the raise that waits: confirmed as it ends, it would make room.
+    taken = exclusions.take(db, token, ExclusionKind.TIME_OUT, 7, confirm=True, now=T0 + 2 * HOUR)
+    assert not taken.limits[LimitPeriod.WEEKLY].limit.pending
+    assert taken.limits[LimitPeriod.WEEKLY].limit.amount_pence == 5000
+    entry = [e for e in db.state.audit if e.kind == AuditKind.TIME_OUT][-1]
+    assert json.loads(entry.payload)["limit_changes_dropped"] == ["weekly"]
     before, commits = copy.deepcopy(db.state), db.commits
     for wanted in (
-        {**NO_LIMITS, LimitPeriod.WEEKLY: 10_000},  # a bigger raise
+        {**NO_LIMITS, LimitPeriod.WEEKLY: 10_000},  # a raise
         {**NO_LIMITS, LimitPeriod.DAILY: 100, LimitPeriod.WEEKLY: None},  # a removal
     ):
         with pytest.raises(TimedOutError, match="can be lowered during a break, not raised"):
             limits.set_limits(db, token, wanted, now=T0 + 3 * HOUR)
-    with pytest.raises(TimedOutError):  # the raise asked for before it cannot take effect
+    # Confirming is refused for the break (whether or not a change waits).
+    with pytest.raises(TimedOutError):
         limits.confirm_change(db, token, LimitPeriod.WEEKLY, now=T0 + 2 * DAY)
     assert db.commits == commits and db.state == before
-    # Confirming is refused for the break, not for the 24 hours (it would be refused after).
-    with pytest.raises(TimedOutError):
-        limits.confirm_change(db, token, LimitPeriod.WEEKLY, now=T0 + 3 * HOUR)
-    assert db.commits == commits and db.state == before
-    # The raise that waits may be repeated (nothing changes); limits may be lowered or set.
-    same = {**NO_LIMITS, LimitPeriod.WEEKLY: 9000}
-    assert (
-        limits.set_limits(db, token, same, now=T0 + 3 * HOUR)
-        .limits[LimitPeriod.WEEKLY]
-        .limit.confirmable_at
-        == T0 + HOUR + DAY
-    )
-    smaller = {**NO_LIMITS, LimitPeriod.WEEKLY: 7000}  # the raise that waits made smaller
-    shown = limits.set_limits(db, token, smaller, now=T0 + 3 * HOUR).limits
-    assert shown[LimitPeriod.WEEKLY].limit.requested_pence == 7000
+    # Limits may be lowered or set.
     lower = {**NO_LIMITS, LimitPeriod.DAILY: 1000, LimitPeriod.WEEKLY: 3000}
     shown = limits.set_limits(db, token, lower, now=T0 + 4 * HOUR).limits
     assert [shown[p].limit.amount_pence for p in LimitPeriod] == [1000, 3000, None]

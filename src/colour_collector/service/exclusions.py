@@ -116,7 +116,8 @@ def take(
     now: dt.datetime | None = None,
 ) -> protection.Protection:
     """Start a time-out of ``length`` days or a self-exclusion of ``length`` months at once.
-    It cannot be undone, so the request must say ``confirm``. Audited."""
+    It cannot be undone, so the request must say ``confirm``. It drops any raise or removal of a
+    deposit limit that waits. Audited."""
     at = now or utcnow()
     ends = (
         time_out_end(at, length)
@@ -133,6 +134,15 @@ def take(
         stored = uow.protection.add_exclusion(
             account_id=account_id, kind=kind, starts_at=at, ends_at=ends
         )
+        # A raise or removal of a deposit limit that waits is dropped: confirmed the moment the
+        # break ends, it would make room for after it.
+        dropped = [
+            limit
+            for limit in protection.limits_by_period(uow, account_id).values()
+            if limit.pending
+        ]
+        for limit in dropped:
+            uow.protection.save_limit(replace(limit, requested_at=None, requested_pence=None))
         audit.append(
             uow,
             AuditKind.TIME_OUT if kind is ExclusionKind.TIME_OUT else AuditKind.SELF_EXCLUSION,
@@ -142,6 +152,7 @@ def take(
                 "length": length,
                 "unit": "days" if kind is ExclusionKind.TIME_OUT else "months",
                 "ends_at": audit.canonical_time(ends),
+                "limit_changes_dropped": [limit.period.value for limit in dropped],
             },
             now=at,
         )

@@ -17,7 +17,7 @@ The rules, as the player is told them:
 - A deposit that would take the window's deposits over a limit is refused, naming the limit and
   when enough of the window's deposits have left it for this deposit to fit.
 - During a time-out or self-exclusion a limit can be lowered or set, not raised or removed:
-  neither asked for nor confirmed (a raise that waits may be made smaller).
+  neither asked for nor confirmed. Taking one drops any raise or removal that waits.
 - A player is asked to set limits before the first deposit through the payment provider, and may
   decline; either answer is remembered.
 
@@ -250,7 +250,7 @@ def set_limits(
         before = protection.limits_by_period(uow, account_id)
         check_order(checked, before)
         after = {p: change(before[p], checked[p], at) for p in LimitPeriod}
-        if any(_looser_wait(before[p], after[p]) for p in LimitPeriod):
+        if any(after[p].pending and after[p] != before[p] for p in LimitPeriod):
             _refuse_during_a_break(uow, account_id, at)
         for period, limit in after.items():
             if limit != before[period]:
@@ -276,17 +276,10 @@ def set_limits(
     return found
 
 
-def _looser_wait(before: DepositLimit, after: DepositLimit) -> bool:
-    """Whether ``after`` waits for a change looser than ``before`` waited for (a new raise or
-    removal, or a bigger one); lowering a waiting raise is not."""
-    if not after.pending or after == before:
-        return False
-    return not before.pending or is_tighter(before.requested_pence, after.requested_pence)
-
-
 def _refuse_during_a_break(uow: UnitOfWork, account_id: AccountId, at: dt.datetime) -> None:
     """During a time-out or self-exclusion a limit can be lowered or set, not raised or removed
-    (asked for, or confirmed): the break is no time to prepare more room for after it."""
+    (asked for, or confirmed): the break is no time to prepare more room for after it. (Taking
+    one drops the changes that wait: ``exclusions.take``.)"""
     found = protection.exclusion_in_force(uow, account_id, at)
     if found is not None:
         refused = exclusions.refusal(found, at)
