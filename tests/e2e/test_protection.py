@@ -251,6 +251,16 @@ def test_taking_a_time_out(browser: Any, start_server: Any) -> None:
     page.wait_for_function(said)
     assert text(page, "live") == notice
     assert api(page, "/api/protection")["exclusion"]["ends_at"] == ends_at
+    # During it a limit can be set, not raised; the form says why.
+    page.watch.allow(403, r"^/api/protection/deposit-limits$")
+    for amount in ("30", "60"):
+        tid(page, "limit-daily").fill(amount)
+        tid(page, "limits-submit").click()
+        wait_idle(page, "protection")
+    assert text(page, "limits-error").endswith(
+        "During a break a deposit limit can be lowered, not raised or removed."
+    )
+    assert api(page, "/api/protection")["deposit_limits"][0]["amount_pence"] == 3000
 
 
 def test_saving_reality_checks_says_so(browser: Any, start_server: Any) -> None:

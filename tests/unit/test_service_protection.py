@@ -15,6 +15,7 @@ from test_service_plays import PRICE, policy
 from colour_collector.game.progress import expected_step
 from colour_collector.service import (
     accounts,
+    audit,
     deposits,
     exclusions,
     inactivity,
@@ -262,7 +263,13 @@ def test_during_a_break_a_limit_can_be_lowered_but_not_raised_or_removed() -> No
     assert not taken.limits[LimitPeriod.WEEKLY].limit.pending
     assert taken.limits[LimitPeriod.WEEKLY].limit.amount_pence == 5000
     entry = [e for e in db.state.audit if e.kind == AuditKind.TIME_OUT][-1]
-    assert json.loads(entry.payload)["limit_changes_dropped"] == ["weekly"]
+    assert json.loads(entry.payload)["limit_changes_dropped"] == [
+        {
+            "period": "weekly",
+            "requested_pence": 9000,
+            "requested_at": audit.canonical_time(T0 + HOUR),
+        }
+    ]
     before, commits = copy.deepcopy(db.state), db.commits
     for wanted in (
         {**NO_LIMITS, LimitPeriod.WEEKLY: 10_000},  # a raise

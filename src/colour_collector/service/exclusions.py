@@ -152,7 +152,15 @@ def take(
                 "length": length,
                 "unit": "days" if kind is ExclusionKind.TIME_OUT else "months",
                 "ends_at": audit.canonical_time(ends),
-                "limit_changes_dropped": [limit.period.value for limit in dropped],
+                "limit_changes_dropped": [
+                    {
+                        "period": limit.period.value,
+                        "requested_pence": limit.requested_pence,
+                        "requested_at": audit.canonical_time(limit.requested_at),
+                    }
+                    for limit in dropped
+                    if limit.requested_at is not None
+                ],
             },
             now=at,
         )

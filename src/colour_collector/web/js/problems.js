@@ -81,6 +81,13 @@ export function explain(error, form, values = {}) {
     case "confirmation_required":
       fields.confirm = FIELD.confirm();
       break;
+    case "timed_out":
+    case "self_excluded":
+      // On the limits form the break is why a raise, a removal or a confirmation was refused.
+      whole = form === "limits"
+        ? `${sayProblem(error)} During a break a deposit limit can be lowered, not raised or removed.`
+        : sayProblem(error);
+      break;
     default:
       whole = sayProblem(error);
   }
