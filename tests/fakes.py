@@ -565,9 +565,6 @@ class FakePools:
 
     on_sale_for_update = on_sale
 
-    def waiting(self, before: PoolId | None = None) -> int:
-        return len([p for p in self._waiting() if before is None or p.id < before])
-
     def unsold(self) -> Sequence[StoredPool]:
         return list(self._waiting())
 

@@ -57,8 +57,7 @@ def test_pools_are_stored_found_and_saved(database: Database) -> None:
         assert uow.pools.by_commitment("3" * 64) is None
         assert uow.pools.get(second.id + 1) is None
         assert uow.pools.on_sale() == first
-        assert uow.pools.waiting() == 2
-        assert (uow.pools.waiting(before=first.id), uow.pools.waiting(before=second.id)) == (0, 1)
+        assert uow.pools.unsold() == [first, second]  # in the order they go on sale
         assert uow.pools.newest(10) == [second, first]
         assert uow.pools.newest(1) == [second]
         sold = replace(
@@ -73,15 +72,14 @@ def test_pools_are_stored_found_and_saved(database: Database) -> None:
     with database() as uow:
         assert uow.pools.get(first.id) == sold
         assert uow.pools.on_sale_for_update() == second  # the next pool goes on sale
-        assert uow.pools.waiting() == 1
-        assert uow.pools.waiting(before=second.id) == 0  # the first is sold out
+        assert uow.pools.unsold() == [second]  # the first is sold out
         closed = replace(second, secret="cd" * 32, closed_at=WHEN)
         uow.pools.save(closed)
         uow.commit()
     with database() as uow:
         assert uow.pools.on_sale() is None
         assert uow.pools.on_sale_for_update() is None
-        assert uow.pools.waiting() == 0
+        assert uow.pools.unsold() == []
         assert uow.pools.get(second.id) == closed
     with database() as uow, pytest.raises(DuplicatePoolError):
         uow.pools.add(a_pool("1" * 64))

@@ -140,7 +140,7 @@ def current(factory: UnitOfWorkFactory, sale: Sale | None) -> Current:
     with factory() as uow:
         found = uow.pools.on_sale()
         on_sale = _dealt_from(found, sale)
-        waiting = uow.pools.waiting() if on_sale is not None else 0
+        waiting = len(uow.pools.unsold()) if on_sale is not None else 0
         unfinished = uow.plays.unfinished_plays() if on_sale is not None else None
     if on_sale is None or unfinished is None:
         return Current(None, 0)

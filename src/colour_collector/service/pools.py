@@ -229,8 +229,9 @@ def load(
     sealed = seal(pool_file.secret, pool_file.commitment, key)
     with factory() as uow:
         found = uow.pools.by_commitment(pool_file.commitment)
+        unsold = uow.pools.unsold()
         # Told before the seal changes: which pools waiting to sell this key does not unseal.
-        other_keys = tuple(p.id for p in uow.pools.unsold() if not _unseals(p, key))
+        other_keys = tuple(p.id for p in unsold if not _unseals(p, key))
         if found is not None:
             locked = uow.pools.get_for_update(found.id)
             if locked is None or locked.closed_at is not None:
@@ -258,7 +259,7 @@ def load(
             except DuplicatePoolError:
                 raise PoolRefusedError("this pool was loaded meanwhile; load it again") from None
             created = True
-        ahead = uow.pools.waiting(before=pool.id)
+        ahead = sum(1 for p in unsold if p.id < pool.id)
         audit.append(
             uow,
             AuditKind.POOL_LOADED,

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import fields, replace
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, func, insert, select, update
+from sqlalchemy import Connection, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from colour_collector.service.errors import DamagedRowError, DuplicatePoolError
@@ -131,12 +131,6 @@ class SqlPools:
 
     def on_sale_for_update(self) -> StoredPool | None:
         return self._one(_ON_SALE_FOR_UPDATE)
-
-    def waiting(self, before: PoolId | None = None) -> int:
-        query = select(func.count()).select_from(pools).where(_WAITING)
-        if before is not None:
-            query = query.where(pools.c.id < before)
-        return int(self.connection.execute(query).scalar_one())
 
     def unsold(self) -> Sequence[StoredPool]:
         rows = self.connection.execute(select(pools).where(_WAITING).order_by(pools.c.id))

@@ -43,11 +43,6 @@ class Pools(Protocol):
         it dealt."""
         ...
 
-    def waiting(self, before: PoolId | None = None) -> int:
-        """Pools neither sold out nor closed, the one on sale included (with ``before``: only
-        those loaded before that pool, which go on sale before it)."""
-        ...
-
     def unsold(self) -> Sequence[StoredPool]:
         """Pools neither sold out nor closed, in the order they go on sale (the one on sale
         first)."""
