@@ -139,6 +139,11 @@ class Figures:
         return self.pool.parameters
 
     @property
+    def table_sized(self) -> bool:
+        """Whether the pool has the published table's size, so each tier has a ``table_count``."""
+        return all(row.table_count is not None for row in self.rows)
+
+    @property
     def whole(self) -> bool:
         """Whether the order statistics cover the whole pool."""
         return self.start == 0 and self.stop == self.parameters.size

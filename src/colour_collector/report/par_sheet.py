@@ -164,7 +164,7 @@ def columns_note(data: Figures) -> str | None:
     counts = (
         "table_count holds the published table's count of each tier, to compare with count (the"
         " pool's own)"
-        if all(row.table_count is not None for row in data.rows)
+        if data.table_sized
         else f"table_count is blank (the pool is not of the published table's"
         f" {load_pool().size:,} plays, so none of the table's counts compares with its own)"
     )

@@ -69,7 +69,7 @@ def tier_counts(data: Figures, path: Path) -> None:
     figure = Figure(figsize=(WIDTH, HEIGHT))
     axes = figure.add_subplot()
     indices = range(len(data.rows))
-    published = all(r.table_count is not None for r in data.rows)
+    published = data.table_sized
     table = [r.table_count if r.table_count is not None else r.count for r in data.rows]
     # A pool of another size has no published counts to stand against: its own are the bars.
     label = "published table" if published else "this pool's own structure (not published)"
