@@ -209,7 +209,12 @@ def test_a_raise_over_a_longer_periods_limit_is_refused_and_nothing_changes() ->
         {LimitPeriod.DAILY: 1500, LimitPeriod.WEEKLY: None, LimitPeriod.MONTHLY: None},
         {LimitPeriod.DAILY: None, LimitPeriod.WEEKLY: 9000, LimitPeriod.MONTHLY: 10_000},
     ):
-        assert limits.set_limits(db, token, fine, now=T0 + 2 * HOUR)
+        shown = limits.set_limits(db, token, fine, now=T0 + 2 * HOUR).limits
+        asked = {
+            p: s.limit.requested_pence if s.limit.pending else s.limit.amount_pence
+            for p, s in shown.items()
+        }
+        assert asked == fine  # taken as asked: at once, or waiting
 
 
 def test_what_the_player_has_already_is_never_out_of_order() -> None:
