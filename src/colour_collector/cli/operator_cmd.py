@@ -46,7 +46,9 @@ def _password(password_stdin: bool) -> str:
 
 @operator_app.command("add")
 def add(
-    name: Annotated[str, typer.Argument(help="Login name: 3 to 64 of a-z 0-9 . - _")],
+    name: Annotated[
+        str, typer.Argument(help="Login name: 3 to 64 of a-z 0-9 . - _, starting with a letter")
+    ],
     role: Annotated[
         OperatorRole,
         typer.Option(

@@ -36,7 +36,8 @@ from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
 from colour_collector.service.protection_models import Operator, OperatorRole, OperatorSession
 
 NAME = re.compile(r"[a-z][a-z0-9._-]{2,63}")
-"""An operator name: 3 to 64 lower-case letters, digits, dots, dashes, underscores."""
+"""An operator name: 3 to 64 lower-case letters, digits, dots, dashes, underscores, starting with
+a letter."""
 MIN_PASSWORD_LENGTH = 12
 """Shortest operator password."""
 MAX_PASSWORD_LENGTH = 256

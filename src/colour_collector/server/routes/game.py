@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
+from starlette.responses import Response
 
 from colour_collector.game.config import COUNTED_KINDS, load_config
 from colour_collector.server.play_schemas import (
@@ -14,15 +15,16 @@ from colour_collector.server.play_schemas import (
     ReelRange,
 )
 from colour_collector.server.request_bodies import JsonBodyRoute
+from colour_collector.server.responses import answer
 
 router = APIRouter(prefix="/api", tags=["game"], route_class=JsonBodyRoute)
 
 
 @router.get("/game", response_model=GameResponse)
-def game() -> GameResponse:
+def game() -> Response:
     """Colours, shapes, grid sizes, the Prize Table at every level, the Bonus Prizes."""
     cfg = load_config()
-    return GameResponse(
+    description = GameResponse(
         name="Colour Collector",
         price_pence=cfg.price,
         starting_spins=cfg.starting_spins,
@@ -52,3 +54,4 @@ def game() -> GameResponse:
         prize_game_box=cfg.prize_game_box,
         reel=ReelRange(min=cfg.reel_min, max=cfg.reel_max),
     )
+    return answer(description)
