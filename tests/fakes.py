@@ -789,6 +789,7 @@ class FakeUnitOfWork:
         self._database = database
 
     def __enter__(self) -> Self:
+        self._database.open_units += 1
         self.state = copy.deepcopy(self._database.state)
         self.accounts = FakeAccounts(self.state)
         self.login_throttle = FakeLoginThrottle(self.state)
@@ -813,7 +814,7 @@ class FakeUnitOfWork:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        return None
+        self._database.open_units -= 1
 
     def commit(self) -> None:
         self._database.state = copy.deepcopy(self.state)
@@ -827,6 +828,8 @@ class FakeDatabase:
         self.state = State()
         self.commits = 0
         """Units of work committed so far."""
+        self.open_units = 0
+        """Units of work open now (entered, not yet left)."""
 
     def __call__(self) -> FakeUnitOfWork:
         return FakeUnitOfWork(self)

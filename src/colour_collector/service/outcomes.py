@@ -1,7 +1,12 @@
 """Where a purchase's outcome comes from: fixed at purchase, never adapted to anything.
 
-A source deals a ``Deal`` inside the purchase's unit of work: the outcome and the random source
-the whole play is generated from, and for a pool the pool and position it came from.
+A purchase (or a Try play) asks its source twice. First ``expect``, read without a lock: the deal
+it would get now (the outcome and the random source the whole play is generated from, and for a
+pool the pool and position). The play is generated from that deal with no unit of work open, so
+the time a rare prize's play takes to build holds no lock that other requests would wait on (on
+SQLite, the one write lock): how long anything else waits says nothing of what was bought. Then
+``take``, inside the purchase's unit of work: the deal made for good, or ``DealMovedError`` when
+another purchase took that deal in between, and the purchase starts again from a new one.
 
 - ``IndependentSource``: each play drawn independently, weighted by the pool counts, from the
   server's secure random source.
@@ -54,14 +59,28 @@ class Deal:
     pool_id: PoolId | None = None
     """The pool the play was dealt from; None for an independent draw."""
     position: int | None = None
-    """Its position in that pool."""
+    """Its position in that pool (for a script, in the script)."""
+
+
+class DealMovedError(Exception):
+    """The deal a purchase expected was taken by another purchase before it locked the pool:
+    the purchase starts again (never answered to a client)."""
 
 
 class OutcomeSource(Protocol):
-    """Deals the outcome of a new play, inside the purchase's unit of work."""
+    """Deals the outcome of a new play: expected without a lock, taken inside the purchase's
+    unit of work."""
 
-    def draw(self, uow: UnitOfWork, rng: random.Random, now: dt.datetime) -> Deal:
-        """The outcome of a play bought at ``now``; ``rng`` is the server's random source."""
+    def expect(self, uow: UnitOfWork, rng: random.Random) -> Deal | None:
+        """The deal a play bought now would get, read without locking anything (None when
+        nothing can be dealt now: ``take`` then refuses with the reason); ``rng`` is the
+        server's random source."""
+        ...
+
+    def take(self, uow: UnitOfWork, expected: Deal | None, now: dt.datetime) -> Deal:
+        """Make ``expected`` the deal of the play bought at ``now``, or raise
+        :class:`DealMovedError` if it is no longer the next one (or the refusal of a purchase
+        when nothing can be dealt)."""
         ...
 
     def refusal(self, uow: UnitOfWork) -> ServiceError | None:
@@ -76,9 +95,15 @@ class IndependentSource:
     def __init__(self, pool: PrizePool) -> None:
         self._draw = IndependentDraw(pool)
 
-    def draw(self, uow: UnitOfWork, rng: random.Random, now: dt.datetime) -> Deal:
+    def expect(self, uow: UnitOfWork, rng: random.Random) -> Deal:
         """One independent draw (nothing stored is read); the play comes from ``rng`` too."""
         return Deal(self._draw.draw(rng), rng)
+
+    def take(self, uow: UnitOfWork, expected: Deal | None, now: dt.datetime) -> Deal:
+        """``expected``: no other purchase can take an independent draw."""
+        if expected is None:
+            raise DealMovedError("an independent draw is always expected")
+        return expected
 
     def refusal(self, uow: UnitOfWork) -> ServiceError | None:
         """None: an independent draw refuses nothing."""
@@ -93,11 +118,28 @@ class PoolSource:
         only the published prize structure)."""
         self._sale = sale
 
-    def draw(self, uow: UnitOfWork, rng: random.Random, now: dt.datetime) -> Deal:
-        """Lock the pool on sale, deal its next position, store what remains."""
+    def expect(self, uow: UnitOfWork, rng: random.Random) -> Deal | None:
+        """The next position of the pool on sale, read without its lock (None when it cannot be
+        dealt from: ``take`` says why)."""
+        try:
+            pool, secret = self._dealable(uow.pools.on_sale(), tell_operator=False)
+        except (PoolExhaustedServiceError, PoolUnavailableError):
+            return None
+        category, _ = deal_one(secret, pool.dealt, pool.remaining)
+        return Deal(outcome_of(category), play_rng(secret, pool.dealt), pool.id, pool.dealt)
+
+    def take(self, uow: UnitOfWork, expected: Deal | None, now: dt.datetime) -> Deal:
+        """Lock the pool on sale, deal its next position if it is ``expected``'s, store what
+        remains."""
         pool, secret = self._dealable(uow.pools.on_sale_for_update(), tell_operator=True)
         position = pool.dealt
         category, remaining = deal_one(secret, position, pool.remaining)
+        if (
+            expected is None
+            or (expected.pool_id, expected.position) != (pool.id, position)
+            or expected.tier != outcome_of(category)
+        ):
+            raise DealMovedError(f"position {position} of pool {pool.id} is not the one expected")
         uow.pools.save(
             replace(
                 pool,
@@ -107,7 +149,7 @@ class PoolSource:
                 sold_out_at=now if position + 1 == pool.size else None,
             )
         )
-        return Deal(outcome_of(category), play_rng(secret, position), pool.id, position)
+        return expected
 
     def refusal(self, uow: UnitOfWork) -> ServiceError | None:
         """Whether the pool on sale can be dealt from, read without its lock."""
@@ -146,13 +188,29 @@ class ScriptedSource:
         )
         self._then = then
         self._lock = threading.Lock()
+        self._taken = 0
+        """How many scripted outcomes purchases have taken."""
 
-    def draw(self, uow: UnitOfWork, rng: random.Random, now: dt.datetime) -> Deal:
-        """The next scripted outcome, or a deal from the source behind."""
+    def expect(self, uow: UnitOfWork, rng: random.Random) -> Deal | None:
+        """The next scripted outcome, or the deal the source behind expects."""
         with self._lock:
             if self._queue:
-                return Deal(self._queue.popleft(), rng)
-        return self._then.draw(uow, rng, now)
+                return Deal(self._queue[0], rng, position=self._taken)
+        return self._then.expect(uow, rng)
+
+    def take(self, uow: UnitOfWork, expected: Deal | None, now: dt.datetime) -> Deal:
+        """The expected scripted outcome if it is still the next one, or the source behind's."""
+        scripted = None
+        if expected is not None and expected.pool_id is None:
+            scripted = expected.position  # an independent draw has no position
+        with self._lock:
+            if self._queue or scripted is not None:
+                if expected is None or scripted != self._taken or not self._queue:
+                    raise DealMovedError(f"scripted outcome {scripted} is not the next one")
+                self._queue.popleft()
+                self._taken += 1
+                return expected
+        return self._then.take(uow, expected, now)
 
     def refusal(self, uow: UnitOfWork) -> ServiceError | None:
         """None while scripted outcomes are left (they refuse nothing), then the source's."""

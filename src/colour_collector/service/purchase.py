@@ -1,8 +1,12 @@
 """Buying a play: the quote on the purchase screen, and the purchase itself.
 
-A purchase debits the price, draws the outcome (or deals the next position of the prize pool on
-sale), generates the whole play, stores it and appends to the audit log in one transaction, under
-the lock of the player's account. From then on the stored play decides everything.
+A purchase first reads, in a unit of work it never commits, whether it will deal and which deal it
+expects (the outcome drawn, or the next position of the prize pool on sale), and generates the
+whole play from that deal with no unit of work open: a rare prize's play can take most of a
+second to build, and no other request may wait on a lock for that long, or its wait would tell
+what was bought (``service.outcomes``). Then, in one transaction under the lock of the player's
+account, it debits the price, takes the deal (starting again if another purchase took it first),
+stores the play and appends to the audit log. From then on the stored play decides everything.
 """
 
 from __future__ import annotations
@@ -16,10 +20,14 @@ from colour_collector.game.record import PlayRecord
 from colour_collector.service import audit, records, safeguards
 from colour_collector.service.accounts import live_session
 from colour_collector.service.clock import utcnow
-from colour_collector.service.errors import ConfirmationRequiredError, ServiceError
+from colour_collector.service.errors import (
+    ConfirmationRequiredError,
+    PoolUnavailableError,
+    ServiceError,
+)
 from colour_collector.service.idempotency import check_idempotency_key
 from colour_collector.service.models import AuditKind, MovementKind, Pence
-from colour_collector.service.outcomes import OutcomeSource
+from colour_collector.service.outcomes import Deal, DealMovedError, OutcomeSource
 from colour_collector.service.play_models import PlayStatus, StoredPlay
 from colour_collector.service.play_numbers import new_play_number
 from colour_collector.service.ports import UnitOfWorkFactory
@@ -101,6 +109,11 @@ def quote(
         )
 
 
+DEAL_ATTEMPTS = 100
+"""Times a purchase starts again because other purchases took the deal it expected before it
+could (each time one of them was sold); then it is refused as the pool being busy."""
+
+
 def purchase(
     factory: UnitOfWorkFactory,
     token: str | None,
@@ -112,13 +125,65 @@ def purchase(
     now: dt.datetime | None = None,
 ) -> Purchase:
     """Buy a play, or answer the play an earlier purchase with the same Idempotency-Key bought,
-    or the unfinished play (which must be finished first), in one transaction."""
+    or the unfinished play (which must be finished first), in one transaction; the play is
+    generated before it, with no unit of work open."""
     if confirm is not True:
         raise ConfirmationRequiredError(
             'a purchase must be confirmed: send {"confirm": true}', field="confirm"
         )
     key = check_idempotency_key(idempotency_key)
     at = now or utcnow()
+    for _ in range(DEAL_ATTEMPTS):
+        expected = _expected_deal(factory, token, policy, key=key, rng=rng, at=at)
+        record = None if expected is None else generate(expected.tier, expected.rng)
+        try:
+            return _buy(factory, token, policy, key=key, expected=expected, record=record, at=at)
+        except DealMovedError:
+            continue
+    raise PoolUnavailableError("the prize pool is busy just now; try again in a moment")
+
+
+def _expected_deal(
+    factory: UnitOfWorkFactory,
+    token: str | None,
+    policy: PlayPolicy,
+    *,
+    key: str | None,
+    rng: random.Random,
+    at: dt.datetime,
+) -> Deal | None:
+    """The deal the purchase expects, read in a unit of work that is never committed and locks
+    nothing for long; None when the purchase will deal nothing (an Idempotency-Key repeat, a
+    play to resume, a refusal, too little money), which its own transaction then answers. So no
+    play is generated for a request that buys nothing."""
+    with factory() as uow:
+        session = live_session(uow, token, at)
+        account_id = session.account_id
+        if key is not None and uow.plays.by_idempotency_key(account_id, key) is not None:
+            return None
+        if uow.plays.unfinished(account_id) is not None:
+            return None
+        try:
+            safeguards.before_purchase(uow, session, at)
+        except ServiceError:
+            return None
+        if uow.wallets.balance(account_id) < policy.price_pence:
+            return None
+        return policy.outcomes.expect(uow, rng)
+
+
+def _buy(
+    factory: UnitOfWorkFactory,
+    token: str | None,
+    policy: PlayPolicy,
+    *,
+    key: str | None,
+    expected: Deal | None,
+    record: PlayRecord | None,
+    at: dt.datetime,
+) -> Purchase:
+    """The purchase's transaction: the play ``record`` of the ``expected`` deal, bought
+    (:class:`DealMovedError` if another purchase took that deal first)."""
     with factory() as uow:
         session = live_session(uow, token, at, lock_account=True)
         account_id = session.account_id
@@ -133,9 +198,10 @@ def purchase(
         balance = debit(
             uow, account_id, policy.price_pence, MovementKind.STAKE, reference=number, now=at
         )
-        deal = policy.outcomes.draw(uow, rng, at)
+        deal = policy.outcomes.take(uow, expected, at)
+        if record is None:  # take answers only the deal it was given
+            raise DealMovedError("no play was generated for this purchase")
         tier = deal.tier
-        record = generate(tier, deal.rng)
         text = records.encode(record)
         play = uow.plays.add(
             StoredPlay(

@@ -23,7 +23,7 @@ from colour_collector.service.errors import (
     PlayNotOverError,
     TooManyTriesError,
 )
-from colour_collector.service.outcomes import OutcomeSource
+from colour_collector.service.outcomes import DealMovedError, OutcomeSource
 from colour_collector.service.play_models import TryPlay
 from colour_collector.service.ports import UnitOfWork, UnitOfWorkFactory
 from colour_collector.service.reveal import advance, check_retry, parse_step_request
@@ -64,34 +64,53 @@ def start(
 
     A Try needs no account, but a player logged in (``session_token`` of a live session) during
     a time-out or self-exclusion is refused one (:class:`ExcludedError`), as a purchase is: the
-    break is from the game, not only from its stakes."""
+    break is from the game, not only from its stakes. As for a purchase, the play is generated
+    with no unit of work open (``service.outcomes``), after the checks have let it through."""
     at = now or utcnow()
     token = secrets.token_urlsafe(TOKEN_BYTES)
-    with factory() as uow:
-        session = uow.accounts.session(hash_token(session_token), at) if session_token else None
-        if session is not None:
-            exclusions.refuse_if_excluded(uow, session.account_id, at)
-        if uow.tries.started_after(client, at - RATE_WINDOW) >= per_hour:
-            raise TooManyTriesError(
-                f"at most {per_hour} Try plays an hour from one address; try again later",
-                retry_after_seconds=_retry_after(uow, client, per_hour, at),
+    # A Try's source is an independent draw (or a test's script), whose deal another Try takes
+    # only in a race that one of them wins: this ends.
+    while True:
+        with factory() as uow:
+            _check_start(uow, client, per_hour, session_token, at)
+            expected = outcomes.expect(uow, rng)
+        record = None if expected is None else generate(expected.tier, expected.rng)
+        with factory() as uow:
+            _check_start(uow, client, per_hour, session_token, at)
+            try:
+                deal = outcomes.take(uow, expected, at)
+            except DealMovedError:
+                continue
+            if record is None:  # take answers only the deal it was given
+                continue
+            tier = deal.tier
+            play = TryPlay(
+                id=0,
+                record=records.encode(record),
+                revealed=0,
+                steps=len(record.steps),
+                prize_pence=0 if tier is None else tier.prize_pence,
+                created_at=at,
+                finished_at=None,
             )
-        deal = outcomes.draw(uow, rng, at)
-        tier = deal.tier
-        record = generate(tier, deal.rng)
-        play = TryPlay(
-            id=0,
-            record=records.encode(record),
-            revealed=0,
-            steps=len(record.steps),
-            prize_pence=0 if tier is None else tier.prize_pence,
-            created_at=at,
-            finished_at=None,
+            play = uow.tries.add(_hash(token), play, client)
+            uow.tries.remove_before(at - KEEP_FOR)
+            uow.commit()
+        return token, play
+
+
+def _check_start(
+    uow: UnitOfWork, client: str, per_hour: int, session_token: str | None, at: dt.datetime
+) -> None:
+    """Refuse a Try play to a player on a break, or over ``per_hour`` from ``client``."""
+    session = uow.accounts.session(hash_token(session_token), at) if session_token else None
+    if session is not None:
+        exclusions.refuse_if_excluded(uow, session.account_id, at)
+    if uow.tries.started_after(client, at - RATE_WINDOW) >= per_hour:
+        raise TooManyTriesError(
+            f"at most {per_hour} Try plays an hour from one address; try again later",
+            retry_after_seconds=_retry_after(uow, client, per_hour, at),
         )
-        play = uow.tries.add(_hash(token), play, client)
-        uow.tries.remove_before(at - KEEP_FOR)
-        uow.commit()
-    return token, play
 
 
 def _retry_after(uow: UnitOfWork, client: str, per_hour: int, at: dt.datetime) -> int:
