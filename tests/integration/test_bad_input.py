@@ -215,6 +215,18 @@ def test_json_nested_too_deeply_is_said_so(player: Any, nested: bytes) -> None:
     assert response.json()["detail"] == "the request body is not valid JSON (nested too deeply)"
 
 
+def test_a_number_too_long_to_read_is_said_so(player: Any) -> None:
+    body = b'{"amount_pence": ' + b"9" * 4301 + b"}"
+    response = player.post(
+        "/api/wallet/test-deposit", content=body, headers={"content-type": "application/json"}
+    )
+    assert_problem(response, 400, "invalid_request", "body")
+    assert response.json()["detail"] == (
+        "the request body is not valid JSON (a number in it has more than 4,300 digits)"
+    )
+    assert player.get("/api/wallet").json()["balance_pence"] == 0
+
+
 def test_unexpected_error_is_a_bare_500(
     app: Any, new_client: Any, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -135,3 +135,16 @@ def test_a_scripted_outcome_taken_meanwhile_goes_to_one_purchase(
     bought = buy(db, first, rules).play
     assert later[0].play.prize_pence == 75_000
     assert bought.prize_pence == 500
+
+
+def test_a_try_takes_a_scripted_outcome_from_the_purchases_instead_of_showing_it() -> None:
+    """A test server's script (``OUTCOME_SCRIPT``) is one list: each outcome goes to one play,
+    a purchase or a Try, so a free Try cannot preview what the next purchase will win."""
+    db = FakeDatabase()
+    purchases = ScriptedSource(["£750", None], IndependentSource(load_pool()))
+    tries = purchases.sharing(IndependentSource(load_pool()))
+    _, tried = try_plays.start(db, tries, random.Random(1), client="a", per_hour=5, now=T0)
+    assert tried.prize_pence == 75_000
+    rules = PlayPolicy(PRICE, dt.timedelta(hours=24), purchases)
+    bought = buy(db, player(db), rules).play
+    assert bought.prize_pence == 0 and bought.tier_index is None

@@ -131,6 +131,9 @@ async def _on_http_exception(request: Request, exc: Exception) -> Response:
         reason = "it cannot be parsed"
         if isinstance(cause, strict_json.StrictJsonError):  # a name given twice in one object
             reason = f"it {cause}"
+        elif isinstance(cause, ValueError) and "integer string conversion" in str(cause):
+            # Python reads at most 4,300 digits of a whole number (sys.get_int_max_str_digits)
+            reason = "a number in it has more than 4,300 digits"
         elif cause is not None:
             reason = _UNPARSABLE_BECAUSE.get(type(cause), reason)
         return problem_response(

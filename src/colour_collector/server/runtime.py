@@ -197,9 +197,8 @@ def build_runtime(settings: Settings, database: Database) -> Runtime:
     try_outcomes: OutcomeSource = independent
     if settings.outcome_script is not None:
         # Test environments only (the settings refuse it elsewhere).
-        names = scripted_outcomes(settings.outcome_script)
-        purchase = ScriptedSource(names, purchase)
-        try_outcomes = ScriptedSource(names, independent)
+        scripted = ScriptedSource(scripted_outcomes(settings.outcome_script), purchase)
+        purchase, try_outcomes = scripted, scripted.sharing(independent)
     accounts = account_policy(settings)
     provider = (
         SimulatedPaymentProvider() if settings.payments is PaymentProviderKind.SIMULATED else None

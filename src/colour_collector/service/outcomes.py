@@ -16,7 +16,8 @@ another purchase took that deal in between, and the purchase starts again from a
   exactly the pool's play at that position. When a pool is sold out the next one loaded goes on
   sale; with none left the purchase is refused (``sold_out``), nothing debited.
 - ``ScriptedSource``: test environments only (refused by the settings elsewhere): a list of tiers
-  the next plays take in order, then the source behind it. There is no way over HTTP to choose an
+  the next plays (purchases and Try plays alike, each outcome to one play) take in order, then
+  the source behind it. There is no way over HTTP to choose an
   outcome.
 """
 
@@ -179,23 +180,39 @@ class PoolSource:
             ) from None
 
 
+class _Script:
+    """Scripted outcomes, each dealt to one play, in order."""
+
+    def __init__(self, names: Iterable[str | None]) -> None:
+        self.queue: deque[Tier | None] = deque(
+            None if name is None else tier_by_name(name) for name in names
+        )
+        self.lock = threading.Lock()
+        self.taken = 0
+        """How many scripted outcomes plays have taken."""
+
+
 class ScriptedSource:
     """Test environments only: the listed outcomes first, in order, then ``then``."""
 
     def __init__(self, names: Iterable[str | None], then: OutcomeSource) -> None:
-        self._queue: deque[Tier | None] = deque(
-            None if name is None else tier_by_name(name) for name in names
-        )
+        self._script = _Script(names)
         self._then = then
-        self._lock = threading.Lock()
-        self._taken = 0
-        """How many scripted outcomes purchases have taken."""
+
+    def sharing(self, then: OutcomeSource) -> ScriptedSource:
+        """A source dealing from this one's script, then from ``then``: each scripted outcome
+        goes to one play, whichever source deals it (purchases and Try plays share one script,
+        so a free Try never shows the outcome a purchase will get)."""
+        source = ScriptedSource((), then)
+        source._script = self._script
+        return source
 
     def expect(self, uow: UnitOfWork, rng: random.Random) -> Deal | None:
         """The next scripted outcome, or the deal the source behind expects."""
-        with self._lock:
-            if self._queue:
-                return Deal(self._queue[0], rng, position=self._taken)
+        script = self._script
+        with script.lock:
+            if script.queue:
+                return Deal(script.queue[0], rng, position=script.taken)
         return self._then.expect(uow, rng)
 
     def take(self, uow: UnitOfWork, expected: Deal | None, now: dt.datetime) -> Deal:
@@ -203,18 +220,19 @@ class ScriptedSource:
         scripted = None
         if expected is not None and expected.pool_id is None:
             scripted = expected.position  # an independent draw has no position
-        with self._lock:
-            if self._queue or scripted is not None:
-                if expected is None or scripted != self._taken or not self._queue:
+        script = self._script
+        with script.lock:
+            if script.queue or scripted is not None:
+                if expected is None or scripted != script.taken or not script.queue:
                     raise DealMovedError(f"scripted outcome {scripted} is not the next one")
-                self._queue.popleft()
-                self._taken += 1
+                script.queue.popleft()
+                script.taken += 1
                 return expected
         return self._then.take(uow, expected, now)
 
     def refusal(self, uow: UnitOfWork) -> ServiceError | None:
         """None while scripted outcomes are left (they refuse nothing), then the source's."""
-        with self._lock:
-            if self._queue:
+        with self._script.lock:
+            if self._script.queue:
                 return None
         return self._then.refusal(uow)
