@@ -13,7 +13,11 @@ from typing import Any
 import pytest
 from plays_fixtures import buy, deposit, play_settings
 
+from colour_collector.game.generator import generate
+from colour_collector.game.record import PlayRecord
 from colour_collector.server.settings import Settings
+from colour_collector.service import accounts
+from colour_collector.service import purchase as buying
 
 FLOOR_MS = 200
 
@@ -53,3 +57,26 @@ def test_no_purchase_is_answered_before_the_floor(app: Any, player: Any) -> None
     repeat = player.post("/api/plays", json={"confirm": True}, headers={"Idempotency-Key": "k"})
     assert repeat.json()["play"] == again.json()["play"]
     assert min(first_took, time.monotonic() - started) >= FLOOR_MS / 1000
+
+
+def test_a_refusal_after_the_play_was_built_waits_for_the_floor_too(
+    app: Any, player: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A logout racing a purchase refuses it after it built the play it expected, and that play
+    is still the next one (a review's finding): answered at once, the refusal's time told the
+    next play's prize. Every answer of a purchase waits for the floor."""
+    deposit(player, 500)
+    token = player.cookies["cc_session"]
+
+    def generating_then_logged_out(*args: Any) -> PlayRecord:
+        record = generate(*args)
+        accounts.logout(app.state.database, token)
+        return record
+
+    monkeypatch.setattr(buying, "generate", generating_then_logged_out)
+    started = time.monotonic()
+    refused = buy(player)
+    took = time.monotonic() - started
+    assert refused.status_code == 401, refused.text
+    assert took >= FLOOR_MS / 1000, took
+    assert player.get("/api/wallet").status_code == 401

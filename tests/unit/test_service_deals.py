@@ -30,24 +30,35 @@ from pool_support import small_pool
 
 
 def watch_generation(
-    monkeypatch: pytest.MonkeyPatch,
-    module: ModuleType,
-    db: FakeDatabase,
-    meanwhile: Callable[[], object] | None = None,
+    monkeypatch: pytest.MonkeyPatch, module: ModuleType, db: FakeDatabase
 ) -> list[int]:
-    """Make ``module.generate`` record how many units of work are open each time it runs (and
-    run ``meanwhile`` once, after the first play it generates); the list it fills."""
+    """Make ``module.generate`` record how many units of work are open each time it runs; the
+    list it fills."""
     open_at: list[int] = []
 
     def generating(*args: Any) -> PlayRecord:
         open_at.append(db.open_units)
-        record = generate(*args)
-        if meanwhile is not None and len(open_at) == 1:
-            meanwhile()
-        return record
+        return generate(*args)
 
     monkeypatch.setattr(module, "generate", generating)
     return open_at
+
+
+def before_the_first_transaction(
+    monkeypatch: pytest.MonkeyPatch, meanwhile: Callable[[], object]
+) -> None:
+    """Run ``meanwhile`` once, after the first purchase built its play and before its
+    transaction: another purchase racing it."""
+    real = buying._buy
+    calls: list[int] = []
+
+    def racing(*args: Any, **kwargs: Any) -> buying.Purchase:
+        calls.append(1)
+        if len(calls) == 1:
+            meanwhile()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(buying, "_buy", racing)
 
 
 def test_a_purchase_generates_its_play_with_no_unit_of_work_open(
@@ -102,8 +113,9 @@ def test_a_pool_position_taken_meanwhile_is_not_sold_twice(
     stored = load(db, pool).pool
     first, second = player(db, "first@example.com"), player(db, "second@example.com")
     later: list[buying.Purchase] = []
-    open_at = watch_generation(
-        monkeypatch, buying, db, lambda: later.append(buy(db, second, POLICY, rng_seed=2))
+    open_at = watch_generation(monkeypatch, buying, db)
+    before_the_first_transaction(
+        monkeypatch, lambda: later.append(buy(db, second, POLICY, rng_seed=2))
     )
     bought = buy(db, first, POLICY).play
     taken = later[0].play
@@ -131,7 +143,7 @@ def test_a_scripted_outcome_taken_meanwhile_goes_to_one_purchase(
     )
     first, second = player(db, "first@example.com"), player(db, "second@example.com")
     later: list[buying.Purchase] = []
-    watch_generation(monkeypatch, buying, db, lambda: later.append(buy(db, second, rules)))
+    before_the_first_transaction(monkeypatch, lambda: later.append(buy(db, second, rules)))
     bought = buy(db, first, rules).play
     assert later[0].play.prize_pence == 75_000
     assert bought.prize_pence == 500

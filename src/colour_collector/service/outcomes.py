@@ -60,7 +60,9 @@ class Deal:
     pool_id: PoolId | None = None
     """The pool the play was dealt from; None for an independent draw."""
     position: int | None = None
-    """Its position in that pool (for a script, in the script)."""
+    """Its position in that pool."""
+    script_index: int | None = None
+    """For a test's scripted outcome, its index in the script."""
 
 
 class DealMovedError(Exception):
@@ -85,7 +87,7 @@ class OutcomeSource(Protocol):
         ...
 
     def refusal(self, uow: UnitOfWork) -> ServiceError | None:
-        """The error ``draw`` would refuse a purchase with now (``sold_out``, a pool this
+        """The error ``take`` would refuse a purchase with now (``sold_out``, a pool this
         server cannot deal from), found without dealing or locking: for the purchase screen."""
         ...
 
@@ -212,14 +214,12 @@ class ScriptedSource:
         script = self._script
         with script.lock:
             if script.queue:
-                return Deal(script.queue[0], rng, position=script.taken)
+                return Deal(script.queue[0], rng, script_index=script.taken)
         return self._then.expect(uow, rng)
 
     def take(self, uow: UnitOfWork, expected: Deal | None, now: dt.datetime) -> Deal:
         """The expected scripted outcome if it is still the next one, or the source behind's."""
-        scripted = None
-        if expected is not None and expected.pool_id is None:
-            scripted = expected.position  # an independent draw has no position
+        scripted = None if expected is None else expected.script_index
         script = self._script
         with script.lock:
             if script.queue or scripted is not None:

@@ -28,6 +28,7 @@ from colour_collector.service.errors import (
 from colour_collector.service.idempotency import check_idempotency_key
 from colour_collector.service.models import AuditKind, MovementKind, Pence
 from colour_collector.service.outcomes import Deal, DealMovedError, OutcomeSource
+from colour_collector.service.play_builds import build_once
 from colour_collector.service.play_models import PlayStatus, StoredPlay
 from colour_collector.service.play_numbers import new_play_number
 from colour_collector.service.ports import UnitOfWorkFactory
@@ -132,15 +133,23 @@ def purchase(
             'a purchase must be confirmed: send {"confirm": true}', field="confirm"
         )
     key = check_idempotency_key(idempotency_key)
-    at = now or utcnow()
     for _ in range(DEAL_ATTEMPTS):
+        at = now or utcnow()
         expected = _expected_deal(factory, token, policy, key=key, rng=rng, at=at)
-        record = None if expected is None else generate(expected.tier, expected.rng)
+        record = None if expected is None else _build(expected)
         try:
             return _buy(factory, token, policy, key=key, expected=expected, record=record, at=at)
         except DealMovedError:
             continue
     raise PoolUnavailableError("the prize pool is busy just now; try again in a moment")
+
+
+def _build(deal: Deal) -> PlayRecord:
+    """The play of ``deal``; a pool position's built once in this process however many
+    purchases expect it at once (``play_builds``)."""
+    if deal.pool_id is None or deal.position is None:
+        return generate(deal.tier, deal.rng)
+    return build_once((deal.pool_id, deal.position), lambda: generate(deal.tier, deal.rng))
 
 
 def _expected_deal(

@@ -102,7 +102,8 @@ def _view(play: StoredPlay) -> PlayViewResponse:
                 " nothing was debited.",
                 422: "A bad field (`confirm` must be true) or Idempotency-Key (`invalid_request`).",
                 503: "Sales are stopped (`sales_stopped`), no prize pool is on sale"
-                " (`sold_out`), or the pool on sale cannot be dealt from by this server"
+                " (`sold_out`), or the pool on sale cannot be dealt from by this server or"
+                " other purchases kept taking the position this one expected"
                 " (`pool_unavailable`); nothing was debited.",
             }
         ),
@@ -118,19 +119,24 @@ async def purchase(
 
     Answers 201 with the new play; 200 with the same play when the Idempotency-Key was used
     before; 200 with ``resumed: true`` when a play is unfinished (it must be finished first).
-    No answer comes sooner than ``PURCHASE_ANSWER_FLOOR_MS`` after the purchase starts.
+    No answer, a refusal included, comes sooner than ``PURCHASE_ANSWER_FLOOR_MS`` after the
+    purchase starts.
     """
     # The one route that is async (decision 0003): the purchase runs on a worker thread, as a
     # plain route's would, then the answer waits on the event loop, holding no thread, until the
     # floor. Building a play takes from 0.1 ms to 650 ms by its prize: answered at once, the time
     # of a purchase (or /metrics' latency histogram) would tell the prize before the reveal.
+    # A refusal waits for the floor too: a purchase may be refused after it built the play it
+    # expected (a logout or a stop of sales racing it), and that play is still the next one.
     started = time.monotonic()
-    done, screen, last = await anyio.to_thread.run_sync(
-        partial(_purchase, runtime, token, body.confirm, idempotency_key)
-    )
-    wait = runtime.settings.purchase_answer_floor_ms / 1000 - (time.monotonic() - started)
-    if wait > 0:
-        await anyio.sleep(wait)
+    try:
+        done, screen, last = await anyio.to_thread.run_sync(
+            partial(_purchase, runtime, token, body.confirm, idempotency_key)
+        )
+    finally:
+        wait = runtime.settings.purchase_answer_floor_ms / 1000 - (time.monotonic() - started)
+        if wait > 0:
+            await anyio.sleep(wait)
     return answer(
         PurchaseResponse(
             play=PlayResponse.of(done.play),
