@@ -23,7 +23,7 @@ def parked(futures: list[Future[PlayRecord]]) -> None:
     deadline = time.monotonic() + 10
     while not all(f.running() for f in futures) and time.monotonic() < deadline:
         time.sleep(0.01)
-    time.sleep(0.2)
+    time.sleep(0.5)
 
 
 def test_buyers_of_one_position_at_once_share_one_build() -> None:
@@ -58,8 +58,10 @@ def test_buyers_of_one_position_at_once_share_one_build() -> None:
 
 def test_a_failed_build_fails_its_waiters_and_is_not_kept() -> None:
     started, release = threading.Event(), threading.Event()
+    calls: list[int] = []
 
     def failing() -> PlayRecord:
+        calls.append(1)
         started.set()
         release.wait(timeout=10)
         raise RuntimeError("no play")
@@ -73,5 +75,6 @@ def test_a_failed_build_fails_its_waiters_and_is_not_kept() -> None:
         for future in (first, waiter):
             with pytest.raises(RuntimeError, match="no play"):
                 future.result(timeout=10)
+    assert calls == [1]  # the waiter was given the build's failure, it did not build
     built = build_once((2, 0), lambda: generate(None, random.Random(1)))
     assert built.steps

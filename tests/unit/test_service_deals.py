@@ -18,7 +18,7 @@ from test_service_pools import POLICY, load
 from colour_collector.game import codec
 from colour_collector.game.generator import generate
 from colour_collector.game.pool import load_pool
-from colour_collector.game.pool_deal import categories, outcome_of, play_at
+from colour_collector.game.pool_deal import categories, outcome_of, play_at, play_seed
 from colour_collector.game.record import PlayRecord
 from colour_collector.service import purchase as buying
 from colour_collector.service import try_plays
@@ -160,3 +160,27 @@ def test_a_try_takes_a_scripted_outcome_from_the_purchases_instead_of_showing_it
     rules = PlayPolicy(PRICE, dt.timedelta(hours=24), purchases)
     bought = buy(db, player(db), rules).play
     assert bought.prize_pence == 0 and bought.tier_index is None
+
+
+def test_a_pool_positions_play_is_built_through_the_shared_build(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Purchases of one process expecting the same position share its build
+    (``play_builds``), named by the position's seed and outcome."""
+    db = FakeDatabase()
+    pool = small_pool()
+    load(db, pool)
+    names: list[object] = []
+    real = buying.build_once
+
+    def shared(position: Any, build: Callable[[], PlayRecord]) -> PlayRecord:
+        names.append(position)
+        return real(position, build)
+
+    monkeypatch.setattr(buying, "build_once", shared)
+    bought = buy(db, player(db), POLICY).play
+    dealt = categories(pool.secret, pool.parameters, 0, 1)
+    assert names == [(play_seed(pool.secret, 0), outcome_of(dealt[0]))]
+    assert bought.record == codec.dumps(play_at(pool.secret, 0, dealt[0]))
+    independent = buy(db, player(db, "other@example.com"), policy()).play
+    assert independent.pool_id is None and len(names) == 1  # a drawn play is not shared

@@ -34,7 +34,7 @@ from typing import Protocol
 
 from colour_collector.game.draw import IndependentDraw
 from colour_collector.game.pool import PrizePool
-from colour_collector.game.pool_deal import deal_one, outcome_of, play_rng
+from colour_collector.game.pool_deal import deal_one, outcome_of, play_seed
 from colour_collector.game.prize_table import Tier, tier_by_name
 from colour_collector.service.errors import (
     PoolExhaustedServiceError,
@@ -63,6 +63,9 @@ class Deal:
     """Its position in that pool."""
     script_index: int | None = None
     """For a test's scripted outcome, its index in the script."""
+    seed: int | None = None
+    """For a pool's position, the seed its play is generated from (``rng``'s), which names that
+    play in any pool (``play_builds``)."""
 
 
 class DealMovedError(Exception):
@@ -129,7 +132,8 @@ class PoolSource:
         except (PoolExhaustedServiceError, PoolUnavailableError):
             return None
         category, _ = deal_one(secret, pool.dealt, pool.remaining)
-        return Deal(outcome_of(category), play_rng(secret, pool.dealt), pool.id, pool.dealt)
+        seed = play_seed(secret, pool.dealt)
+        return Deal(outcome_of(category), random.Random(seed), pool.id, pool.dealt, seed=seed)
 
     def take(self, uow: UnitOfWork, expected: Deal | None, now: dt.datetime) -> Deal:
         """Lock the pool on sale, deal its next position if it is ``expected``'s, store what

@@ -14,10 +14,12 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 
+from colour_collector.game.prize_table import Tier
 from colour_collector.game.record import PlayRecord
 
-Position = tuple[int, int]
-"""A pool's id and a position in it."""
+Position = tuple[int, Tier | None]
+"""A pool position's play: the seed it is generated from (``pool_deal.play_seed``, which names
+the pool's secret and the position) and its outcome."""
 
 _lock = threading.Lock()
 _building: dict[Position, Future[PlayRecord]] = {}

@@ -147,9 +147,9 @@ def purchase(
 def _build(deal: Deal) -> PlayRecord:
     """The play of ``deal``; a pool position's built once in this process however many
     purchases expect it at once (``play_builds``)."""
-    if deal.pool_id is None or deal.position is None:
+    if deal.seed is None:
         return generate(deal.tier, deal.rng)
-    return build_once((deal.pool_id, deal.position), lambda: generate(deal.tier, deal.rng))
+    return build_once((deal.seed, deal.tier), lambda: generate(deal.tier, deal.rng))
 
 
 def _expected_deal(
