@@ -1,6 +1,6 @@
-"""``play_builds.build_once``: purchases expecting the same pool position at once share one
-build of its play; different positions build apart; a failed build fails its waiters and is not
-kept."""
+"""``play_builds.build_once``: purchases expecting the same pool position share one build of its
+play, kept for those that come later until newer ones push it out; different positions build
+apart; a failed build fails its waiters and is not kept."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from colour_collector.game.generator import generate
 from colour_collector.game.prize_table import tier_by_name
 from colour_collector.game.record import PlayRecord
-from colour_collector.service.play_builds import build_once
+from colour_collector.service.play_builds import KEPT, build_once
 
 
 def parked(futures: list[Future[PlayRecord]]) -> None:
@@ -51,7 +51,11 @@ def test_buyers_of_one_position_at_once_share_one_build() -> None:
     assert builds.count((1, 7)) == 1 and builds.count((1, 8)) == 1
     assert all(record is records[0] for record in records)
     assert other != records[0]
-    # Nothing is kept once the build is done: a later purchase of that position builds again.
+    # A purchase that comes later (one that lost the position and tries again) is given the
+    # play built, until KEPT newer plays have been built.
+    assert build_once((1, 7), lambda: build((1, 7), slow=False)) is records[0]
+    for seed in range(1000, 1000 + KEPT):
+        build_once((seed, None), lambda: generate(None, random.Random(0)))
     build_once((1, 7), lambda: build((1, 7), slow=False))
     assert builds.count((1, 7)) == 2
 

@@ -126,8 +126,9 @@ def test_a_pool_position_taken_meanwhile_is_not_sold_twice(
     assert bought.record == codec.dumps(play_at(pool.secret, 1, dealt[1]))
     tier = outcome_of(dealt[1])
     assert bought.tier_index == (None if tier is None else tier.index)
-    # the first buyer's play for position 0, the second's, then the first's for position 1
-    assert open_at == [0, 0, 0]
+    # the first buyer's play for position 0 (which the second is given: ``play_builds``), then
+    # the first's for position 1
+    assert open_at == [0, 0]
     assert sum(1 for m in db.state.movements if m.kind.value == "stake") == 2
     assert db.state.pools[stored.id].dealt == 2
 
