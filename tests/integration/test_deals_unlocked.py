@@ -28,6 +28,7 @@ from colour_collector.service import purchase as buying
 from colour_collector.service.outcomes import IndependentSource, PoolSource, ScriptedSource
 from colour_collector.service.purchase import PlayPolicy
 from colour_collector.store import Database
+from colour_collector.store.sales import SWITCH_LOCK
 from pool_support import small_pool
 from support import sign_up
 
@@ -44,7 +45,7 @@ def database(database_url: str) -> Iterator[Database]:
 
 def free(database_url: str, account_id: int) -> bool:
     """Whether another connection could write now: take SQLite's write lock, or lock the
-    account and every pool row on PostgreSQL, without waiting."""
+    account, every pool row and the sales switch on PostgreSQL, without waiting."""
     if database_url.startswith("sqlite"):
         connection = sqlite3.connect(database_url.removeprefix("sqlite:///"), timeout=0)
         try:
@@ -63,7 +64,9 @@ def free(database_url: str, account_id: int) -> bool:
                 sqlalchemy.text("SELECT id FROM accounts WHERE id = :id" + lock), {"id": account_id}
             )
             connection.execute(sqlalchemy.text("SELECT id FROM pools" + lock))
-        return True
+            # the sales switch's advisory lock, which a purchase takes shared (store/sales.py)
+            switch = sqlalchemy.text("SELECT pg_try_advisory_xact_lock(:key)")
+            return bool(connection.execute(switch, {"key": SWITCH_LOCK}).scalar_one())
     except OperationalError:
         return False
     finally:
