@@ -1,12 +1,12 @@
 """No lock is held while a play is generated, on SQLite and on PostgreSQL.
 
 A rare prize's play takes most of a second to build. A purchase used to build it inside its
-transaction, so on SQLite every other request waited on the one write lock that long (a
-``/healthz`` answered in 5 ms after a no-win purchase and in 0.4 to 0.8 s after a £250 to
-£1,000,000 one), and on PostgreSQL other buyers waited on the pool's row: anyone could tell a big
-prize had just been bought. Here each generation, made to run through a probe, checks from a
-connection of its own that the database's write lock (SQLite) or the buyer's account and the
-pool on sale (PostgreSQL) can be taken at once."""
+transaction, so on SQLite every other request that opens a unit of work waited on the one write
+lock that long (a lab timed a ``/healthz`` at 3 to 7 ms after a purchase that won nothing or £5,
+and at 0.4 to 1.5 s after a £250 to £1,000,000 one), and on PostgreSQL other buyers waited on the
+pool's row: anyone could tell a big prize had just been bought. Here each generation, made to run
+through a probe, checks from a connection of its own that the database's write lock (SQLite), or
+the buyer's account, the pools and the sales switch (PostgreSQL), can be taken at once."""
 
 from __future__ import annotations
 
