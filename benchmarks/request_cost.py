@@ -160,7 +160,12 @@ async def play(player: Player, costs: Costs) -> None:
         expect(*await player.call("POST", "/api/wallet/test-deposit", deposit), 201, "deposit")
         return await play(player, costs)
     expect(status, body, 201, "purchase")
-    number, board = body["play"]["play_number"], body["board"]
+    await play_out(player, body["play"]["play_number"], body["board"], costs)
+    return None
+
+
+async def play_out(player: Player, number: str, board: dict[str, Any], costs: Costs) -> None:
+    """Every step of play ``number`` (``board`` as bought), then FINISH."""
     while board["next"] is not None:
         step: dict[str, Any] = {"kind": board["next"], "step": board["revealed"]}
         if board["next"] == "bonus_pick":
@@ -175,7 +180,6 @@ async def play(player: Player, costs: Costs) -> None:
         "POST /api/plays/{n}/finish", player.call("POST", f"/api/plays/{number}/finish", {})
     )
     expect(status, body, 200, "finish")
-    return None
 
 
 def bench_settings(data_dir: Path, url: str | None = None) -> Settings:

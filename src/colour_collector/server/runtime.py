@@ -1,6 +1,6 @@
 """What every route shares, built once per app from the settings: the settings themselves, the
 database, the account policy (password hashing, login throttle, sessions), the purchase policy,
-the outcome sources and the secure random source."""
+the outcome sources, the secure random source and the purchases' worker threads."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
+from anyio import CapacityLimiter
 from prometheus_client import CollectorRegistry
 
 from colour_collector.game.config import load_config
@@ -68,6 +69,8 @@ class Runtime:
     (None: every play is drawn independently)."""
     metrics: CollectorRegistry
     """What ``/metrics`` shows."""
+    purchase_threads: CapacityLimiter
+    """The worker threads purchases run on (``Settings.purchase_threads``), not the requests'."""
 
 
 def account_policy(settings: Settings) -> AccountPolicy:
@@ -216,4 +219,5 @@ def build_runtime(settings: Settings, database: Database) -> Runtime:
         pool=pool,
         sale=sale,
         metrics=registry_for(database, pool, load_config().price, pools=settings.sells_pools),
+        purchase_threads=CapacityLimiter(settings.purchase_threads),
     )

@@ -111,6 +111,11 @@ class Settings(BaseSettings):
     above the slowest purchase of the machine."""
     request_threads: int = Field(default=4, ge=1, le=200)
     """Worker threads that run requests in each server process (AnyIO's thread limiter)."""
+    purchase_threads: int = Field(default=4, ge=1, le=200)
+    """Worker threads that run purchases in each server process, apart from the other requests'
+    (``request_threads``): a purchase may wait for its play's build (up to 650 ms, and for a pool
+    position every purchase of the process expects the same one), and a request of anyone else
+    must not wait behind it (decision 0151)."""
     database_pool_size: int = Field(default=8, ge=1, le=100)
     """PostgreSQL only: connections each server process keeps (SQLite always has one)."""
     password_hash_time_cost: int = Field(default=3, ge=1, le=20)

@@ -122,16 +122,18 @@ async def purchase(
     No answer, a refusal included, comes sooner than ``PURCHASE_ANSWER_FLOOR_MS`` after the
     purchase starts.
     """
-    # The one route that is async (decision 0003): the purchase runs on a worker thread, as a
-    # plain route's would, then the answer waits on the event loop, holding no thread, until the
-    # floor. Building a play takes from 0.1 ms to 650 ms by its prize: answered at once, the time
-    # of a purchase (or /metrics' latency histogram) would tell the prize before the reveal.
+    # The one route that is async (decision 0003): the purchase runs on a worker thread of the
+    # purchases' own (a purchase waiting for a build holds none that other requests need), then
+    # the answer waits on the event loop, holding no thread, until the floor. Building a play
+    # takes from 0.1 ms to 650 ms by its prize: answered at once, the time of a purchase (or
+    # /metrics' latency histogram) would tell the prize before the reveal.
     # A refusal waits for the floor too: a purchase may be refused after it built the play it
     # expected (a logout or a stop of sales racing it), and that play is still the next one.
     started = time.monotonic()
     try:
         done, screen, last = await anyio.to_thread.run_sync(
-            partial(_purchase, runtime, token, body.confirm, idempotency_key)
+            partial(_purchase, runtime, token, body.confirm, idempotency_key),
+            limiter=runtime.purchase_threads,
         )
     finally:
         wait = runtime.settings.purchase_answer_floor_ms / 1000 - (time.monotonic() - started)
