@@ -68,7 +68,10 @@ def test_a_forgotten_password_is_reset_by_a_mailed_link(
             "document.querySelector('[data-testid=forgot-status]').textContent !== ''"
         )
         assert text(page, "forgot-status").startswith(
-            f"If {address} has an account, we have e-mailed it a link"
+            f"If {address} has an account, we have e-mailed it a link to choose a new password"
+        )
+        assert "if the account was never confirmed, how to register again" in text(
+            page, "forgot-status"
         )
     with pytest.raises(AssertionError, match="no mail"):
         mailed_link(page, "nobody-here@example.com", "reset")

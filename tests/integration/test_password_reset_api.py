@@ -173,24 +173,34 @@ def test_mails_are_throttled_with_registrations_for_every_address(
         app.state.database.dispose()
 
 
-def test_a_reset_confirms_an_account_not_confirmed_yet(app: Any, client: Any) -> None:
+def test_an_account_not_confirmed_is_told_to_register_again_and_keeps_its_link(
+    app: Any, client: Any
+) -> None:
     client.register(EMAIL)
     confirmation = outbox_token(outbox(app), EMAIL)
-    assert ask(client).status_code == 202
-    done = reset(client, reset_token(app))
-    assert done.status_code == 200, done.text
-    assert audit_kinds(app) == ["register", "password_reset", "email_confirmed", "login"]
-    again = client.post("/api/register/confirm", json={"token": confirmation, "password": PASSWORD})
-    assert again.status_code == 409 and again.json()["code"] == "already_confirmed"
-    assert client.login(EMAIL, NEW_PASSWORD).status_code == 200
+    tokens = count(app, tables.confirmation_tokens)
+    asked = ask(client)
+    assert asked.status_code == 202 and asked.json() == {"notice": RESET_LINK_SENT}
+    notice = outbox_mails(outbox(app), EMAIL)[-1]
+    assert notice["Subject"] == "Your Colour Collector registration was not confirmed"
+    assert "/#/reset/" not in notice.get_content() and "register again" in notice.get_content()
+    assert count(app, tables.confirmation_tokens) == tokens  # no reset link was made
+    assert audit_kinds(app) == ["register"]
+    # Nothing changed: the address is confirmed as before, with the registration's password.
+    confirmed = client.post(
+        "/api/register/confirm", json={"token": confirmation, "password": PASSWORD}
+    )
+    assert confirmed.status_code == 200, confirmed.text
 
 
-def test_a_link_works_only_for_its_own_purpose(app: Any, client: Any) -> None:
-    client.register(EMAIL)
+def test_a_link_works_only_for_its_own_purpose(app: Any, client: Any, new_client: Any) -> None:
+    client.register(EMAIL)  # not confirmed: its confirmation link is unused
     confirmation = outbox_token(outbox(app), EMAIL)
-    ask(client)
-    token = reset_token(app)
-    entries = count(app, tables.audit_log)
+    other = new_client(app)
+    other.sign_up("other@example.com")
+    ask(other, "other@example.com")
+    token = reset_token(app, "other@example.com")
+    entries, sessions = count(app, tables.audit_log), count(app, tables.sessions)
     for answer in (
         reset(client, confirmation),
         client.post("/api/register/confirm", json={"token": token, "password": PASSWORD}),
@@ -198,12 +208,17 @@ def test_a_link_works_only_for_its_own_purpose(app: Any, client: Any) -> None:
         assert answer.status_code == 400, answer.text
         assert answer.json()["code"] == "invalid_token"
         assert "cc_session" not in answer.headers.get("set-cookie", "")
-    assert count(app, tables.audit_log) == entries and count(app, tables.sessions) == 0
+    assert count(app, tables.audit_log) == entries and count(app, tables.sessions) == sessions
     with app.state.database.engine.connect() as connection:
-        assert connection.execute(select(tables.accounts.c.email_confirmed_at)).scalar() is None
+        confirmed_at = select(tables.accounts.c.email_confirmed_at).where(
+            tables.accounts.c.email == EMAIL
+        )
+        assert connection.execute(confirmed_at).scalar() is None
         assert connection.execute(select(func.count()).where(
-            tables.confirmation_tokens.c.used_at.is_not(None)
+            tables.confirmation_tokens.c.used_at.is_not(None),
+            tables.confirmation_tokens.c.purpose == "reset",
         )).scalar_one() == 0  # fmt: skip
+    assert reset(other, token).status_code == 200  # the reset link still works, for a reset
 
 
 def test_a_link_works_for_an_hour_of_the_servers_clock(

@@ -1,7 +1,8 @@
 """A forgotten password reset by a mailed link, on the fakes: the same answer and work whether or
-not an address has an account, the mail throttle shared with registration, and a reset that
-sets the password, ends every session, uses its links up, confirms the address and logs in;
-links that do not work and weak passwords change nothing."""
+not an address has an account, the mail throttle shared with registration, a notice to register
+again (no link) for an account not confirmed, and a reset that sets the password, ends every
+session, uses its links up and logs in; links that do not work and weak passwords change
+nothing."""
 
 from __future__ import annotations
 
@@ -14,14 +15,13 @@ import pytest
 from colour_collector.service import accounts, password_reset, registration
 from colour_collector.service.accounts import Passwords
 from colour_collector.service.errors import (
-    AlreadyConfirmedError,
     InvalidCredentialsError,
     InvalidInputError,
     InvalidTokenError,
     NotAuthenticatedError,
     TooManyMailsError,
 )
-from colour_collector.service.models import TokenPurpose
+from colour_collector.service.models import ConfirmationToken, TokenPurpose
 from colour_collector.service.registration import RegistrationPolicy
 from fakes import FakeDatabase, FakeMailer
 from support import PASSWORD, POLICY, link_token, reset_token
@@ -195,22 +195,57 @@ def test_a_reset_sets_the_password_ends_every_session_uses_the_links_and_logs_in
         reset(db, older, "yet another password", now=at)
 
 
-def test_a_reset_confirms_an_address_not_confirmed_yet(
+def test_an_address_not_confirmed_is_told_to_register_again_which_replaces_its_birth_date(
     mailer: FakeMailer, policy: RegistrationPolicy
 ) -> None:
     db = FakeDatabase()
-    register(db, policy)  # not confirmed: it cannot log in
-    confirmation = link_token(mailer.to(EMAIL)[-1].text)
-    forgot(db, policy)
-    at = T0 + dt.timedelta(minutes=5)
-    reset(db, reset_token(mailer.to(EMAIL)[-1].text), now=at)
+    register(db, policy)  # perhaps by someone else: not confirmed, it cannot log in
+    before, commits = copy.deepcopy(db.state.confirmations), db.commits
+    assert forgot(db, policy) is None
+    assert db.commits == commits + 1  # the throttle's count, as on every path
+    notice = mailer.to(EMAIL)[-1]
+    assert notice.subject == "Your Colour Collector registration was not confirmed"
+    assert "register again" in notice.text and "/#/" not in notice.text  # no link of any kind
+    assert db.state.confirmations == before and kinds(db) == ["register"]
+    # The mailbox's owner registers again, with their own password and date of birth.
+    registration.register(
+        db, POLICY, policy, email=EMAIL, password=NEW_PASSWORD, date_of_birth=dt.date(2001, 2, 3)
+    )
+    link = link_token(mailer.to(EMAIL)[-1].text)
+    registration.confirm(db, POLICY, token=link, password=NEW_PASSWORD, client="c1", now=T0)
     (stored,) = db.state.accounts.values()
-    assert stored.email_confirmed_at == at
-    assert kinds(db) == ["register", "password_reset", "email_confirmed", "login"]
-    assert all(t.used_at == at for t in db.state.confirmations.values())
-    with pytest.raises(AlreadyConfirmedError):  # its confirmation link is used up too
-        registration.confirm(db, POLICY, token=confirmation, password=PASSWORD, client="c1", now=at)
-    assert login(db, NEW_PASSWORD, now=at).account.email == EMAIL
+    assert stored.account.date_of_birth == dt.date(2001, 2, 3)
+    assert login(db, NEW_PASSWORD).account.email == EMAIL
+
+
+def _earlier_link(db: FakeDatabase, purpose: TokenPurpose, token: str = "B" * 43) -> str:
+    """A link of ``purpose`` for the one account, as an earlier version mailed it (a reset link
+    to an account not confirmed, or a confirmation link not used): ``token``."""
+    (stored,) = db.state.accounts.values()
+    with db() as uow:
+        uow.confirmations.add(
+            ConfirmationToken(
+                accounts.hash_token(token),
+                stored.account.id,
+                T0,
+                T0 + dt.timedelta(hours=1),
+                purpose=purpose,
+            )
+        )
+        uow.commit()
+    return token
+
+
+def test_a_reset_link_of_an_account_not_confirmed_is_refused_and_changes_nothing(
+    mailer: FakeMailer, policy: RegistrationPolicy
+) -> None:
+    db = FakeDatabase()
+    register(db, policy)
+    token = _earlier_link(db, TokenPurpose.RESET)
+    before, commits = copy.deepcopy(db.state), db.commits
+    with pytest.raises(InvalidTokenError):
+        reset(db, token)
+    assert db.commits == commits and db.state == before
 
 
 @pytest.mark.parametrize("which", ["expired", "used", "unknown", "confirmation"])
@@ -221,8 +256,8 @@ def test_a_link_that_does_not_work_changes_nothing(
     which: str,
 ) -> None:
     db = FakeDatabase()
-    register(db, policy)
-    confirmation = link_token(mailer.to(EMAIL)[-1].text)
+    sign_up(db, policy, mailer)
+    confirmation = _earlier_link(db, TokenPurpose.CONFIRM)
     forgot(db, policy)
     token = reset_token(mailer.to(EMAIL)[-1].text)
     now = T0 + dt.timedelta(minutes=10)
@@ -259,8 +294,7 @@ def test_a_reset_link_does_not_confirm_an_account(
 ) -> None:
     db = FakeDatabase()
     register(db, policy)
-    forgot(db, policy)
-    token = reset_token(mailer.to(EMAIL)[-1].text)
+    token = _earlier_link(db, TokenPurpose.RESET)
     before, commits = copy.deepcopy(db.state), db.commits
     with pytest.raises(InvalidTokenError):
         registration.confirm(db, POLICY, token=token, password=PASSWORD, client="c1", now=T0)

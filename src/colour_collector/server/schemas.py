@@ -221,7 +221,7 @@ class RegistrationResponse(Response):
 
 RESET_LINK_SENT = (
     "If this address has an account, we have sent it an e-mail with a link to choose a new"
-    " password."
+    " password (or, if the account was never confirmed, how to register again)."
 )
 
 

@@ -3,8 +3,12 @@
 Asking for a link (:func:`forgot`) answers the same whether or not the address has an account,
 so it cannot be used to find out who plays: every request is counted by the per-address mail
 throttle that registrations use (``service.registration``), and refused past its limit for
-every address alike; only an address with an account (confirmed or not) is mailed, a link that
-works once, for ``RegistrationPolicy.reset_link_lifetime`` (an hour). The mail is handed over
+every address alike; only an address with an account is mailed. A confirmed account's gets a
+link that works once, for ``RegistrationPolicy.reset_link_lifetime`` (an hour). An account not
+confirmed yet gets no link but a notice to register again: its password and date of birth are
+the latest registration's, possibly someone else's who typed the address, and registering again
+replaces both (``service.registration``), where a reset would have confirmed the account with
+the other person's date of birth. The mail is handed over
 after the commit, as registration's are, and after the answer when the caller says how
 (``deliver``: the route's background tasks), so the time the answer takes does not tell whether
 a mail was sent either.
@@ -12,9 +16,9 @@ a mail was sent either.
 Setting the new password (:func:`reset`) checks it with registration's rules and hashes it
 outside any transaction (a link that does not work is refused before the slow hash). Then, in
 one unit of work: the password is replaced, every reset link of the account is used up, every
-session of the account ends (one opened with a stolen password must not survive the reset), an
-address not confirmed yet is confirmed (the link proved the mailbox; its confirmation links are
-used up too), the address's failed logins are forgiven, and the player is logged in.
+session of the account ends (one opened with a stolen password must not survive the reset), the
+address's failed logins are forgiven, and the player is logged in. A link of an account not
+confirmed (mailed before such accounts were told to register again) is refused.
 """
 
 from __future__ import annotations
@@ -70,8 +74,9 @@ def forgot(
     now: dt.datetime | None = None,
     deliver: Deliver = _at_once,
 ) -> None:
-    """Mail a link to reset the password if ``email`` has an account; nothing otherwise, with
-    the same answer and the same work up to the mail.
+    """Mail a link to reset the password if ``email`` has a confirmed account, a notice to
+    register again if it has one not confirmed yet, and nothing otherwise, with the same answer
+    and the same work up to the mail.
 
     Raises :class:`InvalidInputError` for what is not an e-mail address and
     :class:`TooManyMailsError` past the per-address limit (counted with registration's mails),
@@ -83,11 +88,12 @@ def forgot(
     with factory() as uow:
         count_mail(uow, policy, normalised, at)
         stored = uow.accounts.by_email(normalised)
-        mail = (
-            None
-            if stored is None
-            else _new_link(uow, policy, stored.account.id, normalised, token=token, at=at)
-        )
+        if stored is None:
+            mail = None
+        elif stored.email_confirmed_at is None:
+            mail = _register_again(normalised)
+        else:
+            mail = _new_link(uow, policy, stored.account.id, normalised, token=token, at=at)
         uow.commit()
 
     def send() -> None:
@@ -125,20 +131,16 @@ def reset(
         # Again, under the account's lock: a reset running alongside may have used it.
         _working(uow.confirmations.get(token_hash, TokenPurpose.RESET), at)
         stored = None if account is None else uow.accounts.by_email(account.email)
-        if account is None or stored is None:  # tokens reference accounts: a broken database
+        # No account (tokens reference accounts: a broken database), or one not confirmed: its
+        # link was mailed before such accounts were told to register again (``forgot``).
+        if account is None or stored is None or stored.email_confirmed_at is None:
             raise InvalidTokenError(LINK_REFUSED)
         uow.accounts.set_password(account.id, password_hash=password_hash)
         uow.confirmations.use_all(account.id, at, TokenPurpose.RESET)
-        confirms = stored.email_confirmed_at is None
-        if confirms:
-            uow.confirmations.use_all(account.id, at, TokenPurpose.CONFIRM)
-            uow.accounts.confirm_email(account.id, at)
         ended = uow.accounts.remove_sessions(account.id)
         uow.login_throttle.clear(account.email)
         logged_in = start_session(uow, accounts, account, now=at)
         audit.append(uow, AuditKind.PASSWORD_RESET, account.id, {"sessions_ended": ended}, now=at)
-        if confirms:
-            audit.append(uow, AuditKind.EMAIL_CONFIRMED, account.id, {}, now=at)
         audit.append(uow, AuditKind.LOGIN, account.id, {"client": client}, now=at)
         uow.commit()
     return logged_in
@@ -176,6 +178,23 @@ def _new_link(
             f"The link works once, for {_duration(lifetime)}. Setting a new password logs out"
             " every device logged in to the account.\n\n"
             "If you did not ask for this, ignore this e-mail: your password stays as it is.\n"
+        ),
+    )
+
+
+def _register_again(email: str) -> Mail:
+    return Mail(
+        to=email,
+        subject="Your Colour Collector registration was not confirmed",
+        text=(
+            "Hello,\n\n"
+            "Someone asked to reset the password of the Colour Collector account of this"
+            " e-mail address, but the account was never confirmed, so it has no password to"
+            " reset yet.\n\n"
+            "To play, register again with this address: choose your password and give your date"
+            " of birth, then open the link we mail you to confirm the address. Registering"
+            " again replaces whatever was given before.\n\n"
+            "If you did not ask for this, ignore this e-mail: nothing has changed.\n"
         ),
     )
 

@@ -135,8 +135,9 @@ def forgot_password(
     body: ForgotPasswordRequest, runtime: RuntimeDep, after_the_answer: BackgroundTasks
 ) -> Response:
     """Mail a link to choose a new password (``<public url>/#/reset/<token>``, working once,
-    for ``PASSWORD_RESET_LINK_LIFETIME``: an hour by default) if the address has an account;
-    the answer is the same whatever the address, and the mail is sent after it."""
+    for ``PASSWORD_RESET_LINK_LIFETIME``: an hour by default) if the address has a confirmed
+    account, and a notice to register again (no link) if its account is not confirmed; the
+    answer is the same whatever the address, and the mail is sent after it."""
     password_reset.forgot(
         runtime.database,
         runtime.registration,
@@ -152,8 +153,8 @@ def forgot_password(
     responses=problem_responses(
         {
             **BODY_PROBLEMS,
-            400: "Malformed JSON (`invalid_request`), or a link unknown, expired, used already"
-            " or not one to reset a password (`invalid_token`).",
+            400: "Malformed JSON (`invalid_request`), or a link unknown, expired, used already,"
+            " not one to reset a password, or of an account not confirmed (`invalid_token`).",
             422: "A field is missing, unknown or invalid, or the password is not one"
             " registration accepts (`invalid_request`).",
         }
@@ -163,8 +164,7 @@ def reset_password(
     body: ResetPasswordRequest, runtime: RuntimeDep, client: ClientAddress
 ) -> Response:
     """Set a new password with the token of the mailed link, end every session of the account,
-    and log in (sets the HttpOnly ``cc_session`` cookie, and a new ``cc_csrf``). An account
-    not confirmed yet is confirmed: the link proved the mailbox."""
+    and log in (sets the HttpOnly ``cc_session`` cookie, and a new ``cc_csrf``)."""
     logged_in = password_reset.reset(
         runtime.database,
         runtime.accounts,

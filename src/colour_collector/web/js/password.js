@@ -59,7 +59,7 @@ export function initPassword({ guard, open, loggedIn }) {
         return;
       }
       setTimeout(() => {   // a fresh text, so that asking again is read again
-        status.textContent = `If ${email} has an account, we have e-mailed it a link to choose a new password. The link works once, for 1 hour. Nothing there? Check your spam folder.`;
+        status.textContent = `If ${email} has an account, we have e-mailed it a link to choose a new password, working once, for 1 hour (or, if the account was never confirmed, how to register again). Nothing there? Check your spam folder.`;
       }, 30);
     });
   });
