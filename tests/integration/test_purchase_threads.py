@@ -46,7 +46,8 @@ def test_a_request_is_answered_while_every_purchase_thread_waits_for_a_build(
     )
     application = create_app(settings)
     try:
-        buyers = [_signed_up(application, new_client, f"buyer{i}@example.com") for i in (1, 2)]
+        # Three buyers for two purchase threads: the third waits for a thread, holding none.
+        buyers = [_signed_up(application, new_client, f"buyer{i}@example.com") for i in range(3)]
         other = _signed_up(application, new_client, "other@example.com")
 
         building = threading.Semaphore(0)
@@ -88,13 +89,16 @@ def test_a_request_is_answered_while_every_purchase_thread_waits_for_a_build(
                 for i, who in enumerate(buyers):
                     group.start_soon(buy, f"buyer{i}", who)
                 try:
-                    # Both purchases are building, on both purchase threads; the one
-                    # request thread is free for anyone else.
-                    with anyio.fail_after(20):
-                        await builds_started(len(buyers))
+                    with anyio.move_on_after(10) as waited:
+                        await builds_started(settings.purchase_threads)
+                    if waited.cancelled_caught:
+                        pytest.fail("two purchases never built at once: no threads of their own")
+                    # Both purchase threads are held by builds; the one request thread is free.
                     async with client(other) as http:
-                        with anyio.fail_after(20):
+                        with anyio.move_on_after(10) as waited:
                             answers["other"] = await http.get("/api/wallet")
+                    if waited.cancelled_caught:
+                        pytest.fail("another player's request waited for the purchases' builds")
                     answers["built while answered"] = not release.is_set()
                 finally:
                     release.set()
@@ -106,9 +110,46 @@ def test_a_request_is_answered_while_every_purchase_thread_waits_for_a_build(
     assert answers["other"].status_code == 200, answers["other"].text
     assert answers["other"].json()["balance_pence"] == 2000
     assert answers["built while answered"]
-    for name in ("buyer0", "buyer1"):
-        assert answers[name].status_code == 201, answers[name].text
-        assert answers[name].json()["balance_pence"] == 1500
+    for i in range(3):
+        assert answers[f"buyer{i}"].status_code == 201, answers[f"buyer{i}"].text
+        assert answers[f"buyer{i}"].json()["balance_pence"] == 1500
+
+
+def test_each_event_loop_has_purchase_threads_of_its_own(
+    database_url: str, tmp_path: Path, new_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One app called from several event loops at once (a ``TestClient`` makes one a request):
+    each loop's purchases get their own threads, as AnyIO's default ones do. One limiter shared
+    by the loops left the purchases of all but one waiting for ever."""
+    settings = make_settings(database_url, tmp_path).model_copy(update={"purchase_threads": 1})
+    application = create_app(settings)
+    try:
+        clients = [new_client(application) for _ in range(3)]
+        for i, client in enumerate(clients):
+            client.sign_up(f"buyer{i}@example.com")
+            client.post("/api/wallet/test-deposit", json={"amount_pence": 500})
+        together = threading.Barrier(len(clients), timeout=20)
+        build = buying._build
+
+        def build_together(deal: Any) -> Any:
+            together.wait()  # every purchase builds at once, or the barrier breaks
+            return build(deal)
+
+        monkeypatch.setattr(buying, "_build", build_together)
+        answers: dict[int, int] = {}
+
+        def buy(i: int) -> None:
+            answers[i] = clients[i].post("/api/plays", json={"confirm": True}).status_code
+
+        # Daemon threads: a purchase left waiting for a thread must fail the test, not hang it.
+        buying_threads = [threading.Thread(target=buy, args=(i,), daemon=True) for i in range(3)]
+        for thread in buying_threads:
+            thread.start()
+        for thread in buying_threads:
+            thread.join(timeout=30)
+    finally:
+        application.state.database.dispose()
+    assert answers == dict.fromkeys(range(len(clients)), 201)
 
 
 @pytest.mark.parametrize(

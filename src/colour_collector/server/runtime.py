@@ -1,6 +1,6 @@
 """What every route shares, built once per app from the settings: the settings themselves, the
 database, the account policy (password hashing, login throttle, sessions), the purchase policy,
-the outcome sources, the secure random source and the purchases' worker threads."""
+the outcome sources and the secure random source; and the purchases' worker threads."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from anyio import CapacityLimiter
+from anyio.lowlevel import RunVar
 from prometheus_client import CollectorRegistry
 
 from colour_collector.game.config import load_config
@@ -69,8 +70,21 @@ class Runtime:
     (None: every play is drawn independently)."""
     metrics: CollectorRegistry
     """What ``/metrics`` shows."""
-    purchase_threads: CapacityLimiter
-    """The worker threads purchases run on (``Settings.purchase_threads``), not the requests'."""
+
+
+_purchase_threads: RunVar[CapacityLimiter] = RunVar("colour_collector_purchase_threads")
+
+
+def purchase_threads(runtime: Runtime) -> CapacityLimiter:
+    """The worker threads purchases run on, apart from the requests' (``Settings.purchase_threads``
+    of them): one limiter for each event loop, made at its first purchase, as AnyIO keeps its
+    default one (a limiter is bound to the loop that first waits on it)."""
+    try:
+        return _purchase_threads.get()
+    except LookupError:
+        made = CapacityLimiter(runtime.settings.purchase_threads)
+        _purchase_threads.set(made)
+        return made
 
 
 def account_policy(settings: Settings) -> AccountPolicy:
@@ -219,5 +233,4 @@ def build_runtime(settings: Settings, database: Database) -> Runtime:
         pool=pool,
         sale=sale,
         metrics=registry_for(database, pool, load_config().price, pools=settings.sells_pools),
-        purchase_threads=CapacityLimiter(settings.purchase_threads),
     )

@@ -42,7 +42,7 @@ from colour_collector.server.problem_schemas import BAD_PARAMETERS, BODY_PROBLEM
 from colour_collector.server.problems import problem_of
 from colour_collector.server.request_bodies import JsonBodyRoute
 from colour_collector.server.responses import answer
-from colour_collector.server.runtime import Runtime
+from colour_collector.server.runtime import Runtime, purchase_threads
 from colour_collector.server.schemas import InDigits
 from colour_collector.service import my_games as games
 from colour_collector.service import purchase as buying
@@ -133,7 +133,7 @@ async def purchase(
     try:
         done, screen, last = await anyio.to_thread.run_sync(
             partial(_purchase, runtime, token, body.confirm, idempotency_key),
-            limiter=runtime.purchase_threads,
+            limiter=purchase_threads(runtime),
         )
     finally:
         wait = runtime.settings.purchase_answer_floor_ms / 1000 - (time.monotonic() - started)
