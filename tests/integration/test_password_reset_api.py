@@ -20,6 +20,8 @@ from colour_collector.server.runtime import registration_policy
 from colour_collector.server.schemas import RESET_LINK_SENT
 from colour_collector.server.settings import Settings
 from colour_collector.service import audit
+from colour_collector.service.accounts import hash_token
+from colour_collector.service.models import ConfirmationToken, TokenPurpose
 from colour_collector.store import tables
 from support import (
     PASSWORD,
@@ -191,6 +193,40 @@ def test_an_account_not_confirmed_is_told_to_register_again_and_keeps_its_link(
         "/api/register/confirm", json={"token": confirmation, "password": PASSWORD}
     )
     assert confirmed.status_code == 200, confirmed.text
+
+
+def test_a_reset_link_of_an_account_not_confirmed_is_refused_and_writes_nothing(
+    app: Any, client: Any
+) -> None:
+    """Such links were mailed until 8 December 2026 (the reset then confirmed the account)."""
+    client.register(EMAIL)
+    token = "C" * 43
+    database = app.state.database
+    with database() as uow:
+        stored = uow.accounts.by_email(EMAIL)
+        assert stored is not None and stored.email_confirmed_at is None
+        now = dt.datetime.now(dt.UTC)
+        uow.confirmations.add(
+            ConfirmationToken(
+                hash_token(token),
+                stored.account.id,
+                now,
+                now + dt.timedelta(hours=1),
+                purpose=TokenPurpose.RESET,
+            )
+        )
+        uow.commit()
+    entries, sessions = count(app, tables.audit_log), count(app, tables.sessions)
+    answer = reset(client, token)
+    assert answer.status_code == 400 and answer.json()["code"] == "invalid_token", answer.text
+    assert "cc_session" not in answer.headers.get("set-cookie", "")
+    assert count(app, tables.audit_log) == entries and count(app, tables.sessions) == sessions
+    with database.engine.connect() as connection:
+        assert connection.execute(select(tables.accounts.c.email_confirmed_at)).scalar() is None
+        assert connection.execute(select(func.count()).where(
+            tables.confirmation_tokens.c.used_at.is_not(None)
+        )).scalar_one() == 0  # fmt: skip
+    assert client.login(EMAIL, NEW_PASSWORD).status_code == 401  # the password is as it was
 
 
 def test_a_link_works_only_for_its_own_purpose(app: Any, client: Any, new_client: Any) -> None:

@@ -119,18 +119,23 @@ def test_the_answer_and_the_work_are_the_same_with_or_without_an_account(
 ) -> None:
     db = FakeDatabase()
     sign_up(db, policy, mailer)
+    pending = "pending@example.com"  # an account not confirmed: told to register again
+    registration.register(
+        db, POLICY, policy, email=pending, password=PASSWORD, date_of_birth=dt.date(1990, 5, 17)
+    )
     sent = len(mailer.sent)
     jobs: list[Callable[[], None]] = []
-    for email in (EMAIL, "nobody@example.com"):
+    addresses = [EMAIL, pending, "nobody@example.com"]
+    for email in addresses:
         commits = db.commits
         assert forgot(db, policy, email, deliver=jobs.append) is None
-        assert db.commits == commits + 1  # one unit of work on either path
-    assert [email for email, _ in db.state.mail_requests][-2:] == [EMAIL, "nobody@example.com"]
-    assert len(jobs) == 2  # a job to run after the answer on either path...
+        assert db.commits == commits + 1  # one unit of work on every path
+    assert [email for email, _ in db.state.mail_requests][-3:] == addresses
+    assert len(jobs) == 3  # a job to run after the answer on every path...
     assert len(mailer.sent) == sent  # ...and nothing mailed before it runs
     for job in jobs:
         job()
-    assert [m.to for m in mailer.sent[sent:]] == [EMAIL]
+    assert [m.to for m in mailer.sent[sent:]] == [EMAIL, pending]
 
 
 def test_a_malformed_address_is_refused_naming_it(

@@ -116,8 +116,9 @@ def reset(
     its player in.
 
     Raises :class:`InvalidInputError` naming ``password`` for one registration would refuse,
-    and :class:`InvalidTokenError` for a link unknown, expired, used already or mailed for
-    something else (to confirm an account); neither writes anything.
+    and :class:`InvalidTokenError` for a link unknown, expired, used already, mailed for
+    something else (to confirm an account) or of an account not confirmed (mailed before such
+    accounts were told to register again); neither writes anything.
     """
     at = now or utcnow()
     check_password(password)
@@ -189,8 +190,8 @@ def _register_again(email: str) -> Mail:
         text=(
             "Hello,\n\n"
             "Someone asked to reset the password of the Colour Collector account of this"
-            " e-mail address, but the account was never confirmed, so it has no password to"
-            " reset yet.\n\n"
+            " e-mail address, but the account was never confirmed, so its password cannot be"
+            " reset.\n\n"
             "To play, register again with this address: choose your password and give your date"
             " of birth, then open the link we mail you to confirm the address. Registering"
             " again replaces whatever was given before.\n\n"
