@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,7 +25,10 @@ from e2e_support import (
     wait_idle,
 )
 
-from pool_support import small_pool, write_pool
+from colour_collector.server.settings import Settings
+from colour_collector.service import pools
+from colour_collector.store import Database
+from pool_support import small_pool
 
 pytestmark = pytest.mark.e2e
 
@@ -43,22 +45,29 @@ def pool_command(server: Any, *args: str) -> str:
     return done.stdout
 
 
-def load_pool(server: Any, tmp: Path, plays: int, counts: dict[str, int]) -> dict[str, Any]:
-    """Build a small pool here and load it with the operator's command; the pool as ``GET
-    /api/pools/current`` shows it. (``pool build`` is tested in test_cli_pool.py: run here, it
-    would work out the generator's sample again in a process of its own, about 5 s a test.)"""
-    pool_file = write_pool(tmp / f"pool-{plays}.json", small_pool(plays, counts))
-    pool_command(server, "load", str(pool_file))
+def load_pool(server: Any, plays: int, counts: dict[str, int]) -> dict[str, Any]:
+    """Build a small pool here and load it into the server's database as ``pool load`` does
+    (``pools.load``, sealed with the server's key); the pool as ``GET /api/pools/current`` shows
+    it. (``pool build`` and ``pool load`` are tested in test_cli_pool.py: run here, each would
+    work out the generator's sample again in a process of its own, about 4 s a command.)"""
+    settings = Settings(
+        data_dir=server.data_dir, secret_key=server.env["COLOUR_COLLECTOR_SECRET_KEY"]
+    )
+    database = Database(settings.resolved_database_url)
+    try:
+        pools.load(database, small_pool(plays, counts), settings.pool_key, published_only=False)
+    finally:
+        database.dispose()
     current: dict[str, Any] = server.api("/api/pools/current")["pool"]
     return current
 
 
 @pytest.mark.parametrize("viewport", ["desktop", "phone"])
 def test_the_start_screen_shows_the_pool_on_sale(
-    start_server: Any, browser: Browser, tmp_path: Path, viewport: str
+    start_server: Any, browser: Browser, viewport: str
 ) -> None:
     server = start_server([], POOL_MODE)
-    pool = load_pool(server, tmp_path, 30, {"£5": 5, "£1,000,000": 1, "£2,000": 1})
+    pool = load_pool(server, 30, {"£5": 5, "£1,000,000": 1, "£2,000": 1})
     page = browser.new_page(server, VIEWPORTS[viewport])
     register(page)
     deposit(page, 2000)
@@ -118,10 +127,10 @@ def test_the_lobby_says_the_pools_are_sold_out_instead_of_offering_a_purchase(
 
 @pytest.mark.parametrize("viewport", ["desktop", "phone"])
 def test_a_player_checks_their_play_against_the_published_secret(
-    start_server: Any, browser: Browser, tmp_path: Path, viewport: str
+    start_server: Any, browser: Browser, viewport: str
 ) -> None:
     server = start_server([], POOL_MODE)
-    load_pool(server, tmp_path, 3, {"£14 (£6 + £8)": 1, "£5": 1})
+    load_pool(server, 3, {"£14 (£6 + £8)": 1, "£5": 1})
     page = browser.new_page(server, VIEWPORTS[viewport])
     register(page)
     deposit(page, 2000)
@@ -191,14 +200,14 @@ def test_a_player_checks_their_play_against_the_published_secret(
 
 
 def test_a_check_that_cannot_find_the_players_play_says_so(
-    start_server: Any, browser: Browser, tmp_path: Path
+    start_server: Any, browser: Browser
 ) -> None:
     """Recall's "Check this play" link names the player's play. Opened with no session (a
     bookmark kept until the close, a session that timed out), or naming a play that is not the
     player's, the page left the play out: the commitment and the secret ticked green, the play
     at the position shown, and not a word on the player's play, read at a glance as checked."""
     server = start_server([], POOL_MODE)
-    load_pool(server, tmp_path, 2, {"£5": 1})
+    load_pool(server, 2, {"£5": 1})
     page = browser.new_page(server, VIEWPORTS["desktop"])
     register(page)
     deposit(page, 2000)

@@ -24,8 +24,9 @@ from colour_collector.store import Database
 
 @pytest.fixture
 def settings(database_url: str, tmp_path: Path) -> Settings:
-    # A Main Game spin comes first in every play; '£1,000,000' has Bonus Game rounds later.
-    return play_settings(database_url, tmp_path, ["£1,000,000"] * 3)
+    # A Main Game spin comes first in every play; this tier has a Bonus Game and a Prize Game
+    # later, and is built in a millisecond (a £1,000,000 play took up to 0.6 s a test).
+    return play_settings(database_url, tmp_path, ["£16 (£6 + £10 Prize Game)"] * 3)
 
 
 @pytest.fixture
