@@ -1,5 +1,5 @@
-"""Purchases run on worker threads of their own (``PURCHASE_THREADS``, decision 0151): a purchase
-waiting for its play's build holds no thread that other requests need.
+"""Purchases run on worker threads of their own (``PURCHASE_THREADS``, decision 0003): a purchase
+waiting for its play's build holds no thread that other requests need (decision 0151).
 
 For a pool position every purchase of a process expects the same play and waits for its one
 build (``service/play_builds.py``), up to 650 ms for a rare prize's. On the requests' threads,
@@ -12,6 +12,7 @@ lifespan, as the server runs it.
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -128,7 +129,7 @@ def test_each_event_loop_has_purchase_threads_of_its_own(
         for i, client in enumerate(clients):
             client.sign_up(f"buyer{i}@example.com")
             client.post("/api/wallet/test-deposit", json={"amount_pence": 500})
-        together = threading.Barrier(len(clients), timeout=20)
+        together = threading.Barrier(len(clients), timeout=5)
         build = buying._build
 
         def build_together(deal: Any) -> Any:
@@ -145,8 +146,9 @@ def test_each_event_loop_has_purchase_threads_of_its_own(
         buying_threads = [threading.Thread(target=buy, args=(i,), daemon=True) for i in range(3)]
         for thread in buying_threads:
             thread.start()
+        deadline = time.monotonic() + 30
         for thread in buying_threads:
-            thread.join(timeout=30)
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))
     finally:
         application.state.database.dispose()
     assert answers == dict.fromkeys(range(len(clients)), 201)

@@ -284,18 +284,24 @@ def test_a_link_works_until_the_last_moment_of_its_hour(
 
 @pytest.mark.parametrize("given_to", ["reset", "confirm"])
 def test_a_reset_link_of_an_account_not_confirmed_neither_resets_nor_confirms(
-    mailer: FakeMailer, policy: RegistrationPolicy, given_to: str
+    mailer: FakeMailer,
+    policy: RegistrationPolicy,
+    given_to: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     db = FakeDatabase()
     register(db, policy)
     token = _earlier_link(db, TokenPurpose.RESET)
     before, commits = copy.deepcopy(db.state), db.commits
+    hashed: list[str] = []
+    monkeypatch.setattr(Passwords, "hash", lambda _self, password: hashed.append(password))
     with pytest.raises(InvalidTokenError):
         if given_to == "reset":
             reset(db, token)
         else:  # a reset link is no link to confirm an account either
             registration.confirm(db, POLICY, token=token, password=PASSWORD, client="c1", now=T0)
     assert db.commits == commits and db.state == before
+    assert hashed == []  # refused before the slow hash
 
 
 @pytest.mark.parametrize("password", ["short", "", "x" * 9, "x" * 257])

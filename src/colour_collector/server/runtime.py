@@ -78,7 +78,8 @@ _purchase_threads: RunVar[CapacityLimiter] = RunVar("colour_collector_purchase_t
 def purchase_threads(runtime: Runtime) -> CapacityLimiter:
     """The worker threads purchases run on, apart from the requests' (``Settings.purchase_threads``
     of them): one limiter for each event loop, made at its first purchase, as AnyIO keeps its
-    default one (a limiter is bound to the loop that first waits on it)."""
+    default one (a limiter is bound to the loop that first waits on it). A server process runs
+    one app on one loop; apps sharing a loop (tests) share the first one's limiter."""
     try:
         return _purchase_threads.get()
     except LookupError:

@@ -39,6 +39,7 @@ from colour_collector.service.accounts import (
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import InvalidTokenError
 from colour_collector.service.models import (
+    Account,
     AccountId,
     AuditKind,
     ConfirmationToken,
@@ -124,18 +125,14 @@ def reset(
     check_password(password)
     token_hash = hash_token(token)
     with factory() as uow:  # a look first: a link that does not work costs no password hash
-        _working(uow.confirmations.get(token_hash, TokenPurpose.RESET), at)
+        found = _working(uow.confirmations.get(token_hash, TokenPurpose.RESET), at)
+        _confirmed(uow, uow.accounts.get(found.account_id))
     password_hash = accounts.passwords.hash(password)  # slow: before the transaction
     with factory() as uow:
         found = _working(uow.confirmations.get(token_hash, TokenPurpose.RESET), at)
-        account = uow.accounts.get_for_update(found.account_id)
+        account = _confirmed(uow, uow.accounts.get_for_update(found.account_id))
         # Again, under the account's lock: a reset running alongside may have used it.
         _working(uow.confirmations.get(token_hash, TokenPurpose.RESET), at)
-        stored = None if account is None else uow.accounts.by_email(account.email)
-        # No account (tokens reference accounts: a broken database), or one not confirmed: its
-        # link was mailed before such accounts were told to register again (``forgot``).
-        if account is None or stored is None or stored.email_confirmed_at is None:
-            raise InvalidTokenError(LINK_REFUSED)
         uow.accounts.set_password(account.id, password_hash=password_hash)
         uow.confirmations.use_all(account.id, at, TokenPurpose.RESET)
         ended = uow.accounts.remove_sessions(account.id)
@@ -151,6 +148,16 @@ def _working(found: ConfirmationToken | None, at: dt.datetime) -> ConfirmationTo
     if found is None or found.used_at is not None or found.expires_at <= at:
         raise InvalidTokenError(LINK_REFUSED)
     return found
+
+
+def _confirmed(uow: UnitOfWork, account: Account | None) -> Account:
+    """``account``, if it is confirmed. None (tokens reference accounts: a broken database) or
+    an account not confirmed, whose link was mailed before such accounts were told to register
+    again (``forgot``), is refused as a link that does not work."""
+    stored = None if account is None else uow.accounts.by_email(account.email)
+    if account is None or stored is None or stored.email_confirmed_at is None:
+        raise InvalidTokenError(LINK_REFUSED)
+    return account
 
 
 def _new_link(
