@@ -39,7 +39,10 @@ def start_server(database_url: str, tmp_path: Path, port: int) -> subprocess.Pop
         "COLOUR_COLLECTOR_PASSWORD_HASH_TIME_COST": "1",
         "COLOUR_COLLECTOR_PASSWORD_HASH_MEMORY_KIB": "8",
         "COLOUR_COLLECTOR_PASSWORD_HASH_PARALLELISM": "1",
+        # Two processes on one small cluster: 4 connections each, as many as threads use them.
         "COLOUR_COLLECTOR_DATABASE_POOL_SIZE": "4",
+        "COLOUR_COLLECTOR_REQUEST_THREADS": "2",
+        "COLOUR_COLLECTOR_PURCHASE_THREADS": "2",
     }
     return support.start_server(tmp_path, port, settings, "--no-access-log")
 

@@ -11,6 +11,7 @@ lifespan, as the server runs it.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from pathlib import Path
@@ -152,6 +153,26 @@ def test_each_event_loop_has_purchase_threads_of_its_own(
     finally:
         application.state.database.dispose()
     assert answers == dict.fromkeys(range(len(clients)), 201)
+
+
+@pytest.mark.parametrize("pool_size", [8, 7])
+def test_a_postgresql_pool_smaller_than_the_threads_is_warned_of(
+    database_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture, pool_size: int
+) -> None:
+    settings = make_settings(database_url, tmp_path).model_copy(
+        update={"request_threads": 4, "purchase_threads": 4, "database_pool_size": pool_size}
+    )
+    with caplog.at_level(logging.WARNING, logger="colour_collector.server.runtime"):
+        create_app(settings).state.database.dispose()
+    warned = [r.getMessage() for r in caplog.records if "DATABASE_POOL_SIZE" in r.getMessage()]
+    if database_url.startswith("postgresql") and pool_size < 8:
+        assert warned == [
+            "COLOUR_COLLECTOR_REQUEST_THREADS (4) and COLOUR_COLLECTOR_PURCHASE_THREADS (4) may"
+            " run 8 requests' database work at once, and COLOUR_COLLECTOR_DATABASE_POOL_SIZE is"
+            " 7: the others wait for a connection (up to 30 s). Set the pool size to at least 8."
+        ]
+    else:  # SQLite has one connection by design; a pool of 8 is enough
+        assert warned == []
 
 
 @pytest.mark.parametrize(

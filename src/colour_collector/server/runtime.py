@@ -5,6 +5,7 @@ the outcome sources and the secure random source; and the purchases' worker thre
 from __future__ import annotations
 
 import json
+import logging
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,7 @@ from colour_collector.service.ports import Mailer, PaymentProvider
 from colour_collector.service.purchase import PlayPolicy
 from colour_collector.service.registration import RegistrationPolicy
 from colour_collector.store import Database
+from colour_collector.store.database import POOL_TIMEOUT_S
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +73,8 @@ class Runtime:
     metrics: CollectorRegistry
     """What ``/metrics`` shows."""
 
+
+_log = logging.getLogger(__name__)
 
 _purchase_threads: RunVar[CapacityLimiter] = RunVar("colour_collector_purchase_threads")
 
@@ -197,6 +201,23 @@ def scripted_outcomes(path: Path) -> list[str | None]:
     return names
 
 
+def _check_connections(settings: Settings, database: Database) -> None:
+    """Warn when a PostgreSQL pool is smaller than the threads that may use it at once."""
+    threads = settings.request_threads + settings.purchase_threads
+    if database.engine.dialect.name == "postgresql" and threads > settings.database_pool_size:
+        _log.warning(
+            "COLOUR_COLLECTOR_REQUEST_THREADS (%d) and COLOUR_COLLECTOR_PURCHASE_THREADS (%d) may"
+            " run %d requests' database work at once, and COLOUR_COLLECTOR_DATABASE_POOL_SIZE is"
+            " %d: the others wait for a connection (up to %d s). Set the pool size to at least %d.",
+            settings.request_threads,
+            settings.purchase_threads,
+            threads,
+            settings.database_pool_size,
+            POOL_TIMEOUT_S,
+            threads,
+        )
+
+
 def build_runtime(settings: Settings, database: Database) -> Runtime:
     """The runtime for these settings.
 
@@ -204,6 +225,7 @@ def build_runtime(settings: Settings, database: Database) -> Runtime:
     and its versions, so the first purchase is not slow.
     """
     check_setting_files(settings)
+    _check_connections(settings, database)
     pool = load_pool()
     warm()
     independent = IndependentSource(pool)
