@@ -1,9 +1,10 @@
-"""Browser tests: a real server subprocess per test, driven by Debian's Chromium via Playwright.
+"""Browser tests: a real server per test, driven by Debian's Chromium via Playwright.
 
-Each test starts ``colour-collector serve`` on a free port with its own data directory and an
-outcome script (``COLOUR_COLLECTOR_OUTCOME_SCRIPT``, honoured only when the environment is
-``test``): the list of tier names (``None`` for no win) that the next purchases and Try plays
-draw, in order. Over HTTP there is no way to choose an outcome.
+Each test starts the app under uvicorn on a free port, on a thread of the test process, with its
+own data directory (a copy of the migrated template database) and an outcome script
+(``COLOUR_COLLECTOR_OUTCOME_SCRIPT``, honoured only when the environment is ``test``): the list of
+tier names (``None`` for no win) that the next purchases and Try plays draw, in order. Over HTTP
+there is no way to choose an outcome.
 
 Every page records console errors, uncaught exceptions, failed requests and HTTP answers of 400
 or more; the test fails at teardown if any were seen, except those the test allows
@@ -17,8 +18,13 @@ Pages run with ``prefers-reduced-motion: reduce`` unless a test asks for motion;
 animation that many times faster. Phone pages (``PHONE``) are mobile pages with touch, so the
 viewport meta tag and any overflow act as on a phone (a page too wide is zoomed out).
 
-``E2E_SERVER_COMMAND`` (optional) replaces the server command, e.g. to try another build; the
-port and the environment are passed the same way.
+The server runs in the test process, not as a ``colour-collector serve`` process of its own
+(``tests/integration/test_serve_cli.py`` starts that command): a process would import the server
+stack (about 1.5 s of CPU) and, for a server selling pools, work out the generator's sample (about
+4 s, decision 0102) once more for each test; here they are paid once a worker (decision 0010).
+Its settings are the ``COLOUR_COLLECTOR_*`` environment a ``serve`` would read (``Server.env``,
+also given to the commands a test runs on its database); its log goes to the test's captured
+output.
 """
 
 from __future__ import annotations
@@ -27,10 +33,9 @@ import json
 import os
 import re
 import secrets
-import shlex
+import shutil
 import socket
-import subprocess
-import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -39,7 +44,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import uvicorn
 from e2e_support import OUTBOXES
+
+from colour_collector.server.app import create_app
+from colour_collector.server.settings import SQLITE_FILENAME, Settings
+from colour_collector.service import clock
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
@@ -62,21 +72,6 @@ PHONE = {"width": 390, "height": 844}
 STEP_TIMEOUT_MS = 20_000
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def _server_command(port: int) -> list[str]:
-    override = os.environ.get("E2E_SERVER_COMMAND")
-    if override:
-        return [*shlex.split(override), "--port", str(port)]
-    script = Path(sys.executable).parent / "colour-collector"
-    return [str(script), "serve", "--host", "127.0.0.1", "--port", str(port)]
-
-
 @dataclass
 class Server:
     """A running server: its address and the outcome script it draws from."""
@@ -84,8 +79,10 @@ class Server:
     base_url: str
     data_dir: Path
     script: Path
-    process: subprocess.Popen[bytes]
-    log: Path
+    uvicorn: Any
+    """The ``uvicorn.Server`` (``stop``)."""
+    thread: threading.Thread
+    listener: socket.socket
     clock: Path
     """The server's test clock: seconds to add to the real time (``forward``)."""
     env: dict[str, str] = field(default_factory=dict)
@@ -101,16 +98,31 @@ class Server:
         with urllib.request.urlopen(self.base_url + path, timeout=10) as answer:
             return json.loads(answer.read())
 
+    def stop(self) -> None:
+        """Shut the server down as uvicorn does on SIGTERM (its lifespan ends, the database is
+        closed), and give the process back the real clock."""
+        self.uvicorn.should_exit = True
+        self.thread.join(timeout=30)
+        self.listener.close()
+        clock.use(clock.system_time)
+        if self.thread.is_alive():
+            raise RuntimeError(f"the server at {self.base_url} did not stop in 30 s")
+
 
 def _start_server(
-    tmp: Path, outcomes: list[str | None], extra_env: dict[str, str] | None = None
+    tmp: Path,
+    template: Path,
+    outcomes: list[str | None],
+    extra_env: dict[str, str] | None = None,
 ) -> Server:
-    port = _free_port()
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    port: int = listener.getsockname()[1]
     data = tmp / "data"
     data.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(template, data / SQLITE_FILENAME)
     script = tmp / "outcomes.json"
     script.write_text(json.dumps(outcomes), encoding="utf-8")
-    log = tmp / "server.log"
     env = {
         **os.environ,
         "COLOUR_COLLECTOR_ENVIRONMENT": "test",
@@ -132,25 +144,32 @@ def _start_server(
         "COLOUR_COLLECTOR_PURCHASE_ANSWER_FLOOR_MS": "150",
         **(extra_env or {}),
     }
-    with log.open("wb") as sink:
-        process = subprocess.Popen(
-            _server_command(port), env=env, stdout=sink, stderr=subprocess.STDOUT, cwd=tmp
+    prefix = "COLOUR_COLLECTOR_"
+    try:
+        settings = Settings(
+            **{k.removeprefix(prefix).lower(): v for k, v in env.items() if k.startswith(prefix)}
         )
+        app = create_app(settings)
+    except BaseException:
+        listener.close()
+        raise
+    server = uvicorn.Server(
+        uvicorn.Config(app, log_config=None, access_log=False, timeout_graceful_shutdown=10)
+    )
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [listener]}, name=f"server-{port}", daemon=True
+    )
+    thread.start()
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60  # the generator works out its tables at start (about 10 s)
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"server exited with {process.returncode}:\n{log.read_text()}")
-        try:
-            with urllib.request.urlopen(base + "/healthz", timeout=1):
-                break
-        except OSError:
-            time.sleep(0.1)
-    else:
-        process.terminate()
-        raise RuntimeError(f"server did not answer in 60 s:\n{log.read_text()}")
+    running = Server(base, data, script, server, thread, listener, tmp / "clock", env)
+    deadline = time.monotonic() + 60
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            running.stop()
+            raise RuntimeError(f"the server at {base} did not start (its log is above)")
+        time.sleep(0.01)
     OUTBOXES[base] = data / "outbox"
-    return Server(base, data, script, process, log, tmp / "clock", env)
+    return running
 
 
 @dataclass
@@ -277,23 +296,19 @@ def chromium() -> Iterator[Any]:
 
 
 @pytest.fixture
-def start_server(tmp_path: Path) -> Iterator[Any]:
+def start_server(tmp_path: Path, sqlite_template: Path) -> Iterator[Any]:
     """``start_server(["£5", None, ...])`` runs a server drawing those outcomes in order
     (``env``: more settings, e.g. ``{"COLOUR_COLLECTOR_DRAW_MODE": "pool"}``)."""
     started: list[Server] = []
 
     def start(outcomes: list[str | None], env: dict[str, str] | None = None) -> Server:
-        server = _start_server(tmp_path / f"server{len(started)}", outcomes, env)
+        server = _start_server(tmp_path / f"server{len(started)}", sqlite_template, outcomes, env)
         started.append(server)
         return server
 
     yield start
     for server in started:
-        server.process.terminate()
-        try:
-            server.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.process.kill()
+        server.stop()
 
 
 @pytest.fixture
