@@ -1,4 +1,5 @@
-"""``colour-collector play``, ``verify`` and ``simulate``, run as the installed command."""
+"""``colour-collector play``, ``verify`` and ``simulate``: their outputs and exit codes (run in
+this process), and the installed command."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from typing import Any
 
 import pytest
 from scipy.stats import binomtest
+from typer.testing import CliRunner
 
+from colour_collector.cli.app import app as cli
 from colour_collector.game.codec import loads
 from colour_collector.game.generator import generate
 from colour_collector.game.pool import load_pool
@@ -25,20 +28,20 @@ from colour_collector.game.replay import replay
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 
 
-def _run(*args: str, stdin: str | bytes | None = None) -> subprocess.CompletedProcess[str]:
+def _installed(*args: str) -> subprocess.CompletedProcess[str]:
+    """``colour-collector ARGS`` as the installed command, in a process of its own."""
     command = Path(sys.executable).with_name("colour-collector")
     assert command.exists(), f"{command} is missing: install the package (pip install -e .)"
-    if isinstance(stdin, bytes):
-        done = subprocess.run([command, *args], input=stdin, capture_output=True, check=False)
-        return subprocess.CompletedProcess(
-            done.args,
-            done.returncode,
-            done.stdout.decode("utf-8", "replace"),
-            done.stderr.decode("utf-8", "replace"),
-        )
-    return subprocess.run(
-        [command, *args], input=stdin, capture_output=True, text=True, check=False
-    )
+    return subprocess.run([command, *args], capture_output=True, text=True, check=False)
+
+
+def _run(*args: str, stdin: str | bytes | None = None) -> subprocess.CompletedProcess[str]:
+    """``colour-collector ARGS`` run in this process (the installed command costs a second and a
+    half of imports a run: ``test_the_installed_command_runs`` runs it once); its exit code and
+    outputs, as a finished process's."""
+    result = CliRunner().invoke(cli, list(args), input=stdin)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
+    return subprocess.CompletedProcess(args, result.exit_code, result.stdout, result.stderr)
 
 
 def _clean_error(done: subprocess.CompletedProcess[str], code: int, *words: str) -> None:
@@ -49,6 +52,15 @@ def _clean_error(done: subprocess.CompletedProcess[str], code: int, *words: str)
 
 
 # -- play ------------------------------------------------------------------------------------------
+
+
+def test_the_installed_command_runs() -> None:
+    """The entry point ``pip install`` makes runs a command, and its errors are short."""
+    done = _installed("play", "--tier", "£5", "--seed", "7", "--json")
+    assert done.returncode == 0, done.stderr
+    assert replay(loads(done.stdout)).tier.name == "£5"  # type: ignore[union-attr]
+    assert done.stdout == _run("play", "--tier", "£5", "--seed", "7", "--json").stdout
+    _clean_error(_installed("play", "--tier", "£3", "--json"), 2, "'£3'", "--tier")
 
 
 def test_play_prints_a_record_of_the_asked_tier() -> None:
