@@ -4,8 +4,6 @@ published secret, and a wrong secret is caught. Desktop and phone, axe on every 
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from typing import Any
 
 import pytest
@@ -24,7 +22,9 @@ from e2e_support import (
     tid,
     wait_idle,
 )
+from typer.testing import CliRunner
 
+from colour_collector.cli.app import app as cli
 from colour_collector.server.settings import Settings
 from colour_collector.service import pools
 from colour_collector.store import Database
@@ -33,23 +33,20 @@ from pool_support import small_pool
 pytestmark = pytest.mark.e2e
 
 POOL_MODE = {"COLOUR_COLLECTOR_DRAW_MODE": "pool"}
-COMMAND = [sys.executable, "-c", "from colour_collector.cli.app import main; main()"]
 
 
 def pool_command(server: Any, *args: str) -> str:
-    """``colour-collector pool ...`` on the server's database and key; its output."""
-    done = subprocess.run(
-        [*COMMAND, "pool", *args], env=server.env, capture_output=True, text=True, check=False
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    """``colour-collector pool ...`` on the server's database and key (its settings), run in
+    this process as in ``test_cli_pool.py``; its output."""
+    done = CliRunner().invoke(cli, ["pool", *args], env=server.env)
+    assert done.exit_code == 0, done.output
     return done.stdout
 
 
 def load_pool(server: Any, plays: int, counts: dict[str, int]) -> dict[str, Any]:
     """Build a small pool here and load it into the server's database as ``pool load`` does
     (``pools.load``, sealed with the server's key); the pool as ``GET /api/pools/current`` shows
-    it. (``pool build`` and ``pool load`` are tested in test_cli_pool.py: run here, each would
-    work out the generator's sample again in a process of its own, about 4 s a command.)"""
+    it. (``pool build`` and ``pool load`` are tested in test_cli_pool.py.)"""
     settings = Settings(
         data_dir=server.data_dir, secret_key=server.env["COLOUR_COLLECTOR_SECRET_KEY"]
     )
