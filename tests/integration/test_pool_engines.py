@@ -1,5 +1,6 @@
-"""``pool verify`` on local worker processes and on a Dask cluster (a local one, started here)
-certifies the same plays: the same counts and the same digest of every play as one process."""
+"""``pool verify`` (run in this process) on local worker processes and on a Dask cluster (a local
+one, started here) certifies the same plays: the same counts and the same digest of every play as
+one process."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from colour_collector.cli.app import app as cli
 from pool_support import small_pool, write_pool
 
-COMMAND = [sys.executable, "-c", "from colour_collector.cli.app import main; main()"]
 CLUSTER = """
 import sys
 from dask.distributed import LocalCluster
@@ -27,13 +29,14 @@ with LocalCluster(
 
 
 def verify(pool: Path, *options: str) -> dict[str, object]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COLOUR_COLLECTOR_")}
-    done = subprocess.run(
-        [*COMMAND, "pool", "verify", str(pool), "--json", *options],
-        env=env, capture_output=True, text=True, check=False, timeout=300,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "Traceback" not in done.stderr
+    """``pool verify POOL --json OPTIONS`` in this process (Typer's runner; its workers are
+    processes of their own either way), with no server settings from the environment."""
+    unset: dict[str, str | None] = {
+        k: None for k in os.environ if k.startswith("COLOUR_COLLECTOR_")
+    }
+    done = CliRunner().invoke(cli, ["pool", "verify", str(pool), "--json", *options], env=unset)
+    assert done.exit_code == 0, done.output
+    assert done.exception is None or isinstance(done.exception, SystemExit), done.exc_info
     answer: dict[str, object] = json.loads(done.stdout)
     return answer
 
@@ -67,11 +70,7 @@ def test_local_workers_and_a_dask_cluster_certify_the_same_plays(tmp_path: Path)
 
 def test_a_bad_scheduler_address_is_a_clear_error(tmp_path: Path) -> None:
     pool = write_pool(tmp_path / "pool.json", small_pool(20, {"£5": 2}))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COLOUR_COLLECTOR_")}
-    done = subprocess.run(
-        [*COMMAND, "pool", "verify", str(pool), "--scheduler", "nowhere:port"],
-        env=env, capture_output=True, text=True, check=False, timeout=120,
-    )  # fmt: skip
-    assert done.returncode == 2, done.stdout + done.stderr
+    done = CliRunner().invoke(cli, ["pool", "verify", str(pool), "--scheduler", "nowhere:port"])
+    assert done.exit_code == 2, done.output
     assert "cannot reach the Dask scheduler at 'nowhere:port'" in done.stderr
-    assert "Traceback" not in done.stderr
+    assert done.exception is None or isinstance(done.exception, SystemExit), done.exc_info
