@@ -152,6 +152,7 @@ def _start_server(
         app = create_app(settings)
     except BaseException:
         listener.close()
+        clock.use(clock.system_time)
         raise
     server = uvicorn.Server(
         uvicorn.Config(app, log_config=None, access_log=False, timeout_graceful_shutdown=10)
