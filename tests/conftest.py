@@ -191,14 +191,23 @@ def password() -> str:
 
 @pytest.fixture
 def new_client() -> Any:
-    """Factory: ``new_client(app, csrf=True, https=False)`` makes another ApiClient.
+    """Factory: ``new_client(app, csrf=True, https=False, address="testclient")`` makes another
+    ApiClient.
 
-    Use ``https=True`` for production settings: their cookies are ``Secure``.
+    Use ``https=True`` for production settings: their cookies are ``Secure``; ``address`` is the
+    client's address the server sees.
     """
 
-    def make(application: Any, *, csrf: bool = True, https: bool = False) -> ApiClient:
+    def make(
+        application: Any, *, csrf: bool = True, https: bool = False, address: str = "testclient"
+    ) -> ApiClient:
         base_url = "https://testserver" if https else "http://testserver"
-        made = ApiClient(application, raise_server_exceptions=False, base_url=base_url)
+        made = ApiClient(
+            application,
+            raise_server_exceptions=False,
+            base_url=base_url,
+            client=(address, 50000),
+        )
         if csrf:
             made.fetch_csrf()
         return made

@@ -32,6 +32,7 @@ from colour_collector.service.models import (
     ChainHead,
     ConfirmationToken,
     LoginFailures,
+    MailRequest,
     Movement,
     MovementKind,
     NewAuditEntry,
@@ -75,7 +76,7 @@ class State:
     sessions: dict[str, Session] = field(default_factory=dict)
     failures: list[tuple[str, str, dt.datetime]] = field(default_factory=list)
     confirmations: dict[str, ConfirmationToken] = field(default_factory=dict)
-    mail_requests: list[tuple[str, dt.datetime]] = field(default_factory=list)
+    mail_requests: list[tuple[str, dt.datetime, str]] = field(default_factory=list)
     movements: list[Movement] = field(default_factory=list)
     movement_keys: dict[tuple[AccountId, str], int] = field(default_factory=dict)
     plays: dict[str, StoredPlay] = field(default_factory=dict)
@@ -227,11 +228,15 @@ class FakeMailThrottle:
     def __init__(self, state: State) -> None:
         self.state = state
 
-    def add(self, *, email: str, at: dt.datetime) -> None:
-        self.state.mail_requests.append((email, at))
+    def add(self, *, email: str, client: str, at: dt.datetime) -> None:
+        self.state.mail_requests.append((email, at, client))
 
-    def requests(self, *, email: str, after: dt.datetime) -> tuple[dt.datetime, ...]:
-        return tuple(sorted(at for e, at in self.state.mail_requests if e == email and at > after))
+    def requests(self, *, email: str, after: dt.datetime) -> tuple[MailRequest, ...]:
+        return tuple(
+            MailRequest(at=at, client=client)
+            for e, at, client in sorted(self.state.mail_requests, key=lambda r: r[1])
+            if e == email and at > after
+        )
 
     def forget_before(self, before: dt.datetime) -> int:
         kept = [r for r in self.state.mail_requests if r[1] >= before]

@@ -167,6 +167,7 @@ def register_and_confirm(
         email=email,
         password=password,
         date_of_birth=date_of_birth,
+        client="c1",
         now=now,
     )
     token = link_token(mailer.texts[accounts.normalise_email(email)][-1])
@@ -188,6 +189,7 @@ def sign_up(
         email=email,
         password=PASSWORD,
         date_of_birth=dt.date(1990, 5, 17),
+        client="c1",
     )
     token = link_token(mailer.texts[email][-1])
     logged_in = registration.confirm(factory, POLICY, token=token, password=PASSWORD, client="test")

@@ -175,6 +175,44 @@ def test_mails_are_throttled_with_registrations_for_every_address(
         app.state.database.dispose()
 
 
+def test_one_client_cannot_spend_the_mails_of_an_address_for_its_owner(
+    database_url: str, tmp_path: Path, new_client: Any
+) -> None:
+    """The lockout a review found: five requests from one client spent an address's mails for
+    the hour, and its owner could not ask for a reset. Now each client has its own share of the
+    address's mails, and every client together the address's limit."""
+    settings = make_settings(
+        database_url,
+        tmp_path,
+        registration_mails_per_email=4,
+        registration_mails_per_email_and_client=2,
+    )
+    app = create_app(settings)
+    try:
+        new_client(app).sign_up("owner@example.com")
+        sent = len(outbox_mails(outbox(app), "owner@example.com"))
+        stranger = new_client(app, address="203.0.113.9")
+        assert ask(stranger, "owner@example.com").status_code == 202
+        assert ask(stranger, "owner@example.com").status_code == 202
+        refused = ask(stranger, "owner@example.com")
+        assert refused.status_code == 429 and refused.json()["code"] == "too_many_emails"
+        assert int(refused.headers["retry-after"]) > 3000
+        owner = new_client(app, address="198.51.100.20")
+        assert ask(owner, "owner@example.com").status_code == 202  # four in all now
+        mails = outbox_mails(outbox(app), "owner@example.com")
+        assert len(mails) == sent + 3
+        assert "#/reset/" in mails[-1].get_body().get_content()
+        refused = ask(new_client(app, address="192.0.2.44"), "owner@example.com")
+        assert refused.status_code == 429  # the address's own limit, whoever asks
+        with app.state.database.engine.connect() as connection:
+            clients = connection.execute(
+                select(tables.mail_requests.c.client).order_by(tables.mail_requests.c.id)
+            ).scalars()
+            assert list(clients) == ["testclient", "203.0.113.9", "203.0.113.9", "198.51.100.20"]
+    finally:
+        app.state.database.dispose()
+
+
 def test_an_account_not_confirmed_is_told_to_register_again_and_keeps_its_link(
     app: Any, client: Any
 ) -> None:

@@ -49,6 +49,7 @@ def register(db: FakeDatabase, policy: RegistrationPolicy, *, now: dt.datetime =
         email=EMAIL,
         password=PASSWORD,
         date_of_birth=dt.date(1990, 5, 17),
+        client="c1",
         now=now,
     )
 
@@ -71,9 +72,9 @@ def forgot(
     deliver: Callable[[Callable[[], None]], None] | None = None,
 ) -> None:
     if deliver is None:
-        password_reset.forgot(db, policy, email=email, now=now)
+        password_reset.forgot(db, policy, email=email, client="c1", now=now)
     else:
-        password_reset.forgot(db, policy, email=email, now=now, deliver=deliver)
+        password_reset.forgot(db, policy, email=email, client="c1", now=now, deliver=deliver)
 
 
 def reset(
@@ -121,7 +122,13 @@ def test_the_answer_and_the_work_are_the_same_with_or_without_an_account(
     sign_up(db, policy, mailer)
     pending = "pending@example.com"  # an account not confirmed: told to register again
     registration.register(
-        db, POLICY, policy, email=pending, password=PASSWORD, date_of_birth=dt.date(1990, 5, 17)
+        db,
+        POLICY,
+        policy,
+        email=pending,
+        password=PASSWORD,
+        date_of_birth=dt.date(1990, 5, 17),
+        client="c1",
     )
     sent = len(mailer.sent)
     jobs: list[Callable[[], None]] = []
@@ -130,7 +137,7 @@ def test_the_answer_and_the_work_are_the_same_with_or_without_an_account(
         commits = db.commits
         assert forgot(db, policy, email, deliver=jobs.append) is None
         assert db.commits == commits + 1  # one unit of work on every path
-    assert [email for email, _ in db.state.mail_requests][-3:] == addresses
+    assert [request[0] for request in db.state.mail_requests][-3:] == addresses
     assert len(jobs) == 3  # a job to run after the answer on every path...
     assert len(mailer.sent) == sent  # ...and nothing mailed before it runs
     for job in jobs:
@@ -161,7 +168,9 @@ def test_mails_count_against_the_registration_throttle_for_every_address(
             forgot(db, policy, address, now=T0 + dt.timedelta(minutes=10))
         assert refused.value.retry_after_seconds == 50 * 60
         with pytest.raises(TooManyMailsError):  # and registration's count has them
-            registration.resend(db, policy, email=address, now=T0 + dt.timedelta(minutes=10))
+            registration.resend(
+                db, policy, email=address, client="c1", now=T0 + dt.timedelta(minutes=10)
+            )
         assert db.commits == commits
     assert len(mailer.to(EMAIL)) == 3 and mailer.to("nobody@example.com") == []
     forgot(db, policy, now=T0 + dt.timedelta(hours=1, seconds=1))  # the window has passed
@@ -214,7 +223,13 @@ def test_an_address_not_confirmed_is_told_to_register_again_which_replaces_its_b
     assert db.state.confirmations == before and kinds(db) == ["register"]
     # The mailbox's owner registers again, with their own password and date of birth.
     registration.register(
-        db, POLICY, policy, email=EMAIL, password=NEW_PASSWORD, date_of_birth=dt.date(2001, 2, 3)
+        db,
+        POLICY,
+        policy,
+        email=EMAIL,
+        password=NEW_PASSWORD,
+        date_of_birth=dt.date(2001, 2, 3),
+        client="c1",
     )
     link = link_token(mailer.to(EMAIL)[-1].text)
     registration.confirm(db, POLICY, token=link, password=NEW_PASSWORD, client="c1", now=T0)

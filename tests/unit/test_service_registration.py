@@ -55,6 +55,7 @@ def register(
         email=email,
         password=password,
         date_of_birth=date_of_birth,
+        client="c1",
         now=now,
     )
 
@@ -174,17 +175,17 @@ def test_resend_mails_only_an_unconfirmed_account_and_answers_the_same(
     mailer: FakeMailer, policy: RegistrationPolicy
 ) -> None:
     db = FakeDatabase()
-    assert registration.resend(db, policy, email="nobody@example.com", now=T0) is None
+    assert registration.resend(db, policy, email="nobody@example.com", client="c1", now=T0) is None
     assert mailer.sent == []
     register(db, policy)
-    assert registration.resend(db, policy, email=EMAIL, now=T0) is None
+    assert registration.resend(db, policy, email=EMAIL, client="c1", now=T0) is None
     first, second = (link_token(m.text) for m in mailer.to(EMAIL))
     assert first != second
     confirm(db, second)
     with pytest.raises(AlreadyConfirmedError):  # every link of the account is used
         confirm(db, first)
     sent = len(mailer.sent)
-    assert registration.resend(db, policy, email=EMAIL, now=T0) is None
+    assert registration.resend(db, policy, email=EMAIL, client="c1", now=T0) is None
     assert len(mailer.sent) == sent  # confirmed: nothing more
 
 
@@ -195,18 +196,52 @@ def test_mails_per_address_are_limited_whether_or_not_it_has_an_account(
     register(db, policy)  # one mail asked for EMAIL
     for address, asked in (("nobody@example.com", 0), (EMAIL, 1)):
         for _ in range(3 - asked):
-            registration.resend(db, policy, email=address, now=T0)
+            registration.resend(db, policy, email=address, client="c1", now=T0)
         commits = db.commits
         with pytest.raises(TooManyMailsError) as refused:
-            registration.resend(db, policy, email=address, now=T0 + dt.timedelta(minutes=10))
+            registration.resend(
+                db, policy, email=address, client="c1", now=T0 + dt.timedelta(minutes=10)
+            )
         assert refused.value.retry_after_seconds == 50 * 60
         with pytest.raises(TooManyMailsError):
             register(db, policy, address, now=T0 + dt.timedelta(minutes=10))
         assert db.commits == commits
     assert len(mailer.to(EMAIL)) == 3 and mailer.to("nobody@example.com") == []
     later = T0 + dt.timedelta(hours=1, seconds=1)
-    registration.resend(db, policy, email=EMAIL, now=later)  # the window has passed
+    registration.resend(db, policy, email=EMAIL, client="c1", now=later)  # the window has passed
     assert len(mailer.to(EMAIL)) == 4
+
+
+def test_one_client_cannot_spend_the_mails_of_an_address_for_the_others(
+    mailer: FakeMailer,
+) -> None:
+    """Past its own limit a client is refused while another (the address's owner) may still
+    ask; every client together stop at the address's limit. Retry-After is when the oldest
+    request that keeps each limit reached ages out."""
+    policy = RegistrationPolicy(
+        mailer,
+        "https://play.example.com",
+        max_mails_per_email=5,
+        max_mails_per_email_and_client=2,
+    )
+    db = FakeDatabase()
+    register(db, policy)  # client "c1", at T0
+    registration.resend(db, policy, email=EMAIL, client="c1", now=T0 + dt.timedelta(minutes=1))
+    commits = db.commits
+    with pytest.raises(TooManyMailsError) as refused:
+        registration.resend(db, policy, email=EMAIL, client="c1", now=T0 + dt.timedelta(minutes=10))
+    assert refused.value.retry_after_seconds == 50 * 60
+    assert db.commits == commits
+    for minutes in (10, 20, 25):  # the owner, then another client twice: five in all
+        client = "owner" if minutes == 10 else "c3"
+        at = T0 + dt.timedelta(minutes=minutes)
+        registration.resend(db, policy, email=EMAIL, client=client, now=at)
+    assert len(mailer.to(EMAIL)) == 5
+    with pytest.raises(TooManyMailsError) as refused:
+        registration.resend(db, policy, email=EMAIL, client="c4", now=T0 + dt.timedelta(minutes=30))
+    assert refused.value.retry_after_seconds == 30 * 60  # the request at T0 ages out first
+    assert len(mailer.to(EMAIL)) == 5
+    assert [request[2] for request in db.state.mail_requests] == ["c1", "c1", "owner", "c3", "c3"]
 
 
 def test_registering_again_before_confirming_takes_the_new_password(
@@ -298,5 +333,5 @@ def test_a_mail_server_down_answers_the_same_and_keeps_the_account(
     assert register(db, policy) is None
     assert len(db.state.accounts) == 1 and mailer.sent == []
     mailer.fail = False
-    registration.resend(db, policy, email=EMAIL, now=T0)
+    registration.resend(db, policy, email=EMAIL, client="c1", now=T0)
     confirm(db, link_token(mailer.to(EMAIL)[0].text))

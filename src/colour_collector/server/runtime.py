@@ -143,6 +143,7 @@ def registration_policy(settings: Settings) -> RegistrationPolicy:
         public_url=settings.public_url,
         link_lifetime=settings.confirmation_link_lifetime,
         max_mails_per_email=settings.registration_mails_per_email,
+        max_mails_per_email_and_client=settings.registration_mails_per_email_and_client,
         mail_window=settings.registration_mail_window,
         reset_link_lifetime=settings.password_reset_link_lifetime,
     )

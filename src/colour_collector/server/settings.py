@@ -167,9 +167,12 @@ class Settings(BaseSettings):
     """How long a link mailed to confirm an account works."""
     password_reset_link_lifetime: Duration = dt.timedelta(hours=1)
     """How long a link mailed to reset a forgotten password works."""
-    registration_mails_per_email: int = Field(default=5, ge=1)
+    registration_mails_per_email: int = Field(default=20, ge=1)
     """Mails (registrations, resends and password resets) one address may be asked for within
-    the window."""
+    the window, by every client together."""
+    registration_mails_per_email_and_client: int = Field(default=5, ge=1)
+    """Of those, what one client (address) may ask for: one client alone cannot spend an
+    address's mails and so keep its owner from asking for a link."""
     registration_mail_window: Duration = dt.timedelta(hours=1)
     """How far back the mails asked for an address count."""
 

@@ -178,6 +178,21 @@ class ConfirmationToken:
     """What the link does; a link works only for its own purpose."""
 
 
+MAIL_CLIENT_MAX = 64
+"""The longest client address a mail request keeps (an IPv6 address is at most 45 characters;
+a longer one is cut to this)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MailRequest:
+    """One mail asked for an address, as the mail throttle counts it."""
+
+    at: dt.datetime
+    """When it was asked for."""
+    client: str
+    """The address of the client that asked ("" for requests counted before clients were)."""
+
+
 @dataclass(frozen=True, slots=True)
 class LoginFailures:
     """Recent failed logins, oldest first, as the throttle counts them."""

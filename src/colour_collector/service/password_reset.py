@@ -72,6 +72,7 @@ def forgot(
     policy: RegistrationPolicy,
     *,
     email: str,
+    client: str,
     now: dt.datetime | None = None,
     deliver: Deliver = _at_once,
 ) -> None:
@@ -80,14 +81,14 @@ def forgot(
     and the same work up to the mail.
 
     Raises :class:`InvalidInputError` for what is not an e-mail address and
-    :class:`TooManyMailsError` past the per-address limit (counted with registration's mails),
-    both before anything is written.
+    :class:`TooManyMailsError` past the address's limit from ``client`` or from every client
+    (counted with registration's mails), both before anything is written.
     """
     at = now or utcnow()
     normalised = normalise_email(email)
     token = secrets.token_urlsafe(32)  # on every path, used only if there is an account
     with factory() as uow:
-        count_mail(uow, policy, normalised, at)
+        count_mail(uow, policy, normalised, client, at)
         stored = uow.accounts.by_email(normalised)
         if stored is None:
             mail = None

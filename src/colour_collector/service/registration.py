@@ -42,6 +42,7 @@ from colour_collector.service.errors import (
     TooManyMailsError,
 )
 from colour_collector.service.models import (
+    MAIL_CLIENT_MAX,
     AccountId,
     AuditKind,
     ConfirmationToken,
@@ -69,9 +70,12 @@ class RegistrationPolicy:
     """The address players open the game at (``https://play.example.com``), for the links."""
     link_lifetime: dt.timedelta = dt.timedelta(hours=24)
     """How long a confirmation link works."""
-    max_mails_per_email: int = 5
+    max_mails_per_email: int = 20
     """Mails (registrations, resends and password resets) one address may be asked for within
-    ``mail_window``."""
+    ``mail_window``, by every client together: what its mailbox can be sent."""
+    max_mails_per_email_and_client: int = 5
+    """Of those, what one client may ask for: one client alone cannot spend the address's
+    mails and keep its owner from asking for a link."""
     mail_window: dt.timedelta = dt.timedelta(hours=1)
     """How far back mails asked for count."""
     reset_link_lifetime: dt.timedelta = dt.timedelta(hours=1)
@@ -106,9 +110,11 @@ def register(
     email: str,
     password: str,
     date_of_birth: dt.date,
+    client: str,
     now: dt.datetime | None = None,
 ) -> None:
-    """Register ``email``, answering the same whether or not it has an account.
+    """Register ``email`` (asked by ``client``, for the mail throttle), answering the same
+    whether or not it has an account.
 
     Raises :class:`InvalidInputError` naming every bad field (:class:`UnderageError` first) and
     :class:`TooManyMailsError` past the per-address limit, both before anything is written.
@@ -123,6 +129,7 @@ def register(
             email=normalised,
             password_hash=password_hash,
             date_of_birth=date_of_birth,
+            client=client,
             at=at,
         )
     except EmailTakenError:  # registered meanwhile by a concurrent request: now it is taken
@@ -132,6 +139,7 @@ def register(
             email=normalised,
             password_hash=password_hash,
             date_of_birth=date_of_birth,
+            client=client,
             at=at,
         )
     send_mail(policy.mailer, mail)
@@ -144,10 +152,11 @@ def _register(
     email: str,
     password_hash: str,
     date_of_birth: dt.date,
+    client: str,
     at: dt.datetime,
 ) -> Mail:
     with factory() as uow:
-        count_mail(uow, policy, email, at)
+        count_mail(uow, policy, email, client, at)
         stored = uow.accounts.by_email(email)
         if stored is None:
             account = uow.accounts.add(
@@ -252,15 +261,17 @@ def resend(
     policy: RegistrationPolicy,
     *,
     email: str,
+    client: str,
     now: dt.datetime | None = None,
 ) -> None:
     """Mail a new confirmation link if ``email`` has an account not confirmed yet; nothing
-    otherwise, with the same answer. :class:`TooManyMailsError` past the per-address limit."""
+    otherwise, with the same answer. :class:`TooManyMailsError` past the address's limit from
+    ``client`` or from every client."""
     at = now or utcnow()
     normalised = normalise_email(email)
     mail = None
     with factory() as uow:
-        count_mail(uow, policy, normalised, at)
+        count_mail(uow, policy, normalised, client, at)
         stored = uow.accounts.by_email(normalised)
         if stored is not None and stored.email_confirmed_at is None:
             mail = _new_link(uow, policy, stored.account.id, normalised, at)
@@ -269,17 +280,28 @@ def resend(
         send_mail(policy.mailer, mail)
 
 
-def count_mail(uow: UnitOfWork, policy: RegistrationPolicy, email: str, at: dt.datetime) -> None:
-    """Count a mail asked for ``email`` inside ``uow``, whether or not the address has an
-    account; :class:`TooManyMailsError` (nothing counted) past the per-address limit."""
+def count_mail(
+    uow: UnitOfWork, policy: RegistrationPolicy, email: str, client: str, at: dt.datetime
+) -> None:
+    """Count a mail asked for ``email`` by ``client`` inside ``uow``, whether or not the
+    address has an account; :class:`TooManyMailsError` (nothing counted) past the limit of the
+    address from this client or from every client."""
+    client = client[:MAIL_CLIENT_MAX]
     recent = uow.mail_throttle.requests(email=email, after=at - policy.mail_window)
-    if len(recent) >= policy.max_mails_per_email:
-        wait = max(1, math.ceil((recent[0] + policy.mail_window - at).total_seconds()))
-        raise TooManyMailsError(
-            "too many e-mails asked for this address recently; try again later",
-            retry_after_seconds=wait,
-        )
-    uow.mail_throttle.add(email=email, at=at)
+    mine = [r for r in recent if r.client == client]
+    for counted, limit in (
+        (recent, policy.max_mails_per_email),
+        (mine, policy.max_mails_per_email_and_client),
+    ):
+        if len(counted) >= limit:
+            # Asking again is useful once the oldest of those that keep it over has aged out.
+            oldest = counted[len(counted) - limit].at
+            wait = max(1, math.ceil((oldest + policy.mail_window - at).total_seconds()))
+            raise TooManyMailsError(
+                "too many e-mails asked for this address recently; try again later",
+                retry_after_seconds=wait,
+            )
+    uow.mail_throttle.add(email=email, client=client, at=at)
     uow.mail_throttle.forget_before(at - policy.mail_window * 4)
 
 

@@ -8,7 +8,12 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, delete, insert, select, update
 
-from colour_collector.service.models import AccountId, ConfirmationToken, TokenPurpose
+from colour_collector.service.models import (
+    AccountId,
+    ConfirmationToken,
+    MailRequest,
+    TokenPurpose,
+)
 from colour_collector.store.tables import confirmation_tokens, mail_requests
 
 _TOKEN = select(confirmation_tokens).where(
@@ -27,7 +32,7 @@ _USE_ALL = (
 _ADD_TOKEN = insert(confirmation_tokens)
 _ADD_REQUEST = insert(mail_requests)
 _REQUESTS = (
-    select(mail_requests.c.created_at)
+    select(mail_requests.c.created_at, mail_requests.c.client)
     .where(
         mail_requests.c.email == bindparam("email"), mail_requests.c.created_at > bindparam("after")
     )
@@ -84,11 +89,12 @@ class SqlMailThrottle:
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
 
-    def add(self, *, email: str, at: dt.datetime) -> None:
-        self.connection.execute(_ADD_REQUEST, {"email": email, "created_at": at})
+    def add(self, *, email: str, client: str, at: dt.datetime) -> None:
+        self.connection.execute(_ADD_REQUEST, {"email": email, "client": client, "created_at": at})
 
-    def requests(self, *, email: str, after: dt.datetime) -> tuple[dt.datetime, ...]:
-        return tuple(self.connection.execute(_REQUESTS, {"email": email, "after": after}).scalars())
+    def requests(self, *, email: str, after: dt.datetime) -> tuple[MailRequest, ...]:
+        rows = self.connection.execute(_REQUESTS, {"email": email, "after": after})
+        return tuple(MailRequest(at=row.created_at, client=row.client) for row in rows)
 
     def forget_before(self, before: dt.datetime) -> int:
         done = self.connection.execute(

@@ -23,6 +23,8 @@ from sqlalchemy import (
     TypeDecorator,
 )
 
+from colour_collector.service.models import MAIL_CLIENT_MAX
+
 
 class UtcDateTime(TypeDecorator[dt.datetime]):
     """A timestamp stored in UTC and always read back timezone-aware.
@@ -94,10 +96,13 @@ mail_requests = Table(
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("email", String(254), nullable=False),
     Column("created_at", UtcDateTime, nullable=False),
+    # The client's address (``MAIL_CLIENT_MAX`` characters at most); "" for the rows before
+    # it was kept.
+    Column("client", String(MAIL_CLIENT_MAX), nullable=False, server_default=""),
     Index("ix_mail_requests_email_created_at", "email", "created_at"),
 )
-"""Mails asked for (registrations, resends and password resets) per address, for the
-throttle."""
+"""Mails asked for (registrations, resends and password resets) per address and the client
+that asked, for the throttle."""
 
 sessions = Table(
     "sessions",

@@ -55,11 +55,12 @@ def csrf(request: Request) -> Response:
             **BODY_PROBLEMS,
             422: "Invalid fields, each listed in `errors` (`invalid_request`), or under 18"
             " (`underage`).",
-            429: "Too many e-mails asked for this address (`too_many_emails`); see Retry-After.",
+            429: "Too many e-mails asked for this address, from this client or from every"
+            " client (`too_many_emails`); see Retry-After.",
         }
     ),
 )
-def register(body: RegisterRequest, runtime: RuntimeDep) -> Response:
+def register(body: RegisterRequest, runtime: RuntimeDep, client: ClientAddress) -> Response:
     """Register: the answer is the same whether or not the address has an account (the next
     step is in a mail: a link to confirm a new account, or a notice to the owner of an existing
     one). Under-18s are refused (422 ``underage``). Does not log in."""
@@ -70,6 +71,7 @@ def register(body: RegisterRequest, runtime: RuntimeDep) -> Response:
         email=body.email,
         password=body.password,
         date_of_birth=body.date_of_birth,
+        client=client,
     )
     return answer(RegistrationResponse(), status.HTTP_202_ACCEPTED)
 
@@ -108,14 +110,15 @@ def confirm(body: ConfirmRequest, runtime: RuntimeDep, client: ClientAddress) ->
     responses=problem_responses(
         {
             **BODY_PROBLEMS,
-            429: "Too many e-mails asked for this address (`too_many_emails`); see Retry-After.",
+            429: "Too many e-mails asked for this address, from this client or from every"
+            " client (`too_many_emails`); see Retry-After.",
         }
     ),
 )
-def resend(body: ResendRequest, runtime: RuntimeDep) -> Response:
+def resend(body: ResendRequest, runtime: RuntimeDep, client: ClientAddress) -> Response:
     """Mail a new confirmation link if the address has an account not confirmed yet; the
     answer is the same whatever the address."""
-    registration.resend(runtime.database, runtime.registration, email=body.email)
+    registration.resend(runtime.database, runtime.registration, email=body.email, client=client)
     return answer(RegistrationResponse(), status.HTTP_202_ACCEPTED)
 
 
@@ -126,13 +129,16 @@ def resend(body: ResendRequest, runtime: RuntimeDep) -> Response:
     responses=problem_responses(
         {
             **BODY_PROBLEMS,
-            429: "Too many e-mails asked for this address (`too_many_emails`, counted with"
-            " registration's); see Retry-After.",
+            429: "Too many e-mails asked for this address, from this client or from every"
+            " client (`too_many_emails`, counted with registration's); see Retry-After.",
         }
     ),
 )
 def forgot_password(
-    body: ForgotPasswordRequest, runtime: RuntimeDep, after_the_answer: BackgroundTasks
+    body: ForgotPasswordRequest,
+    runtime: RuntimeDep,
+    client: ClientAddress,
+    after_the_answer: BackgroundTasks,
 ) -> Response:
     """Mail a link to choose a new password (``<public url>/#/reset/<token>``, working once,
     for ``PASSWORD_RESET_LINK_LIFETIME``: an hour by default) if the address has a confirmed
@@ -142,6 +148,7 @@ def forgot_password(
         runtime.database,
         runtime.registration,
         email=body.email,
+        client=client,
         deliver=after_the_answer.add_task,
     )
     return answer(ForgotPasswordResponse(), status.HTTP_202_ACCEPTED)

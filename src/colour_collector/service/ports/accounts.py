@@ -11,6 +11,7 @@ from colour_collector.service.models import (
     AccountId,
     ConfirmationToken,
     LoginFailures,
+    MailRequest,
     Session,
     StoredAccount,
     TokenPurpose,
@@ -129,14 +130,15 @@ class ConfirmationTokens(Protocol):
 
 class MailThrottle(Protocol):
     """E-mails asked for (registrations, resends and password resets), counted per address
-    whether or not it has an account, shared by every server process."""
+    whether or not it has an account, with the client that asked, shared by every server
+    process."""
 
-    def add(self, *, email: str, at: dt.datetime) -> None:
-        """Record one request for a mail to ``email``."""
+    def add(self, *, email: str, client: str, at: dt.datetime) -> None:
+        """Record one request from ``client`` for a mail to ``email``."""
         ...
 
-    def requests(self, *, email: str, after: dt.datetime) -> tuple[dt.datetime, ...]:
-        """Requests for ``email`` later than ``after``, oldest first."""
+    def requests(self, *, email: str, after: dt.datetime) -> tuple[MailRequest, ...]:
+        """Requests for ``email`` later than ``after``, from every client, oldest first."""
         ...
 
     def forget_before(self, before: dt.datetime) -> int:
