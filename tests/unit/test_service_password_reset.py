@@ -41,14 +41,22 @@ def policy(mailer: FakeMailer) -> RegistrationPolicy:
     return RegistrationPolicy(mailer, "https://play.example.com", max_mails_per_email=3)
 
 
-def register(db: FakeDatabase, policy: RegistrationPolicy, *, now: dt.datetime = T0) -> None:
+def register(
+    db: FakeDatabase,
+    policy: RegistrationPolicy,
+    *,
+    email: str = EMAIL,
+    password: str = PASSWORD,
+    date_of_birth: dt.date = dt.date(1990, 5, 17),
+    now: dt.datetime = T0,
+) -> None:
     registration.register(
         db,
         POLICY,
         policy,
-        email=EMAIL,
-        password=PASSWORD,
-        date_of_birth=dt.date(1990, 5, 17),
+        email=email,
+        password=password,
+        date_of_birth=date_of_birth,
         client="c1",
         now=now,
     )
@@ -121,15 +129,7 @@ def test_the_answer_and_the_work_are_the_same_with_or_without_an_account(
     db = FakeDatabase()
     sign_up(db, policy, mailer)
     pending = "pending@example.com"  # an account not confirmed: told to register again
-    registration.register(
-        db,
-        POLICY,
-        policy,
-        email=pending,
-        password=PASSWORD,
-        date_of_birth=dt.date(1990, 5, 17),
-        client="c1",
-    )
+    register(db, policy, email=pending)
     sent = len(mailer.sent)
     jobs: list[Callable[[], None]] = []
     addresses = [EMAIL, pending, "nobody@example.com"]
@@ -222,15 +222,7 @@ def test_an_address_not_confirmed_is_told_to_register_again_which_replaces_its_b
     assert "register again" in notice.text and "/#/" not in notice.text  # no link of any kind
     assert db.state.confirmations == before and kinds(db) == ["register"]
     # The mailbox's owner registers again, with their own password and date of birth.
-    registration.register(
-        db,
-        POLICY,
-        policy,
-        email=EMAIL,
-        password=NEW_PASSWORD,
-        date_of_birth=dt.date(2001, 2, 3),
-        client="c1",
-    )
+    register(db, policy, password=NEW_PASSWORD, date_of_birth=dt.date(2001, 2, 3))
     link = link_token(mailer.to(EMAIL)[-1].text)
     registration.confirm(db, POLICY, token=link, password=NEW_PASSWORD, client="c1", now=T0)
     (stored,) = db.state.accounts.values()
