@@ -155,7 +155,16 @@ def _start_server(
         clock.use(clock.system_time)
         raise
     server = uvicorn.Server(
-        uvicorn.Config(app, log_config=None, access_log=False, timeout_graceful_shutdown=10)
+        uvicorn.Config(
+            app,
+            log_config=None,
+            access_log=False,
+            timeout_graceful_shutdown=10,
+            # As `serve` does: X-Forwarded-* believed only from the proxies the settings name
+            # (uvicorn's own default would believe them from 127.0.0.1).
+            proxy_headers=settings.forwarded_allow_ips is not None,
+            forwarded_allow_ips=settings.forwarded_allow_ips,
+        )
     )
     thread = threading.Thread(
         target=server.run, kwargs={"sockets": [listener]}, name=f"server-{port}", daemon=True
@@ -303,6 +312,8 @@ def start_server(tmp_path: Path, sqlite_template: Path) -> Iterator[Any]:
     started: list[Server] = []
 
     def start(outcomes: list[str | None], env: dict[str, str] | None = None) -> Server:
+        # The server's clock (``forward``) is the process's: two at once would share it.
+        assert not any(s.thread.is_alive() for s in started), "one server at a time"
         server = _start_server(tmp_path / f"server{len(started)}", sqlite_template, outcomes, env)
         started.append(server)
         return server

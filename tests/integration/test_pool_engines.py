@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -28,25 +29,36 @@ with LocalCluster(
 """
 
 
-def verify(pool: Path, *options: str) -> dict[str, object]:
-    """``pool verify POOL --json OPTIONS`` in this process (Typer's runner; its workers are
-    processes of their own either way), with no server settings from the environment."""
+def run(args: list[str], caplog: pytest.LogCaptureFixture) -> Any:
+    """``colour-collector ARGS`` in this process (Typer's runner; the workers of ``pool verify``
+    are processes of their own either way), with no server settings from the environment; no
+    traceback raised, printed or logged (Dask logs through ``logging``, which pytest captures
+    here where a process of its own printed it)."""
     unset: dict[str, str | None] = {
-        k: None for k in os.environ if k.startswith("COLOUR_COLLECTOR_")
+        name: None for name in os.environ if name.startswith("COLOUR_COLLECTOR_")
     }
-    done = CliRunner().invoke(cli, ["pool", "verify", str(pool), "--json", *options], env=unset)
-    assert done.exit_code == 0, done.output
+    done = CliRunner().invoke(cli, args, env=unset)
     assert done.exception is None or isinstance(done.exception, SystemExit), done.exc_info
+    assert "Traceback" not in done.output
+    assert not [record for record in caplog.records if record.exc_info], caplog.text
+    return done
+
+
+def verify(pool: Path, caplog: pytest.LogCaptureFixture, *options: str) -> dict[str, object]:
+    done = run(["pool", "verify", str(pool), "--json", *options], caplog)
+    assert done.exit_code == 0, done.output
     answer: dict[str, object] = json.loads(done.stdout)
     return answer
 
 
 @pytest.mark.slow
-def test_local_workers_and_a_dask_cluster_certify_the_same_plays(tmp_path: Path) -> None:
+def test_local_workers_and_a_dask_cluster_certify_the_same_plays(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     pool = write_pool(tmp_path / "pool.json", small_pool(600, {"£5": 90, "£14 (£6 + £8)": 9}))
-    here = verify(pool)
+    here = verify(pool, caplog)
     assert here["ok"] and here["engine"] == "this process"
-    local = verify(pool, "--workers", "2")
+    local = verify(pool, caplog, "--workers", "2")
     assert local["engine"] == "2 worker process(es)"
     with (tmp_path / "cluster.log").open("w") as log, subprocess.Popen(
         [sys.executable, "-c", CLUSTER],
@@ -56,7 +68,7 @@ def test_local_workers_and_a_dask_cluster_certify_the_same_plays(tmp_path: Path)
         address = cluster.stdout.readline().strip()
         try:
             assert address.startswith("tcp://"), (tmp_path / "cluster.log").read_text()
-            distributed = verify(pool, "--scheduler", address)
+            distributed = verify(pool, caplog, "--scheduler", address)
         finally:
             cluster.stdin.close()
             cluster.wait(timeout=60)
@@ -68,9 +80,10 @@ def test_local_workers_and_a_dask_cluster_certify_the_same_plays(tmp_path: Path)
         assert answer["prize_pence"] == here["prize_pence"]
 
 
-def test_a_bad_scheduler_address_is_a_clear_error(tmp_path: Path) -> None:
+def test_a_bad_scheduler_address_is_a_clear_error(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     pool = write_pool(tmp_path / "pool.json", small_pool(20, {"£5": 2}))
-    done = CliRunner().invoke(cli, ["pool", "verify", str(pool), "--scheduler", "nowhere:port"])
+    done = run(["pool", "verify", str(pool), "--scheduler", "nowhere:port"], caplog)
     assert done.exit_code == 2, done.output
     assert "cannot reach the Dask scheduler at 'nowhere:port'" in done.stderr
-    assert done.exception is None or isinstance(done.exception, SystemExit), done.exc_info
