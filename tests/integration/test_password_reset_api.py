@@ -157,7 +157,14 @@ def test_the_answer_is_byte_identical_with_or_without_an_account(app: Any, new_c
 def test_mails_are_throttled_with_registrations_for_every_address(
     database_url: str, tmp_path: Path, new_client: Any
 ) -> None:
-    app = create_app(make_settings(database_url, tmp_path, registration_mails_per_email=2))
+    app = create_app(
+        make_settings(
+            database_url,
+            tmp_path,
+            registration_mails_per_email=3,
+            registration_mails_per_email_and_client=2,
+        )
+    )
     try:
         client = new_client(app)
         client.register("someone@example.com")  # the first of the two
@@ -407,3 +414,16 @@ def test_the_links_lifetime_is_a_setting_refused_unless_positive(tmp_path: Path)
     policy = registration_policy(half_an_hour)
     assert policy.reset_link_lifetime == dt.timedelta(minutes=30)
     assert policy.link_lifetime == dt.timedelta(hours=24)  # the confirmation links' own
+
+
+def test_one_clients_share_of_mails_must_be_less_than_the_addresss(tmp_path: Path) -> None:
+    """Equal or more, one client could spend every mail of an address again."""
+    for per_email, per_client in (("5", "5"), ("5", "8"), ("1", "1")):
+        with pytest.raises(ValidationError, match="MAILS_PER_EMAIL_AND_CLIENT must be less than"):
+            Settings(
+                registration_mails_per_email=per_email,
+                registration_mails_per_email_and_client=per_client,
+                data_dir=tmp_path,
+            )
+    policy = registration_policy(Settings(data_dir=tmp_path))
+    assert (policy.max_mails_per_email_and_client, policy.max_mails_per_email) == (5, 20)

@@ -113,7 +113,14 @@ def test_resend_answers_the_same_and_mails_only_an_unconfirmed_account(
 def test_mails_per_address_are_throttled_the_same_with_or_without_an_account(
     database_url: str, tmp_path: Any, new_client: Any
 ) -> None:
-    app = create_app(make_settings(database_url, tmp_path, registration_mails_per_email=2))
+    app = create_app(
+        make_settings(
+            database_url,
+            tmp_path,
+            registration_mails_per_email=3,
+            registration_mails_per_email_and_client=2,
+        )
+    )
     try:
         client = new_client(app)
         client.register("someone@example.com")

@@ -244,6 +244,58 @@ def test_one_client_cannot_spend_the_mails_of_an_address_for_the_others(
     assert [request[2] for request in db.state.mail_requests] == ["c1", "c1", "owner", "c3", "c3"]
 
 
+def test_with_both_limits_reached_retry_after_waits_for_both(mailer: FakeMailer) -> None:
+    """A review's case: the address's limit frees up before this client's does; the client
+    told to wait the shorter time would only be refused again."""
+    policy = RegistrationPolicy(
+        mailer,
+        "https://play.example.com",
+        max_mails_per_email=5,
+        max_mails_per_email_and_client=2,
+    )
+    db = FakeDatabase()
+    for client, minutes in (("a", 0), ("b", 1), ("b2", 2), ("me", 30), ("me", 40)):
+        at = T0 + dt.timedelta(minutes=minutes)
+        registration.resend(db, policy, email=EMAIL, client=client, now=at)
+    with pytest.raises(TooManyMailsError) as refused:
+        registration.resend(db, policy, email=EMAIL, client="me", now=T0 + dt.timedelta(minutes=45))
+    assert refused.value.retry_after_seconds == 45 * 60  # until "me"'s request at 30 min ages out
+    registration.resend(db, policy, email=EMAIL, client="me", now=T0 + dt.timedelta(minutes=90))
+
+
+@pytest.mark.parametrize(
+    ("address", "counted_as"),
+    [
+        ("203.0.113.9", "203.0.113.9"),
+        ("2001:db8:1:2::1", "2001:db8:1:2::/64"),
+        ("2001:db8:1:2:ffff::14", "2001:db8:1:2::/64"),  # the same host's network
+        ("2001:DB8:1:3::1", "2001:db8:1:3::/64"),  # another network
+        ("::ffff:203.0.113.9", "203.0.113.9"),  # IPv4 written as IPv6
+        ("testclient", "testclient"),  # not an address (a test client, a proxy's name)
+        ("x" * 100, "x" * 64),
+    ],
+)
+def test_a_mail_is_counted_for_the_client_or_its_ipv6_network(
+    address: str, counted_as: str
+) -> None:
+    assert registration.mail_client(address) == counted_as
+
+
+def test_every_address_of_one_ipv6_network_is_one_client(mailer: FakeMailer) -> None:
+    policy = RegistrationPolicy(
+        mailer,
+        "https://play.example.com",
+        max_mails_per_email=20,
+        max_mails_per_email_and_client=5,
+    )
+    db = FakeDatabase()
+    for host in range(1, 6):
+        registration.resend(db, policy, email=EMAIL, client=f"2001:db8:1:2::{host:x}", now=T0)
+    with pytest.raises(TooManyMailsError):
+        registration.resend(db, policy, email=EMAIL, client="2001:db8:1:2::99", now=T0)
+    registration.resend(db, policy, email=EMAIL, client="198.51.100.20", now=T0)  # the owner
+
+
 def test_registering_again_before_confirming_takes_the_new_password(
     mailer: FakeMailer, policy: RegistrationPolicy
 ) -> None:

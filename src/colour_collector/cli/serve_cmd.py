@@ -123,7 +123,7 @@ def serve(
         port=port,
         log_level="info",
         # X-Forwarded-* only from the proxies named: anyone else could claim any address (and
-        # so dodge the per-address limits on failed logins and Try plays).
+        # so dodge the per-address limits on failed logins, Try plays and mails asked for).
         proxy_headers=settings.forwarded_allow_ips is not None,
         forwarded_allow_ips=settings.forwarded_allow_ips,
         log_config=log_config(),

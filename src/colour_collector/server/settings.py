@@ -296,6 +296,12 @@ class Settings(BaseSettings):
             yield ("COLOUR_COLLECTOR_PASSWORD_RESET_LINK_LIFETIME must be positive")
         if self.registration_mail_window <= dt.timedelta(0):
             yield ("COLOUR_COLLECTOR_REGISTRATION_MAIL_WINDOW must be positive")
+        if self.registration_mails_per_email_and_client >= self.registration_mails_per_email:
+            yield (
+                "COLOUR_COLLECTOR_REGISTRATION_MAILS_PER_EMAIL_AND_CLIENT must be less than"
+                " COLOUR_COLLECTOR_REGISTRATION_MAILS_PER_EMAIL (one client could otherwise"
+                " spend all of an address's mails and keep its owner from asking for a link)"
+            )
 
     @property
     def sells_pools(self) -> bool:

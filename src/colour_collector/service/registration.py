@@ -19,6 +19,7 @@ account used, confirms the address and logs the player in.
 from __future__ import annotations
 
 import datetime as dt
+import ipaddress
 import logging
 import math
 import secrets
@@ -280,27 +281,45 @@ def resend(
         send_mail(policy.mailer, mail)
 
 
+def mail_client(address: str) -> str:
+    """The client a mail request is counted for: its address, but for IPv6 the /64 network it
+    is in (a host is usually given a whole /64 and may send from any address in it); cut to
+    ``MAIL_CLIENT_MAX`` characters."""
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return address[:MAIL_CLIENT_MAX]
+    if isinstance(parsed, ipaddress.IPv4Address):
+        return str(parsed)
+    if parsed.ipv4_mapped is not None:  # IPv4 written as IPv6
+        return str(parsed.ipv4_mapped)
+    return str(ipaddress.ip_network(f"{parsed}/64", strict=False))
+
+
 def count_mail(
     uow: UnitOfWork, policy: RegistrationPolicy, email: str, client: str, at: dt.datetime
 ) -> None:
     """Count a mail asked for ``email`` by ``client`` inside ``uow``, whether or not the
     address has an account; :class:`TooManyMailsError` (nothing counted) past the limit of the
     address from this client or from every client."""
-    client = client[:MAIL_CLIENT_MAX]
+    client = mail_client(client)
     recent = uow.mail_throttle.requests(email=email, after=at - policy.mail_window)
     mine = [r for r in recent if r.client == client]
-    for counted, limit in (
-        (recent, policy.max_mails_per_email),
-        (mine, policy.max_mails_per_email_and_client),
-    ):
-        if len(counted) >= limit:
-            # Asking again is useful once the oldest of those that keep it over has aged out.
-            oldest = counted[len(counted) - limit].at
-            wait = max(1, math.ceil((oldest + policy.mail_window - at).total_seconds()))
-            raise TooManyMailsError(
-                "too many e-mails asked for this address recently; try again later",
-                retry_after_seconds=wait,
-            )
+    waits = [
+        # Asking again is useful once the oldest of those that keep a limit reached has aged
+        # out; with both reached, once both have.
+        math.ceil((counted[len(counted) - limit].at + policy.mail_window - at).total_seconds())
+        for counted, limit in (
+            (recent, policy.max_mails_per_email),
+            (mine, policy.max_mails_per_email_and_client),
+        )
+        if len(counted) >= limit
+    ]
+    if waits:
+        raise TooManyMailsError(
+            "too many e-mails asked for this address recently; try again later",
+            retry_after_seconds=max(1, *waits),
+        )
     uow.mail_throttle.add(email=email, client=client, at=at)
     uow.mail_throttle.forget_before(at - policy.mail_window * 4)
 
