@@ -140,8 +140,9 @@ def test_huge_chunked_body_without_length(player: Any) -> None:
     assert_problem(response, 413, "body_too_large")
 
 
-# Python's int() and pydantic read "+1", "1_0", " 1" and "1.0" as numbers: an id is digits only.
-LOOSE_NUMBERS = ["+1", "1_0", "%201", "1%20", "1.0", "0x1", "%D9%A1"]
+# Python's int() and pydantic read "+1", "1_0", " 1", "1.0" and "01" as numbers: an id is digits
+# only, with no leading zero (one address for each resource).
+LOOSE_NUMBERS = ["+1", "1_0", "%201", "1%20", "1.0", "0x1", "%D9%A1", "01", "007"]
 
 
 @pytest.mark.parametrize(

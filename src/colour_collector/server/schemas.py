@@ -78,18 +78,21 @@ def _iso_date_text(value: object) -> object:
     return value
 
 
-_DIGITS = re.compile(r"[0-9]+")
+_DIGITS = re.compile(r"0|[1-9][0-9]*")
 
 
 def _written_in_digits(value: object) -> object:
     if isinstance(value, str) and not _DIGITS.fullmatch(value):
-        raise ValueError("must be a whole number written in the digits 0 to 9 only")
+        raise ValueError(
+            "must be a whole number written in the digits 0 to 9 only, with no leading zero"
+        )
     return value
 
 
 InDigits = BeforeValidator(_written_in_digits)
-"""On an ``int`` path or query parameter: the text is the digits 0 to 9 only. pydantic, as
-Python's ``int``, also reads ``+1``, ``1_0`` and `` 1 `` (so ``/api/pools/1_0`` was pool 10)."""
+"""On an ``int`` path or query parameter: the text is the digits 0 to 9 only, with no leading
+zero. pydantic, as Python's ``int``, also reads ``+1``, ``1_0``, `` 1 `` and ``01`` (so
+``/api/pools/1_0`` was pool 10, and ``/api/pools/01`` a second address of pool 1)."""
 
 IsoDate = Annotated[
     dt.date,
