@@ -418,12 +418,15 @@ def test_the_links_lifetime_is_a_setting_refused_unless_positive(tmp_path: Path)
 
 def test_one_clients_share_of_mails_must_be_less_than_the_addresss(tmp_path: Path) -> None:
     """Equal or more, one client could spend every mail of an address again."""
-    for per_email, per_client in (("5", "5"), ("5", "8"), ("1", "1")):
-        with pytest.raises(ValidationError, match="MAILS_PER_EMAIL_AND_CLIENT must be less than"):
+    for per_email, per_client in (("5", "5"), ("5", "8"), ("3", "4")):
+        expected = f"MAILS_PER_EMAIL_AND_CLIENT \\({per_client}\\) must be less than"
+        with pytest.raises(ValidationError, match=expected):
             Settings(
                 registration_mails_per_email=per_email,
                 registration_mails_per_email_and_client=per_client,
                 data_dir=tmp_path,
             )
+    with pytest.raises(ValidationError, match="greater than or equal to 2"):
+        Settings(registration_mails_per_email="1", data_dir=tmp_path)
     policy = registration_policy(Settings(data_dir=tmp_path))
     assert (policy.max_mails_per_email_and_client, policy.max_mails_per_email) == (5, 20)

@@ -167,12 +167,13 @@ class Settings(BaseSettings):
     """How long a link mailed to confirm an account works."""
     password_reset_link_lifetime: Duration = dt.timedelta(hours=1)
     """How long a link mailed to reset a forgotten password works."""
-    registration_mails_per_email: int = Field(default=20, ge=1)
+    registration_mails_per_email: int = Field(default=20, ge=2)
     """Mails (registrations, resends and password resets) one address may be asked for within
-    the window, by every client together."""
+    the window, by every client together (2 at least: one client's share is less)."""
     registration_mails_per_email_and_client: int = Field(default=5, ge=1)
-    """Of those, what one client (address) may ask for: one client alone cannot spend an
-    address's mails and so keep its owner from asking for a link."""
+    """Of those, what one client (its address; an IPv6 client by its /64 network) may ask for:
+    one client alone cannot spend an address's mails and so keep its owner from asking for a
+    link."""
     registration_mail_window: Duration = dt.timedelta(hours=1)
     """How far back the mails asked for an address count."""
 
@@ -298,9 +299,11 @@ class Settings(BaseSettings):
             yield ("COLOUR_COLLECTOR_REGISTRATION_MAIL_WINDOW must be positive")
         if self.registration_mails_per_email_and_client >= self.registration_mails_per_email:
             yield (
-                "COLOUR_COLLECTOR_REGISTRATION_MAILS_PER_EMAIL_AND_CLIENT must be less than"
-                " COLOUR_COLLECTOR_REGISTRATION_MAILS_PER_EMAIL (one client could otherwise"
-                " spend all of an address's mails and keep its owner from asking for a link)"
+                "COLOUR_COLLECTOR_REGISTRATION_MAILS_PER_EMAIL_AND_CLIENT"
+                f" ({self.registration_mails_per_email_and_client}) must be less than"
+                " COLOUR_COLLECTOR_REGISTRATION_MAILS_PER_EMAIL"
+                f" ({self.registration_mails_per_email}): one client could otherwise spend all"
+                " of an address's mails and keep its owner from asking for a link"
             )
 
     @property

@@ -96,8 +96,8 @@ mail_requests = Table(
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("email", String(254), nullable=False),
     Column("created_at", UtcDateTime, nullable=False),
-    # The client's address (``MAIL_CLIENT_MAX`` characters at most); "" for the rows before
-    # it was kept.
+    # The client as the throttle counts it (its address; an IPv6 client's /64 network), at most
+    # ``MAIL_CLIENT_MAX`` characters; "" for the rows before it was kept.
     Column("client", String(MAIL_CLIENT_MAX), nullable=False, server_default=""),
     Index("ix_mail_requests_email_created_at", "email", "created_at"),
 )
