@@ -179,8 +179,8 @@ class ConfirmationToken:
 
 
 MAIL_CLIENT_MAX = 64
-"""The longest client address a mail request keeps (an IPv6 address is at most 45 characters;
-a longer one is cut to this)."""
+"""The longest client a mail request keeps (an IPv4 address, an IPv6 /64 network, or another
+name a proxy gave, cut to this)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,7 +190,8 @@ class MailRequest:
     at: dt.datetime
     """When it was asked for."""
     client: str
-    """The address of the client that asked ("" for requests counted before clients were)."""
+    """The client that asked, as the throttle counts it (``registration.mail_client``: its
+    address, an IPv6 client's /64 network); "" for requests counted before clients were."""
 
 
 @dataclass(frozen=True, slots=True)

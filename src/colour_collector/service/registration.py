@@ -118,7 +118,8 @@ def register(
     whether or not it has an account.
 
     Raises :class:`InvalidInputError` naming every bad field (:class:`UnderageError` first) and
-    :class:`TooManyMailsError` past the per-address limit, both before anything is written.
+    :class:`TooManyMailsError` past the address's limit from ``client`` or from every client,
+    both before anything is written.
     """
     at = now or utcnow()
     normalised = check_registration(email, password, date_of_birth, at.date())
