@@ -21,7 +21,7 @@ viewport meta tag and any overflow act as on a phone (a page too wide is zoomed 
 The server runs in the test process, not as a ``colour-collector serve`` process of its own
 (``tests/integration/test_serve_cli.py`` starts that command): a process would import the server
 stack (about 1.5 s of CPU) and, for a server selling pools, work out the generator's sample (about
-4 s, decision 0102) once more for each test; here they are paid once a worker (decision 0010).
+5 s, decision 0102) once more for each test; here they are paid once a worker (decision 0010).
 Its settings are the ``COLOUR_COLLECTOR_*`` environment a ``serve`` would read (``Server.env``,
 also given to the commands a test runs on its database); its log goes to the test's captured
 output.
