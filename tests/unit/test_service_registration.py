@@ -263,24 +263,6 @@ def test_with_both_limits_reached_retry_after_waits_for_both(mailer: FakeMailer)
     registration.resend(db, policy, email=EMAIL, client="me", now=T0 + dt.timedelta(minutes=90))
 
 
-@pytest.mark.parametrize(
-    ("address", "counted_as"),
-    [
-        ("203.0.113.9", "203.0.113.9"),
-        ("2001:db8:1:2::1", "2001:db8:1:2::/64"),
-        ("2001:db8:1:2:ffff::14", "2001:db8:1:2::/64"),  # the same host's network
-        ("2001:DB8:1:3::1", "2001:db8:1:3::/64"),  # another network
-        ("::ffff:203.0.113.9", "203.0.113.9"),  # IPv4 written as IPv6
-        ("testclient", "testclient"),  # not an address (a test client, a proxy's name)
-        ("x" * 100, "x" * 64),
-    ],
-)
-def test_a_mail_is_counted_for_the_client_or_its_ipv6_network(
-    address: str, counted_as: str
-) -> None:
-    assert registration.mail_client(address) == counted_as
-
-
 def test_every_address_of_one_ipv6_network_is_one_client(mailer: FakeMailer) -> None:
     policy = RegistrationPolicy(
         mailer,

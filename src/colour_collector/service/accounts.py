@@ -21,6 +21,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 from email_validator import EmailNotValidError, validate_email
 
 from colour_collector.service import audit
+from colour_collector.service.clients import counted_client
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import (
     EmailNotConfirmedError,
@@ -255,12 +256,13 @@ def login(
     except InvalidInputError:
         normalised = None  # no account has it; the attempt still counts for its client
     key = normalised or throttle_key(email.strip().lower())
+    counted = counted_client(client)  # the audit keeps the address itself
     with factory() as uow:
         # Attempts at one address, or from one client, made at once are counted one after
         # another, each seeing the failures added before it: otherwise (on PostgreSQL) each
         # counted without the others' uncommitted ones and all had their password checked.
-        uow.login_throttle.hold(key, client)
-        failures = uow.login_throttle.failures(email=key, client=client, after=at - policy.window)
+        uow.login_throttle.hold(key, counted)
+        failures = uow.login_throttle.failures(email=key, client=counted, after=at - policy.window)
         wait = throttled(
             failures,
             policy.max_failures_per_email,
@@ -272,7 +274,7 @@ def login(
             raise TooManyAttemptsError(
                 "too many failed logins; try again later", retry_after_seconds=wait
             )
-        uow.login_throttle.add_failure(email=key, client=client, at=at)
+        uow.login_throttle.add_failure(email=key, client=counted, at=at)
         uow.login_throttle.forget_before(at - policy.window * 4)
         stored = None if normalised is None else uow.accounts.by_email(normalised)
         uow.commit()

@@ -178,11 +178,6 @@ class ConfirmationToken:
     """What the link does; a link works only for its own purpose."""
 
 
-MAIL_CLIENT_MAX = 64
-"""The longest client a mail request keeps (an IPv4 address, an IPv6 /64 network, or another
-name a proxy gave, cut to this)."""
-
-
 @dataclass(frozen=True, slots=True)
 class MailRequest:
     """One mail asked for an address, as the mail throttle counts it."""
@@ -190,8 +185,8 @@ class MailRequest:
     at: dt.datetime
     """When it was asked for."""
     client: str
-    """The client that asked, as the throttle counts it (``registration.mail_client``: its
-    address, an IPv6 client's /64 network); "" for requests counted before clients were."""
+    """The client that asked, as the limit counts it (``clients.counted_client``: its address,
+    an IPv6 client's /64 network); "" for requests counted before clients were."""
 
 
 @dataclass(frozen=True, slots=True)

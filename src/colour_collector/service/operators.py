@@ -22,6 +22,7 @@ from colour_collector.service.accounts import (
     throttle_key,
     throttled,
 )
+from colour_collector.service.clients import counted_client
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import (
     InvalidInputError,
@@ -158,12 +159,13 @@ def login(
     at = now or utcnow()
     cleaned = name.strip().lower()
     key = THROTTLE_PREFIX + throttle_key(cleaned)[:64]
+    counted = counted_client(client)  # the audit keeps the address itself
     with factory() as uow:
         # Attempts at one name, or from one client, made at once are counted one after another,
         # each seeing the failures added before it: otherwise (on PostgreSQL) each counted
         # without the others' uncommitted ones and all had their password checked.
-        uow.login_throttle.hold(key, client)
-        failures = uow.login_throttle.failures(email=key, client=client, after=at - policy.window)
+        uow.login_throttle.hold(key, counted)
+        failures = uow.login_throttle.failures(email=key, client=counted, after=at - policy.window)
         wait = throttled(
             failures, policy.max_failures, policy.max_client_failures, policy.window, at
         )
@@ -171,7 +173,7 @@ def login(
             raise TooManyAttemptsError(
                 "too many failed console logins; try again later", retry_after_seconds=wait
             )
-        uow.login_throttle.add_failure(email=key, client=client, at=at)
+        uow.login_throttle.add_failure(email=key, client=counted, at=at)
         # A name no operator can have is not looked up (a NUL in it is an error on PostgreSQL);
         # it is checked and counted like a wrong one.
         stored = uow.operators.by_name(cleaned) if NAME.fullmatch(cleaned) else None

@@ -19,7 +19,6 @@ account used, confirms the address and logs the player in.
 from __future__ import annotations
 
 import datetime as dt
-import ipaddress
 import logging
 import math
 import secrets
@@ -34,6 +33,7 @@ from colour_collector.service.accounts import (
     normalise_email,
     start_session,
 )
+from colour_collector.service.clients import counted_client
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import (
     AlreadyConfirmedError,
@@ -43,7 +43,6 @@ from colour_collector.service.errors import (
     TooManyMailsError,
 )
 from colour_collector.service.models import (
-    MAIL_CLIENT_MAX,
     AccountId,
     AuditKind,
     ConfirmationToken,
@@ -282,28 +281,13 @@ def resend(
         send_mail(policy.mailer, mail)
 
 
-def mail_client(address: str) -> str:
-    """The client a mail request is counted for: its address, but for IPv6 the /64 network it
-    is in (a host is usually given a whole /64 and may send from any address in it); cut to
-    ``MAIL_CLIENT_MAX`` characters."""
-    try:
-        parsed = ipaddress.ip_address(address)
-    except ValueError:
-        return address[:MAIL_CLIENT_MAX]
-    if isinstance(parsed, ipaddress.IPv4Address):
-        return str(parsed)
-    if parsed.ipv4_mapped is not None:  # IPv4 written as IPv6
-        return str(parsed.ipv4_mapped)
-    return str(ipaddress.ip_network(f"{parsed}/64", strict=False))
-
-
 def count_mail(
     uow: UnitOfWork, policy: RegistrationPolicy, email: str, client: str, at: dt.datetime
 ) -> None:
     """Count a mail asked for ``email`` by ``client`` inside ``uow``, whether or not the
     address has an account; :class:`TooManyMailsError` (nothing counted) past the limit of the
     address from this client or from every client."""
-    client = mail_client(client)
+    client = counted_client(client)
     recent = uow.mail_throttle.requests(email=email, after=at - policy.mail_window)
     mine = [r for r in recent if r.client == client]
     waits = [

@@ -17,6 +17,7 @@ from colour_collector.game.progress import expected_step
 from colour_collector.game.replay import replay
 from colour_collector.service import exclusions, records
 from colour_collector.service.accounts import hash_token
+from colour_collector.service.clients import counted_client
 from colour_collector.service.clock import utcnow
 from colour_collector.service.errors import (
     PlayNotFoundError,
@@ -67,6 +68,7 @@ def start(
     break is from the game, not only from its stakes. As for a purchase, the play is generated
     with no unit of work open (``service.outcomes``), after the checks have let it through."""
     at = now or utcnow()
+    client = counted_client(client)
     token = secrets.token_urlsafe(TOKEN_BYTES)
     # A Try's source is an independent draw (or a test's script), whose deal another Try takes
     # only in a race that one of them wins: this ends.

@@ -23,7 +23,7 @@ from sqlalchemy import (
     TypeDecorator,
 )
 
-from colour_collector.service.models import MAIL_CLIENT_MAX
+from colour_collector.service.clients import COUNTED_CLIENT_MAX
 
 
 class UtcDateTime(TypeDecorator[dt.datetime]):
@@ -97,8 +97,8 @@ mail_requests = Table(
     Column("email", String(254), nullable=False),
     Column("created_at", UtcDateTime, nullable=False),
     # The client as the throttle counts it (its address; an IPv6 client's /64 network), at most
-    # ``MAIL_CLIENT_MAX`` characters; "" for the rows before it was kept.
-    Column("client", String(MAIL_CLIENT_MAX), nullable=False, server_default=""),
+    # ``COUNTED_CLIENT_MAX`` characters; "" for the rows before it was kept.
+    Column("client", String(COUNTED_CLIENT_MAX), nullable=False, server_default=""),
     Index("ix_mail_requests_email_created_at", "email", "created_at"),
 )
 """Mails asked for (registrations, resends and password resets) per address and the client

@@ -1,0 +1,80 @@
+"""Who a per-client limit counts (``service.clients``): an IPv4 address, an IPv6 client's /64
+network; and the limits that use it (failed logins and Try plays here; the mails asked for an
+address in test_service_registration.py), on fakes."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+
+import pytest
+
+from colour_collector.game.pool import load_pool
+from colour_collector.service import accounts, try_plays
+from colour_collector.service.clients import counted_client
+from colour_collector.service.errors import (
+    InvalidCredentialsError,
+    TooManyAttemptsError,
+    TooManyTriesError,
+)
+from colour_collector.service.outcomes import IndependentSource
+from fakes import FakeDatabase
+
+T0 = dt.datetime(2026, 12, 8, 12, 0, tzinfo=dt.UTC)
+POLICY = accounts.AccountPolicy(
+    passwords=accounts.Passwords(time_cost=1, memory_kib=8, parallelism=1),
+    max_failures_per_email=3,
+    max_failures_per_client=5,
+)
+NETWORK = "2001:db8:1:2::"
+"""One host's /64: it can send from any address in it."""
+
+
+@pytest.mark.parametrize(
+    ("address", "counted_as"),
+    [
+        ("203.0.113.9", "203.0.113.9"),
+        ("2001:db8:1:2::1", "2001:db8:1:2::/64"),
+        ("2001:db8:1:2:ffff::14", "2001:db8:1:2::/64"),  # the same host's network
+        ("2001:DB8:1:3::1", "2001:db8:1:3::/64"),  # another network
+        ("fe80::1%eth0", "fe80::/64"),  # a zone is not part of the network
+        ("::ffff:203.0.113.9", "203.0.113.9"),  # IPv4 written as IPv6
+        ("testclient", "testclient"),  # not an address (a test client, a proxy's name)
+        ("", ""),
+        ("x" * 100, "x" * 64),
+    ],
+)
+def test_a_client_is_its_ipv4_address_or_its_ipv6_network(address: str, counted_as: str) -> None:
+    assert counted_client(address) == counted_as
+
+
+def test_failed_logins_from_one_ipv6_network_are_one_clients() -> None:
+    db = FakeDatabase()
+    for host in range(1, 6):  # POLICY allows 5 failures a client, each at another address
+        with pytest.raises(InvalidCredentialsError):
+            accounts.login(
+                db, POLICY, email=f"nobody{host}@example.com", password="wrong password!",
+                client=f"{NETWORK}{host:x}", now=T0,
+            )  # fmt: skip
+    with pytest.raises(TooManyAttemptsError):
+        accounts.login(
+            db, POLICY, email="other@example.com", password="wrong password!",
+            client=f"{NETWORK}99", now=T0,
+        )  # fmt: skip
+    with pytest.raises(InvalidCredentialsError):  # another network is another client
+        accounts.login(
+            db, POLICY, email="other@example.com", password="wrong password!",
+            client="2001:db8:1:3::1", now=T0,
+        )  # fmt: skip
+
+
+def test_try_plays_from_one_ipv6_network_are_one_clients() -> None:
+    db = FakeDatabase()
+    source = IndependentSource(load_pool())
+    rng = random.Random(7)
+    for host in (1, 2):
+        try_plays.start(db, source, rng, client=f"{NETWORK}{host}", per_hour=2, now=T0)
+    with pytest.raises(TooManyTriesError):
+        try_plays.start(db, source, rng, client=f"{NETWORK}3", per_hour=2, now=T0)
+    later = T0 + dt.timedelta(hours=1)
+    try_plays.start(db, source, rng, client=f"{NETWORK}3", per_hour=2, now=later)
