@@ -28,6 +28,10 @@ TEST_SECRET = "test-secret-key-for-the-test-suite-only-0123456789"
 """The secret key of every test server."""
 
 
+FEW_MAILS = {"registration_mails_per_email": 3, "registration_mails_per_email_and_client": 2}
+"""Mail limits a test reaches in a few requests: 2 from one client, 3 from every client."""
+
+
 def free_port() -> int:
     """A TCP port free on 127.0.0.1 right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:

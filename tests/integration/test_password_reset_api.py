@@ -24,6 +24,7 @@ from colour_collector.service.accounts import hash_token
 from colour_collector.service.models import ConfirmationToken, TokenPurpose
 from colour_collector.store import tables
 from support import (
+    FEW_MAILS,
     PASSWORD,
     RESET_LINK,
     ServerClock,
@@ -157,14 +158,7 @@ def test_the_answer_is_byte_identical_with_or_without_an_account(app: Any, new_c
 def test_mails_are_throttled_with_registrations_for_every_address(
     database_url: str, tmp_path: Path, new_client: Any
 ) -> None:
-    app = create_app(
-        make_settings(
-            database_url,
-            tmp_path,
-            registration_mails_per_email=3,
-            registration_mails_per_email_and_client=2,
-        )
-    )
+    app = create_app(make_settings(database_url, tmp_path, **FEW_MAILS))
     try:
         client = new_client(app)
         client.register("someone@example.com")  # the first of the two

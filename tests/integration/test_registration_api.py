@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 
 from colour_collector.server.app import create_app
 from colour_collector.store import tables
-from support import PASSWORD, make_settings, outbox_mails, outbox_token
+from support import FEW_MAILS, PASSWORD, make_settings, outbox_mails, outbox_token
 
 VARYING_HEADERS = {"date", "x-request-id"}
 """Headers that differ between any two answers (the time, the request's own id)."""
@@ -113,14 +113,7 @@ def test_resend_answers_the_same_and_mails_only_an_unconfirmed_account(
 def test_mails_per_address_are_throttled_the_same_with_or_without_an_account(
     database_url: str, tmp_path: Any, new_client: Any
 ) -> None:
-    app = create_app(
-        make_settings(
-            database_url,
-            tmp_path,
-            registration_mails_per_email=3,
-            registration_mails_per_email_and_client=2,
-        )
-    )
+    app = create_app(make_settings(database_url, tmp_path, **FEW_MAILS))
     try:
         client = new_client(app)
         client.register("someone@example.com")

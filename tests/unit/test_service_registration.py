@@ -212,18 +212,23 @@ def test_mails_per_address_are_limited_whether_or_not_it_has_an_account(
     assert len(mailer.to(EMAIL)) == 4
 
 
+def shares(mailer: FakeMailer, *, per_email: int, per_client: int) -> RegistrationPolicy:
+    """A policy with these limits on an address's mails, from every client and from one."""
+    return RegistrationPolicy(
+        mailer,
+        "https://play.example.com",
+        max_mails_per_email=per_email,
+        max_mails_per_email_and_client=per_client,
+    )
+
+
 def test_one_client_cannot_spend_the_mails_of_an_address_for_the_others(
     mailer: FakeMailer,
 ) -> None:
     """Past its own limit a client is refused while another (the address's owner) may still
     ask; every client together stop at the address's limit. Retry-After is when the oldest
     request that keeps each limit reached ages out."""
-    policy = RegistrationPolicy(
-        mailer,
-        "https://play.example.com",
-        max_mails_per_email=5,
-        max_mails_per_email_and_client=2,
-    )
+    policy = shares(mailer, per_email=5, per_client=2)
     db = FakeDatabase()
     register(db, policy)  # client "c1", at T0
     registration.resend(db, policy, email=EMAIL, client="c1", now=T0 + dt.timedelta(minutes=1))
@@ -247,12 +252,7 @@ def test_one_client_cannot_spend_the_mails_of_an_address_for_the_others(
 def test_with_both_limits_reached_retry_after_waits_for_both(mailer: FakeMailer) -> None:
     """A review's case: the address's limit frees up before this client's does; the client
     told to wait the shorter time would only be refused again."""
-    policy = RegistrationPolicy(
-        mailer,
-        "https://play.example.com",
-        max_mails_per_email=5,
-        max_mails_per_email_and_client=2,
-    )
+    policy = shares(mailer, per_email=5, per_client=2)
     db = FakeDatabase()
     for client, minutes in (("a", 0), ("b", 1), ("b2", 2), ("me", 30), ("me", 40)):
         at = T0 + dt.timedelta(minutes=minutes)
@@ -264,12 +264,7 @@ def test_with_both_limits_reached_retry_after_waits_for_both(mailer: FakeMailer)
 
 
 def test_every_address_of_one_ipv6_network_is_one_client(mailer: FakeMailer) -> None:
-    policy = RegistrationPolicy(
-        mailer,
-        "https://play.example.com",
-        max_mails_per_email=20,
-        max_mails_per_email_and_client=5,
-    )
+    policy = shares(mailer, per_email=20, per_client=5)
     db = FakeDatabase()
     for host in range(1, 6):
         registration.resend(db, policy, email=EMAIL, client=f"2001:db8:1:2::{host:x}", now=T0)
