@@ -1,6 +1,6 @@
 """Who a per-client limit counts (``service.clients``): an IPv4 address, an IPv6 client's /64
-network; and the limits that use it (failed logins and Try plays here; the mails asked for an
-address in test_service_registration.py), on fakes."""
+network; and the limits that use it (players' and operators' failed logins and Try plays here;
+the mails asked for an address in test_service_registration.py), on fakes."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ import random
 import pytest
 
 from colour_collector.game.pool import load_pool
-from colour_collector.service import accounts, try_plays
+from colour_collector.service import accounts, operators, try_plays
 from colour_collector.service.clients import counted_client
 from colour_collector.service.errors import (
     InvalidCredentialsError,
+    OperatorCredentialsError,
     TooManyAttemptsError,
     TooManyTriesError,
 )
@@ -78,3 +79,22 @@ def test_try_plays_from_one_ipv6_network_are_one_clients() -> None:
         try_plays.start(db, source, rng, client=f"{NETWORK}3", per_hour=2, now=T0)
     later = T0 + dt.timedelta(hours=1)
     try_plays.start(db, source, rng, client=f"{NETWORK}3", per_hour=2, now=later)
+
+
+def test_failed_console_logins_from_one_ipv6_network_are_one_clients() -> None:
+    db = FakeDatabase()
+    rules = operators.OperatorPolicy(passwords=POLICY.passwords, max_client_failures=3)
+    for host in range(1, 4):  # three names, three addresses of one /64
+        with pytest.raises(OperatorCredentialsError):
+            operators.login(
+                db, rules, name=f"nobody{host}", password="wrong password!",
+                client=f"{NETWORK}{host}", now=T0,
+            )  # fmt: skip
+    with pytest.raises(TooManyAttemptsError):
+        operators.login(
+            db, rules, name="someone", password="wrong password!", client=f"{NETWORK}4", now=T0
+        )
+    with pytest.raises(OperatorCredentialsError):  # another network is another client
+        operators.login(
+            db, rules, name="someone", password="wrong password!", client="192.0.2.1", now=T0
+        )
