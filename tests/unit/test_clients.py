@@ -49,24 +49,20 @@ def test_a_client_is_its_ipv4_address_or_its_ipv6_network(address: str, counted_
     assert counted_client(address) == counted_as
 
 
+def fail_login(db: FakeDatabase, email: str, client: str) -> None:
+    """A player's login with a wrong password from ``client``."""
+    accounts.login(db, POLICY, email=email, password="wrong password!", client=client, now=T0)
+
+
 def test_failed_logins_from_one_ipv6_network_are_one_clients() -> None:
     db = FakeDatabase()
     for host in range(1, 6):  # POLICY allows 5 failures a client, each at another address
         with pytest.raises(InvalidCredentialsError):
-            accounts.login(
-                db, POLICY, email=f"nobody{host}@example.com", password="wrong password!",
-                client=f"{NETWORK}{host:x}", now=T0,
-            )  # fmt: skip
+            fail_login(db, f"nobody{host}@example.com", f"{NETWORK}{host:x}")
     with pytest.raises(TooManyAttemptsError):
-        accounts.login(
-            db, POLICY, email="other@example.com", password="wrong password!",
-            client=f"{NETWORK}99", now=T0,
-        )  # fmt: skip
+        fail_login(db, "other@example.com", f"{NETWORK}99")
     with pytest.raises(InvalidCredentialsError):  # another network is another client
-        accounts.login(
-            db, POLICY, email="other@example.com", password="wrong password!",
-            client="2001:db8:1:3::1", now=T0,
-        )  # fmt: skip
+        fail_login(db, "other@example.com", "2001:db8:1:3::1")
 
 
 def test_try_plays_from_one_ipv6_network_are_one_clients() -> None:
@@ -84,17 +80,14 @@ def test_try_plays_from_one_ipv6_network_are_one_clients() -> None:
 def test_failed_console_logins_from_one_ipv6_network_are_one_clients() -> None:
     db = FakeDatabase()
     rules = operators.OperatorPolicy(passwords=POLICY.passwords, max_client_failures=3)
+
+    def fail(name: str, client: str) -> None:
+        operators.login(db, rules, name=name, password="wrong password!", client=client, now=T0)
+
     for host in range(1, 4):  # three names, three addresses of one /64
         with pytest.raises(OperatorCredentialsError):
-            operators.login(
-                db, rules, name=f"nobody{host}", password="wrong password!",
-                client=f"{NETWORK}{host}", now=T0,
-            )  # fmt: skip
+            fail(f"nobody{host}", f"{NETWORK}{host}")
     with pytest.raises(TooManyAttemptsError):
-        operators.login(
-            db, rules, name="someone", password="wrong password!", client=f"{NETWORK}4", now=T0
-        )
+        fail("someone", f"{NETWORK}4")
     with pytest.raises(OperatorCredentialsError):  # another network is another client
-        operators.login(
-            db, rules, name="someone", password="wrong password!", client="192.0.2.1", now=T0
-        )
+        fail("someone", "192.0.2.1")
